@@ -1,0 +1,40 @@
+/**
+ * Builds the web app with one build id, writes builds/latest.json and builds/meta/{id}.json
+ * (SPEC.md §7), and precompresses text assets so the server sends them without compressing per request.
+ */
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+
+const root = path.resolve(import.meta.dirname, "..");
+const clientDir = path.join(root, "build", "client");
+const buildId = process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+
+execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
+});
+
+const meta = { id: buildId, timestamp: Date.now() };
+fs.mkdirSync(path.join(clientDir, "builds", "meta"), { recursive: true });
+fs.writeFileSync(path.join(clientDir, "builds", "latest.json"), JSON.stringify(meta));
+fs.writeFileSync(path.join(clientDir, "builds", "meta", `${buildId}.json`), JSON.stringify(meta));
+
+const COMPRESSIBLE = /\.(js|css|html|json|svg|txt|map)$/;
+function compressTree(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) compressTree(full);
+    else if (COMPRESSIBLE.test(entry.name) && !entry.name.endsWith(".map")) {
+      const body = fs.readFileSync(full);
+      if (body.length < 1024) continue;
+      fs.writeFileSync(`${full}.gz`, zlib.gzipSync(body, { level: 9 }));
+      fs.writeFileSync(`${full}.br`, zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    }
+  }
+}
+compressTree(clientDir);
+console.log(`build ${buildId} written to ${path.relative(root, clientDir)}`);

@@ -1,0 +1,79 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { systemClock, type Clock } from "./clock";
+import type { AppConfig } from "./config";
+import { openDatabase, type Database } from "./db/client";
+import { loggerOptions } from "./logger";
+import authPlugin from "./plugins/auth";
+import dbPlugin from "./plugins/db";
+import errorsPlugin from "./plugins/errors";
+import idempotencyPlugin from "./plugins/idempotency";
+import securityPlugin from "./plugins/security";
+import webPlugin from "./plugins/web";
+import healthRoutes from "./modules/health/routes";
+import userRoutes from "./modules/users/routes";
+
+export interface AppDeps {
+  /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
+  database?: Database;
+  clock?: Clock;
+  /** Pino destination stream, for tests that read the log. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config, deps.logStream),
+    trustProxy: config.trustProxy,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    disableRequestLogging: false,
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  let database = deps.database;
+  if (!database) {
+    database = openDatabase(config);
+    await database.migrate();
+    const owned = database;
+    app.addHook("onClose", async () => owned.close());
+  }
+
+  await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
+  await app.register(errorsPlugin);
+  await app.register(securityPlugin);
+  await app.register(authPlugin);
+  await app.register(idempotencyPlugin);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: `${config.siteName} console API`, version: "1" },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes);
+      await api.register(userRoutes);
+    },
+    { prefix: "/api/v1" },
+  );
+  await app.register(webPlugin, {
+    webRoot: config.webRoot,
+    siteConfig: {
+      siteName: config.siteName,
+      cookieDomain: config.cookieDomain ?? null,
+      currencySymbol: "¥",
+      buildPollSeconds: config.buildPollSeconds,
+      apiBase: "",
+    },
+  });
+  return app;
+}

@@ -1,0 +1,49 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+export const users = pgTable("users", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  phone: text("phone").notNull().unique(),
+  /** Micro-units (1 unit = 1,000,000); changes only together with a ledger entry. */
+  balance: bigint("balance", { mode: "bigint" }).notNull().default(sql`0`),
+  referralCode: text("referral_code").notNull().unique(),
+  referredBy: bigint("referred_by", { mode: "number" }),
+  createdAt: createdAt(),
+});
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" })
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** SHA-256 of the bearer token, hex; the token itself is never stored. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    /** `user:<id>` for signed-in callers, `anon` otherwise. */
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    route: text("route").notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** Null while the first request is still being handled. */
+    statusCode: integer("status_code"),
+    /** The first response, sealed with AES-256-GCM (it may hold a secret shown once). */
+    sealedResponse: text("sealed_response"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
+);

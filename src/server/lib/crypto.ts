@@ -1,0 +1,39 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+export function hmacHex(secret: string, value: string): string {
+  return createHmac("sha256", secret).update(value).digest("hex");
+}
+
+export function equalHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString("base64url");
+}
+
+/** AES-256-GCM under a key derived from the server secret and a purpose, so one secret serves several uses. */
+export function createSealer(secret: string, purpose: string) {
+  const key = createHash("sha256").update(`${purpose}:${secret}`).digest();
+  return {
+    seal(plain: string): string {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+      return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".");
+    },
+    open(sealed: string): string {
+      const [iv, tag, body] = sealed.split(".").map((p) => Buffer.from(p, "base64url"));
+      if (!iv || !tag || !body) throw new Error("malformed sealed value");
+      const decipher = createDecipheriv("aes-256-gcm", key, iv);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString("utf8");
+    },
+  };
+}

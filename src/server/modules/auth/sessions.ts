@@ -1,0 +1,48 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { sessions } from "../../db/schema";
+import { randomToken, sha256Hex } from "../../lib/crypto";
+
+export const SESSION_TTL_SECONDS = 604_800;
+
+export interface SessionIdentity {
+  sessionId: number;
+  userId: number;
+}
+
+export async function createSession(
+  db: Db,
+  input: { userId: number; ip?: string; userAgent?: string; now: Date },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomToken(32);
+  const expiresAt = new Date(input.now.getTime() + SESSION_TTL_SECONDS * 1000);
+  await db.insert(sessions).values({
+    userId: input.userId,
+    tokenHash: sha256Hex(token),
+    createdAt: input.now,
+    expiresAt,
+    ip: input.ip,
+    userAgent: input.userAgent?.slice(0, 512),
+  });
+  return { token, expiresAt };
+}
+
+export async function findSession(db: Db, token: string, now: Date): Promise<SessionIdentity | null> {
+  const [row] = await db
+    .select({ sessionId: sessions.id, userId: sessions.userId })
+    .from(sessions)
+    .where(and(eq(sessions.tokenHash, sha256Hex(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function revokeSession(db: Db, sessionId: number, now: Date): Promise<void> {
+  await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
+}
+
+export async function revokeAllSessions(db: Db, userId: number, now: Date): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+}

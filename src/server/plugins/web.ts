@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import fp from "fastify-plugin";
+import fastifyStatic from "@fastify/static";
+import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "../../shared/site-routes";
+import { contentSecurityPolicy } from "./security";
+
+const SPA_FALLBACK = "/__spa-fallback.html";
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const NO_CACHE = "no-cache";
+
+interface HtmlPage {
+  body: Buffer;
+  csp: string;
+}
+
+/** Every inline <script> needs its hash in the CSP, since the pages are static and carry no nonce. */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+    const content = match[1] ?? "";
+    if (content.trim() === "") continue;
+    hashes.push(`sha256-${createHash("sha256").update(content, "utf8").digest("base64")}`);
+  }
+  return hashes;
+}
+
+function listFiles(root: string, dir = root, out: string[] = []): string[] {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) listFiles(root, full, out);
+    else if (entry.isFile()) out.push("/" + path.relative(root, full).split(path.sep).join("/"));
+  }
+  return out;
+}
+
+/** Maps `/privacy` and `/privacy/` to `/privacy/index.html`, and `/` to `/index.html`. */
+function htmlKeyFor(pathname: string): string {
+  if (pathname.endsWith(".html")) return pathname;
+  return `${pathname.replace(/\/+$/, "")}/index.html`;
+}
+
+function cacheControlFor(file: string): string {
+  if (file.startsWith("/assets/")) return IMMUTABLE;
+  return NO_CACHE;
+}
+
+/**
+ * Serves the built web app: hashed assets with long caching, HTML from memory with its CSP,
+ * SPEC.md §2's redirects, the SPA fallback for client routes, and a real 404 status for the rest.
+ */
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Runtime settings for the client (see src/web/lib/site-config.ts), written into each page's head. */
+export function withSiteConfig(html: string, siteConfig: Record<string, unknown>): string {
+  const tag = `<meta name="site-config" content="${escapeAttribute(JSON.stringify(siteConfig))}">`;
+  return html.replace(/<head>/i, `<head>${tag}`);
+}
+
+export default fp(
+  async function webPlugin(app: FastifyInstance, opts: { webRoot: string; siteConfig: Record<string, unknown> }) {
+    const root = opts.webRoot;
+    const available = fs.existsSync(root);
+    const files = new Set(available ? listFiles(root) : []);
+    const pages = new Map<string, HtmlPage>();
+    for (const file of files) {
+      if (!file.endsWith(".html")) continue;
+      const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), opts.siteConfig);
+      pages.set(file, { body: Buffer.from(html), csp: contentSecurityPolicy(inlineScriptHashes(html)) });
+    }
+    if (!available) app.log.warn({ root }, "web build not found: run `npm run build` to serve the app");
+
+    await app.register(fastifyStatic, { root: available ? root : process.cwd(), serve: false, preCompressed: true, cacheControl: false });
+
+    const sendPage = (reply: FastifyReply, page: HtmlPage, status = 200) =>
+      reply
+        .code(status)
+        .header("content-security-policy", page.csp)
+        .header("cache-control", NO_CACHE)
+        .type("text/html; charset=utf-8")
+        .send(page.body);
+
+    const notFound = (reply: FastifyReply, pathname: string) => {
+      const fallback = pages.get(SPA_FALLBACK);
+      // A stale tab asking for an old chunk must get a 404 it can act on, never HTML to parse as JavaScript.
+      if (pathname.startsWith("/assets/") || pathname.startsWith("/builds/")) {
+        return reply.code(404).header("cache-control", NO_CACHE).type("text/plain; charset=utf-8").send("Not found");
+      }
+      if (fallback) return sendPage(reply, fallback, 404);
+      return reply.code(404).type("text/plain; charset=utf-8").send("Not found");
+    };
+
+    app.route({
+      method: ["GET", "HEAD"],
+      url: "/*",
+      handler: async (request, reply) => {
+        const url = new URL(request.url, "http://local");
+        let pathname: string;
+        try {
+          pathname = decodeURIComponent(url.pathname);
+        } catch {
+          return notFound(reply, url.pathname);
+        }
+        if (pathname.startsWith("/api/")) {
+          return reply.code(404).send({ code: "not_found", message: "server resource does not exist" });
+        }
+        const docsTarget = docsRedirectTarget(pathname);
+        if (docsTarget) return reply.redirect(docsTarget + url.search, 301);
+        if (pathname === "/console" || pathname === "/console/") return reply.redirect(CONSOLE_HOME + url.search, 302);
+
+        const page = pages.get(htmlKeyFor(pathname));
+        if (page) return sendPage(reply, page);
+        if (files.has(pathname) && !pathname.endsWith(".html")) {
+          return reply.header("cache-control", cacheControlFor(pathname)).sendFile(pathname.slice(1));
+        }
+        const spaPath = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+        const fallback = pages.get(SPA_FALLBACK);
+        if (SPA_PATHS.has(spaPath) && fallback) return sendPage(reply, fallback);
+        return notFound(reply, pathname);
+      },
+    });
+  },
+  { name: "web", dependencies: ["security"] },
+);

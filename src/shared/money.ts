@@ -1,0 +1,49 @@
+/**
+ * Money is an integer count of micro-units (1 unit = 1,000,000) in memory and in the database,
+ * and a decimal string on the wire. No binary floating point touches an amount.
+ */
+export const MICROS_PER_UNIT = 1_000_000n;
+export const MAX_MICROS = 9_223_372_036_854_775_807n;
+const DECIMAL = /^(-)?(\d{1,13})(?:\.(\d{1,6}))?$/;
+
+export class MoneyFormatError extends Error {
+  constructor(input: string) {
+    super(`"${input}" is not an amount: use digits with at most 6 decimals, such as 12.50`);
+    this.name = "MoneyFormatError";
+  }
+}
+
+/** "12.5" → 12500000n. Rejects exponents, separators, more than 6 decimals and more than 13 integer digits. */
+export function parseMoney(input: string): bigint {
+  const match = DECIMAL.exec(input.trim());
+  if (!match) throw new MoneyFormatError(input);
+  const [, sign, whole = "0", fraction = ""] = match;
+  const micros = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, "0"));
+  return sign ? -micros : micros;
+}
+
+export function isMoney(input: string): boolean {
+  return DECIMAL.test(input.trim());
+}
+
+/** 12500000n → "12.50": exact, at least two decimals, at most six, trailing zeros beyond two dropped. */
+export function formatMoney(micros: bigint): string {
+  const negative = micros < 0n;
+  const abs = negative ? -micros : micros;
+  const whole = abs / MICROS_PER_UNIT;
+  const fraction = (abs % MICROS_PER_UNIT).toString().padStart(6, "0").replace(/0{1,4}$/, "");
+  return `${negative ? "-" : ""}${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+/** SPEC.md §3: the balance shown is floored to two decimals, exactly: "0.29" → "0.29", "12.999" → "12.99". */
+export function floorMoneyTo2(amount: string): string {
+  const micros = parseMoney(amount);
+  const cents = 10_000n;
+  let floored = (micros / cents) * cents;
+  if (micros < 0n && micros % cents !== 0n) floored -= cents;
+  const negative = floored < 0n;
+  const abs = negative ? -floored : floored;
+  const whole = abs / MICROS_PER_UNIT;
+  const fraction = ((abs % MICROS_PER_UNIT) / cents).toString().padStart(2, "0");
+  return `${negative ? "-" : ""}${whole}.${fraction}`;
+}

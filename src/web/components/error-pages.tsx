@@ -1,0 +1,30 @@
+import { useT } from "../i18n";
+import { SiteFooter, SiteHeader } from "./site-chrome";
+
+function Shell({ title, text, testId }: { title: string; text: string; testId: string }) {
+  const t = useT();
+  return (
+    <div className="page">
+      <SiteHeader />
+      <main className="error-page" data-testid={testId}>
+        <h1>{title}</h1>
+        <p>{text}</p>
+        {/* A document navigation: after an error the client state may be what broke. */}
+        <a className="button" href="/">
+          {t("pages.backHome")}
+        </a>
+      </main>
+      <SiteFooter />
+    </div>
+  );
+}
+
+export function NotFoundPage() {
+  const t = useT();
+  return <Shell title={t("pages.notFoundTitle")} text={t("pages.notFound")} testId="not-found-page" />;
+}
+
+export function ErrorPage() {
+  const t = useT();
+  return <Shell title={t("pages.errorTitle")} text={t("pages.error")} testId="error-page" />;
+}

@@ -1,0 +1,15 @@
+import type { UserInfo } from "../../../../shared/user";
+import { api } from "../../../lib/http";
+import { useSession } from "../../../lib/session-store";
+
+export const USER_INFO_PATH = "/api/v1/tools/user-info";
+
+export function getUserInfo(): Promise<UserInfo> {
+  return api<UserInfo>(USER_INFO_PATH);
+}
+
+/** Fetches the user and stores it (balance floored); a 401 is handled by the shared client. */
+export async function refreshUserInfo(): Promise<void> {
+  const info = await getUserInfo();
+  useSession.getState().setUserInfo(info);
+}

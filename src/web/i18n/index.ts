@@ -1,0 +1,58 @@
+import { useCallback } from "react";
+import { create } from "zustand";
+import { en, type Messages } from "./en";
+import { zhCN } from "./zh-CN";
+
+export const LANGUAGES = [
+  { code: "en", label: "English" },
+  { code: "zh-CN", label: "简体中文" },
+] as const;
+export type Language = (typeof LANGUAGES)[number]["code"];
+
+type Paths<T> = { [K in keyof T & string]: T[K] extends string ? K : `${K}.${Paths<T[K]>}` }[keyof T & string];
+export type MessageKey = Paths<Messages>;
+export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+const catalogs: Record<Language, Messages> = { en, "zh-CN": zhCN };
+const LANGUAGE_KEY = "lang";
+
+/** Pages are prerendered in English; the reader's language is applied after hydration. */
+export const useLanguage = create<{ language: Language }>()(() => ({ language: "en" }));
+
+export function translate(language: Language, key: MessageKey, vars?: Record<string, string | number>): string {
+  let node: unknown = catalogs[language];
+  for (const part of key.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
+  const text = typeof node === "string" ? node : key;
+  return vars ? text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(vars[name] ?? "")) : text;
+}
+
+/** For code outside React (toasts from the HTTP client). */
+export const t: Translate = (key, vars) => translate(useLanguage.getState().language, key, vars);
+
+export function useT(): Translate {
+  const language = useLanguage((s) => s.language);
+  return useCallback<Translate>((key, vars) => translate(language, key, vars), [language]);
+}
+
+export function preferredLanguage(): Language {
+  try {
+    const chosen = window.localStorage.getItem(LANGUAGE_KEY);
+    if (chosen === "en" || chosen === "zh-CN") return chosen;
+  } catch {
+    /* storage disabled */
+  }
+  const first = navigator.languages[0] ?? navigator.language ?? "en";
+  return first.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
+}
+
+export function applyLanguage(language: Language, remember = false): void {
+  if (remember) {
+    try {
+      window.localStorage.setItem(LANGUAGE_KEY, language);
+    } catch {
+      /* storage disabled */
+    }
+  }
+  document.documentElement.lang = language;
+  useLanguage.setState({ language });
+}

@@ -1,0 +1,86 @@
+import { useEffect } from "react";
+import { Link, Outlet, useLocation } from "react-router";
+import { useLanguage, useT, type MessageKey } from "../i18n";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
+import enUS from "antd/locale/en_US";
+import zhCN from "antd/locale/zh_CN";
+import { CONSOLE_PAGES } from "../../shared/site-routes";
+import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
+import { antdTheme } from "../lib/antd-theme";
+import { useSession } from "../lib/session-store";
+import { siteConfig } from "../lib/site-config";
+import { ConsoleUserMenu } from "../features/account/console-user-menu";
+
+const NAV_LABELS: Record<(typeof CONSOLE_PAGES)[number], MessageKey> = {
+  "/console/info": "nav.info",
+  "/console/api-keys": "nav.apiKeys",
+  "/console/apply": "nav.apply",
+  "/console/billing-details": "nav.billingDetails",
+  "/console/charge-details": "nav.chargeDetails",
+};
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 10_000 } },
+});
+
+/** The console frame. Every console page needs a session: visitors see the frame and the login modal. */
+export default function ConsoleLayout() {
+  const t = useT();
+  const language = useLanguage((s) => s.language);
+  const { pathname } = useLocation();
+  const restored = useSession((s) => s.restored);
+  const token = useSession((s) => s.token);
+  const openLoginModal = useSession((s) => s.openLoginModal);
+
+  useEffect(() => {
+    if (restored && !token) openLoginModal();
+  }, [restored, token, openLoginModal]);
+
+  return (
+    <QueryClientProvider client={queryClient}>
+    <ConfigProvider theme={antdTheme} locale={language === "zh-CN" ? zhCN : enUS}>
+      <AntApp>
+        <Layout className="console" data-layout="default">
+          <Layout.Header className="console-header">
+            <Link to="/" className="brand">
+              {siteConfig.siteName}
+            </Link>
+            <div className="site-header-end">
+              <a href="/docs.html">{t("nav.docs")}</a>
+              <LanguageSwitch />
+              <AccountBadge />
+              {token ? <ConsoleUserMenu /> : null}
+            </div>
+          </Layout.Header>
+          <Layout hasSider>
+            <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220}>
+              <Menu
+                mode="inline"
+                selectedKeys={[pathname.replace(/\/+$/, "")]}
+                aria-label="console"
+                items={CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> }))}
+              />
+            </Layout.Sider>
+            <Layout.Content className="console-content">
+              {token ? (
+                <Outlet />
+              ) : restored ? (
+                <Result
+                  status="403"
+                  title={t("pages.loginRequired")}
+                  extra={
+                    <Button type="primary" onClick={openLoginModal}>
+                      {t("nav.login")}
+                    </Button>
+                  }
+                />
+              ) : null}
+            </Layout.Content>
+          </Layout>
+        </Layout>
+      </AntApp>
+    </ConfigProvider>
+    </QueryClientProvider>
+  );
+}

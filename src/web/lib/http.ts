@@ -1,0 +1,101 @@
+import { FetchError, ofetch } from "ofetch";
+import { t } from "../i18n";
+import { useSession } from "./session-store";
+import { siteConfig } from "./site-config";
+import { toast } from "./toast";
+
+/** SPEC.md §7: idempotent methods are not retried; the others are retried once on these statuses. */
+export const RETRY_STATUSES = [408, 409, 425, 429, 500, 502, 503, 504];
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+export interface ApiOptions {
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Statuses (or all, with true) the caller reports itself instead of the shared toasts. */
+  quiet?: boolean | number[];
+  signal?: AbortSignal;
+}
+
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number | null,
+    public readonly code: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+function serverMessage(data: unknown): string | null {
+  if (data && typeof data === "object" && "message" in data && typeof data.message === "string" && data.message) {
+    return data.message;
+  }
+  return null;
+}
+
+/** SPEC.md §8: what the user is told, or done for them, for a failed call. */
+export function reportFailure(status: number | null, data: unknown): void {
+  // No response at all: the request timed out or never reached the server.
+  if (status === null) return toast("error", t("errors.timeout"));
+  switch (status) {
+    case 401: {
+      const session = useSession.getState();
+      session.clearUserInfo();
+      session.openLoginModal();
+      return;
+    }
+    case 404:
+      return toast("error", t("errors.notFound"));
+    case 500:
+      return toast("error", t("errors.internal"));
+    case 403:
+      return toast("error", t("errors.forbidden"));
+    case 429:
+      return toast("error", t("errors.tooManyRequests"));
+    default:
+      return toast("error", serverMessage(data) ?? t("errors.unknown"));
+  }
+}
+
+function isQuiet(quiet: ApiOptions["quiet"], status: number | null): boolean {
+  if (quiet === true) return true;
+  return Array.isArray(quiet) && status !== null && quiet.includes(status);
+}
+
+/** The one client every call goes through (SPEC.md §7). */
+export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = { accept: "application/json" };
+  const token = useSession.getState().token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  const idempotent = IDEMPOTENT_METHODS.has(method);
+  // Created once per logical request, so the retry below carries the same key.
+  if (!idempotent) headers["idempotency-key"] = newIdempotencyKey();
+  try {
+    return await ofetch<T>(`${siteConfig.apiBase}${path}`, {
+      method,
+      body: options.body as Record<string, unknown> | undefined,
+      query: options.query,
+      headers,
+      signal: options.signal,
+      retry: idempotent ? 0 : 1,
+      retryDelay: 500,
+      retryStatusCodes: RETRY_STATUSES,
+      timeout: 20_000,
+    });
+  } catch (error) {
+    const status = error instanceof FetchError ? (error.response?.status ?? null) : null;
+    const data: unknown = error instanceof FetchError ? error.data : undefined;
+    if (status === 401 || !isQuiet(options.quiet, status)) reportFailure(status, data);
+    const code = data && typeof data === "object" && "code" in data && typeof data.code === "string" ? data.code : null;
+    throw new ApiError(status, code, serverMessage(data) ?? (error instanceof Error ? error.message : String(error)));
+  }
+}

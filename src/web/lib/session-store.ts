@@ -1,0 +1,40 @@
+import { create } from "zustand";
+import { floorMoneyTo2 } from "../../shared/money";
+import type { UserInfo } from "../../shared/user";
+import { forgetToken, readStoredToken, storeToken } from "./token-storage";
+
+/** User info as the app keeps it: the balance floored to two decimals when stored (SPEC.md §3). */
+export type StoredUserInfo = UserInfo;
+
+interface SessionState {
+  token: string | null;
+  userInfo: StoredUserInfo | null;
+  loginModal: boolean;
+  /** True once the token has been read from storage after hydration. */
+  restored: boolean;
+  restore(): void;
+  setToken(token: string): void;
+  setUserInfo(info: UserInfo): void;
+  clearUserInfo(): void;
+  openLoginModal(): void;
+  closeLoginModal(): void;
+}
+
+export const useSession = create<SessionState>()((set) => ({
+  token: null,
+  userInfo: null,
+  loginModal: false,
+  restored: false,
+  restore: () => set({ token: readStoredToken(), restored: true }),
+  setToken: (token) => {
+    storeToken(token);
+    set({ token });
+  },
+  setUserInfo: (info) => set({ userInfo: { ...info, balance: floorMoneyTo2(info.balance) } }),
+  clearUserInfo: () => {
+    forgetToken();
+    set({ token: null, userInfo: null });
+  },
+  openLoginModal: () => set({ loginModal: true }),
+  closeLoginModal: () => set({ loginModal: false }),
+}));

@@ -1,0 +1,44 @@
+import { useNavigate } from "react-router";
+import { useT } from "../i18n";
+import { useSession } from "../lib/session-store";
+import { siteConfig } from "../lib/site-config";
+
+export function meta() {
+  return [{ title: `${siteConfig.siteName} — metered developer APIs` }];
+}
+
+export default function Home() {
+  const t = useT();
+  const navigate = useNavigate();
+  const token = useSession((s) => s.token);
+  const openLoginModal = useSession((s) => s.openLoginModal);
+  return (
+    <main className="home">
+      <section className="hero">
+        <h1>{t("home.headline")}</h1>
+        <p className="lead">{t("home.lead")}</p>
+        <div className="hero-actions">
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="cta"
+            onClick={() => (token ? navigate("/console/info") : openLoginModal())}
+          >
+            {token ? t("home.ctaConsole") : t("home.cta")}
+          </button>
+          <a className="button" href="/docs.html">
+            {t("home.readDocs")}
+          </a>
+        </div>
+      </section>
+      <section className="steps" aria-labelledby="steps-title">
+        <h2 id="steps-title">{t("home.stepsTitle")}</h2>
+        <ol>
+          <li>{t("home.step1")}</li>
+          <li>{t("home.step2")}</li>
+          <li>{t("home.step3")}</li>
+        </ol>
+      </section>
+    </main>
+  );
+}
