@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import swagger from "@fastify/swagger";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { systemClock, type Clock } from "./clock";
@@ -20,6 +20,8 @@ export interface AppDeps {
   clock?: Clock;
   /** Pino destination stream, for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** More API routes under /api/v1, registered like the app's own (tests use it for fixtures). */
+  extraApiRoutes?: FastifyPluginAsync[];
 }
 
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -28,7 +30,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
-    disableRequestLogging: false,
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -62,6 +63,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     async (api) => {
       await api.register(healthRoutes);
       await api.register(userRoutes);
+      for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
     { prefix: "/api/v1" },
   );

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { ERROR_CODES } from "../../shared/errors";
-import { idempotencyKeys } from "../db/schema";
+import { idempotencyKeys } from "../db/schema/index";
 import { AppError } from "../errors";
 import { createSealer, sha256Hex } from "../lib/crypto";
 
@@ -37,6 +37,12 @@ export default fp(
   async function idempotencyPlugin(app: FastifyInstance) {
     const sealer = createSealer(app.config.sessionSecret, "idempotency");
     app.decorateRequest("idempotencyClaim", null);
+    let sweeper: NodeJS.Timeout | undefined;
+    app.addHook("onReady", async () => {
+      sweeper = setInterval(() => void purgeExpiredIdempotencyKeys(app).catch(() => {}), 3600_000);
+      sweeper.unref();
+    });
+    app.addHook("onClose", async () => clearInterval(sweeper));
 
     app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
       if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;
@@ -50,6 +56,11 @@ export default fp(
       const requestHash = sha256Hex(`${route}\n${JSON.stringify(request.body ?? null)}`);
       const now = app.clock.now();
 
+      const thisKey = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
+      // A key older than the retention window is forgotten, whether or not the sweeper got to it.
+      await app.db
+        .delete(idempotencyKeys)
+        .where(and(thisKey, lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS))));
       const claimed = await app.db
         .insert(idempotencyKeys)
         .values({ scope, key, route, requestHash, createdAt: now })
@@ -60,15 +71,8 @@ export default fp(
         return;
       }
 
-      const [existing] = await app.db
-        .select()
-        .from(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+      const [existing] = await app.db.select().from(idempotencyKeys).where(thisKey);
       if (!existing) throw AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress);
-      if (existing.createdAt.getTime() + IDEMPOTENCY_TTL_MS < now.getTime()) {
-        await app.db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
-        throw AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress);
-      }
       if (existing.requestHash !== requestHash) {
         throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request");
       }

@@ -3,16 +3,14 @@ export const CHUNK_RELOAD_GUARD_MS = 10_000;
 const LAST_RELOAD_KEY = "tollgate:chunk-reload-at";
 
 declare global {
-  // eslint-disable-next-line no-var
   var __tollgateReloadAfterChunkError: ((error: unknown) => boolean) | undefined;
 }
 
 /** Reloads unless a chunk reload happened less than 10 s ago; returns whether it reloads. */
 export function reloadAfterChunkError(): boolean {
   const now = Date.now();
-  let last = 0;
   try {
-    last = Number(window.sessionStorage.getItem(LAST_RELOAD_KEY) ?? 0);
+    const last = Number(window.sessionStorage.getItem(LAST_RELOAD_KEY) ?? 0);
     if (now - last < CHUNK_RELOAD_GUARD_MS) return false;
     window.sessionStorage.setItem(LAST_RELOAD_KEY, String(now));
   } catch {

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { sessions } from "../../db/schema";
+import { sessions } from "../../db/schema/index";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 
 export const SESSION_TTL_SECONDS = 604_800;

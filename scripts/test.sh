@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: unit and server tests (Vitest), then the browser tests (Playwright, Debian's
+# Chromium) against a fresh build. Uses PGlite, or the PostgreSQL server named by DATABASE_URL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+bash scripts/ensure-chromium.sh
+rm -rf .test-output && mkdir -p .test-output
+echo "== database: ${DATABASE_URL:+PostgreSQL server}${DATABASE_URL:-embedded PGlite}"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-output/vitest.json || status=$?
+npm run build
+npx playwright test || status=$?
+node scripts/test-summary.mjs
+exit $status

@@ -1,0 +1,2 @@
+// Each feature keeps its tables in its own file here; this index is what drizzle and the app see.
+export * from "./core";

@@ -1,0 +1,104 @@
+import type { FastifyPluginAsync } from "fastify";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { queryRows } from "../db/client";
+import { AppError } from "../errors";
+import { createTestApp, type TestApp } from "../testing/test-app";
+
+/** A fixture action with a visible side effect: it counts how often it really ran. */
+let runs = 0;
+const counterRoutes: FastifyPluginAsync = async (api) => {
+  api.post("/test/counter", async (request) => {
+    runs += 1;
+    const body = request.body as { fail?: boolean } | undefined;
+    if (body?.fail) throw AppError.badRequest("asked to fail");
+    return { run: runs, secret: `shown-once-${runs}` };
+  });
+};
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({}, { extraApiRoutes: [counterRoutes] });
+});
+afterAll(() => t.close());
+beforeEach(() => {
+  runs = 0;
+});
+
+const post = (key: string | undefined, body: object = {}) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/v1/test/counter",
+    payload: body,
+    headers: key ? { "idempotency-key": key } : {},
+  });
+
+describe("Idempotency-Key", () => {
+  it("replays the first response to a repeated key without running the action again", async () => {
+    const first = await post("key-replay-0001");
+    const second = await post("key-replay-0001");
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toEqual(first.json());
+    expect(second.headers["idempotent-replayed"]).toBe("true");
+    expect(runs).toBe(1);
+  });
+
+  it("runs every request without a key", async () => {
+    await post(undefined);
+    await post(undefined);
+    expect(runs).toBe(2);
+  });
+
+  it("refuses a key reused with a different body", async () => {
+    await post("key-mismatch-01", { a: 1 });
+    const res = await post("key-mismatch-01", { a: 2 });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe("idempotency_key_reused");
+    expect(runs).toBe(1);
+  });
+
+  it("lets a failed request be retried with the same key", async () => {
+    const failed = await post("key-failure-01", { fail: true });
+    expect(failed.statusCode).toBe(400);
+    const again = await post("key-failure-01", { fail: true });
+    expect(again.statusCode).toBe(400);
+    expect(runs).toBe(2);
+  });
+
+  it("runs concurrent duplicates once: the others wait with 409 and then get the replay", async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => post("key-concurrent-1")));
+    const statuses = results.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    expect(runs).toBe(1);
+    const later = await post("key-concurrent-1");
+    expect(later.statusCode).toBe(200);
+    expect(later.json().run).toBe(1);
+  });
+
+  it("keeps keys for 24 hours, then forgets them", async () => {
+    await post("key-expiry-0001");
+    t.clock.advance(23 * 3600 * 1000);
+    expect((await post("key-expiry-0001")).json().run).toBe(1);
+    t.clock.advance(2 * 3600 * 1000);
+    const afterExpiry = await post("key-expiry-0001");
+    expect(afterExpiry.statusCode).toBe(200);
+    expect(afterExpiry.json().run).toBe(2);
+  });
+
+  it("stores the response sealed, never in clear", async () => {
+    await post("key-sealed-0001");
+    const rows = await queryRows(t.database.db, sql`select sealed_response from idempotency_keys where key = 'key-sealed-0001'`);
+    expect(rows).toHaveLength(1);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain("shown-once");
+  });
+
+  it("rejects a malformed key with a clear message", async () => {
+    const res = await post("bad key!");
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toMatch(/Idempotency-Key/);
+    expect(runs).toBe(0);
+  });
+});

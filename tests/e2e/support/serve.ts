@@ -1,0 +1,41 @@
+/**
+ * Starts the built app for the browser tests on a fresh database: a new PGlite folder, or a new
+ * database on the PostgreSQL server when DATABASE_URL is set.
+ */
+import fs from "node:fs";
+import pg from "pg";
+import { buildApp } from "../../../src/server/app";
+import { loadConfig } from "../../../src/server/config";
+import { E2E_DATA_DIR, E2E_DATABASE_NAME } from "./e2e-env";
+
+async function freshPostgres(url: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists "${E2E_DATABASE_NAME}" with (force)`);
+  await admin.query(`create database "${E2E_DATABASE_NAME}"`);
+  await admin.end();
+  const parsed = new URL(url);
+  parsed.pathname = `/${E2E_DATABASE_NAME}`;
+  return parsed.toString();
+}
+
+fs.rmSync(E2E_DATA_DIR, { recursive: true, force: true });
+fs.mkdirSync(E2E_DATA_DIR, { recursive: true });
+const databaseUrl = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : "";
+
+const config = loadConfig({
+  ...process.env,
+  NODE_ENV: "test",
+  PORT: process.env.E2E_PORT ?? "3100",
+  HOST: "127.0.0.1",
+  DATA_DIR: E2E_DATA_DIR,
+  DATABASE_URL: databaseUrl,
+  SESSION_SECRET: "e2e-secret-0123456789abcdef0123456789abcdef",
+  LOG_LEVEL: "warn",
+  BUILD_POLL_SECONDS: "5",
+});
+const app = await buildApp(config);
+await app.listen({ port: config.port, host: config.host });
+const stop = () => void app.close().then(() => process.exit(0));
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
