@@ -1,6 +1,7 @@
 import { defineConfig, devices } from "@playwright/test";
 
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+import { E2E_PORT } from "./tests/e2e/support/e2e-env";
+
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 
 /** Flags Chromium needs as root on a machine with no outside network (ARCHITECTURE.md). */
@@ -18,13 +19,13 @@ export default defineConfig({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
   fullyParallel: true,
-  workers: 2,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 7_000 },
   reporter: process.env.CI
     ? [["list"], ["json", { outputFile: ".test-output/playwright.json" }]]
-    : [["list"], ["json", { outputFile: ".test-output/playwright.json" }]],
+    : [["list"], ["json", { outputFile: `.test-output/playwright-${E2E_PORT}.json` }]],
   use: {
     baseURL: E2E_BASE_URL,
     trace: "retain-on-failure",

@@ -3,7 +3,7 @@ import { PRERENDERED_PATHS } from "./src/shared/site-routes";
 
 export default {
   appDirectory: "src/web",
-  buildDirectory: "build",
+  buildDirectory: process.env.BUILD_DIR ?? "build",
   ssr: false,
   prerender: [...PRERENDERED_PATHS],
 } satisfies Config;

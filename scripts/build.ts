@@ -9,7 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 
 const root = path.resolve(import.meta.dirname, "..");
-const clientDir = path.join(root, "build", "client");
+const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
 const buildId = process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 
 execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"], {

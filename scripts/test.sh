@@ -7,9 +7,9 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 bash scripts/ensure-chromium.sh
 rm -rf .test-output && mkdir -p .test-output
 echo "== database: ${DATABASE_URL:+PostgreSQL server}${DATABASE_URL:-embedded PGlite}"
+npm run build
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-output/vitest.json || status=$?
-npm run build
 npx playwright test || status=$?
 node scripts/test-summary.mjs
 exit $status

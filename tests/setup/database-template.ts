@@ -21,10 +21,14 @@ export default async function setup(project: TestProject) {
     const name = `tollgate_tpl_${process.pid}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
+    // Copies left by runs that died: their names carry the pid of a process that no longer exists.
     const stale = await admin.query<{ datname: string }>(
-      "select datname from pg_database where datname like 'tollgate_t_%' or datname like 'tollgate_tpl_%'",
+      "select datname from pg_database where datname ~ '^tollgate_(t|tpl)_[0-9]+_?'",
     );
-    for (const row of stale.rows) await admin.query(`drop database if exists "${row.datname}" with (force)`);
+    for (const row of stale.rows) {
+      const pid = Number(/^tollgate_(?:t|tpl)_(\d+)/.exec(row.datname)?.[1]);
+      if (!processAlive(pid)) await admin.query(`drop database if exists "${row.datname}" with (force)`);
+    }
     await admin.query(`create database "${name}"`);
     const template = openPostgres(withDatabase(url, name), 1);
     await template.migrate();
@@ -50,4 +54,13 @@ function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -20,7 +20,7 @@ export async function createTestDatabase(): Promise<Database> {
     const template = new Blob([fs.readFileSync(inject("pgliteTemplate"))]);
     return openPglite({ template });
   }
-  const name = `tollgate_t_${randomBytes(6).toString("hex")}`;
+  const name = `tollgate_t_${process.ppid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

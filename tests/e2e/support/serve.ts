@@ -6,7 +6,7 @@ import fs from "node:fs";
 import pg from "pg";
 import { buildApp } from "../../../src/server/app";
 import { loadConfig } from "../../../src/server/config";
-import { E2E_DATA_DIR, E2E_DATABASE_NAME } from "./e2e-env";
+import { E2E_DATA_DIR, E2E_DATABASE_NAME, E2E_PORT, E2E_WEB_ROOT } from "./e2e-env";
 
 async function freshPostgres(url: string): Promise<string> {
   const admin = new pg.Client({ connectionString: url });
@@ -26,7 +26,8 @@ const databaseUrl = process.env.DATABASE_URL ? await freshPostgres(process.env.D
 const config = loadConfig({
   ...process.env,
   NODE_ENV: "test",
-  PORT: process.env.E2E_PORT ?? "3100",
+  PORT: String(E2E_PORT),
+  WEB_ROOT: E2E_WEB_ROOT,
   HOST: "127.0.0.1",
   DATA_DIR: E2E_DATA_DIR,
   DATABASE_URL: databaseUrl,

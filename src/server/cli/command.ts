@@ -1,0 +1,27 @@
+import type { Clock } from "../clock";
+import type { AppConfig } from "../config";
+import type { Db } from "../db/client";
+
+export interface CliContext {
+  db: Db;
+  config: AppConfig;
+  clock: Clock;
+  /** One line of normal output (stdout). */
+  out(line: string): void;
+  /** One line of diagnostics (stderr). */
+  err(line: string): void;
+}
+
+/** `tollgate admin <name…> [positionals] [--options]`: one operator action. */
+export interface CliCommand {
+  /** Words after `admin`, e.g. "codes create". */
+  name: string;
+  summary: string;
+  usage: string;
+  /** Option names and whether each takes a value (true) or is a flag (false). */
+  options?: Record<string, boolean>;
+  /** Returns the process exit code. */
+  run(ctx: CliContext, args: { positionals: string[]; options: Record<string, string | boolean | undefined> }): Promise<number>;
+}
+
+export class UsageError extends Error {}
