@@ -7,6 +7,7 @@ import { installChunkReloadGuard, loadChunk } from "./lib/chunk-reload";
 import { useSession } from "./lib/session-store";
 import { siteConfig } from "./lib/site-config";
 import { ErrorPage, NotFoundPage } from "./components/error-pages";
+import { rememberReferralFromUrl } from "./features/auth/referral";
 import "./app.css";
 
 if (typeof window !== "undefined") installChunkReloadGuard();
@@ -37,6 +38,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
 function SessionBootstrap() {
   const { restored, token, userInfo, restore } = useSession();
   useEffect(() => {
+    rememberReferralFromUrl(window.location.search);
     restore();
     applyLanguage(preferredLanguage());
     return watchForNewBuilds();

@@ -1,0 +1,21 @@
+import type { CaptchaConfig } from "../api/get-captcha-config";
+import type { Captcha } from "./types";
+
+/** The self-hosted proof-of-work captcha: invisible, solved in the browser when a code is requested. */
+export async function loadAltcha(config: CaptchaConfig, host: HTMLElement): Promise<Captcha> {
+  if (!config.challengeUrl) throw new Error("altcha needs a challengeUrl");
+  await import("altcha");
+  const widget = document.createElement("altcha-widget");
+  widget.setAttribute("challenge", config.challengeUrl);
+  widget.setAttribute("display", "invisible");
+  widget.setAttribute("name", "captcha");
+  host.appendChild(widget);
+  return {
+    async solve() {
+      widget.reset();
+      const result = await widget.verify();
+      return result?.payload ?? null;
+    },
+    dispose: () => widget.remove(),
+  };
+}

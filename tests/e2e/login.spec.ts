@@ -1,0 +1,203 @@
+import { expect, test, type Page } from "@playwright/test";
+import { loginViaApi, readLatestCode } from "./support/auth";
+
+function randomPhone(): string {
+  return `139${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
+}
+
+async function openModal(page: Page, path = "/") {
+  await page.goto(path);
+  await page.getByTestId("header-login").click();
+  const dialog = page.getByRole("dialog", { name: "verification code login" });
+  await expect(dialog).toBeVisible();
+  return dialog;
+}
+
+const phoneField = (page: Page) => page.getByRole("textbox", { name: "phone number" });
+const codeField = (page: Page) => page.getByRole("textbox", { name: "verification code" });
+const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
+
+test.describe("login modal", () => {
+  test("a fresh visitor signs up through the modal, captcha and SMS code, and lands logged in", async ({ page, context }) => {
+    const phone = randomPhone();
+    await openModal(page);
+    await phoneField(page).fill(phone);
+    await page.getByTestId("consent").click();
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "code sent successfully").or(page.locator(".ant-message-notice-success"))).toBeVisible();
+    const code = await readLatestCode(phone);
+    await codeField(page).fill(code);
+    await page.getByTestId("login-submit").click();
+
+    await expect(page.getByRole("dialog")).toBeHidden();
+    await expect(page.getByTestId("header-balance")).toHaveText(/¥0\.00/);
+    await expect(page.getByTestId("account-badge")).toContainText(`${phone.slice(0, 3)}****${phone.slice(7)}`);
+
+    const token = await page.evaluate(() => window.localStorage.getItem("csrf-token"));
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const cookie = (await context.cookies()).find((c) => c.name === "token");
+    expect(cookie?.value).toBe(token);
+    expect(cookie?.path).toBe("/");
+    expect(cookie?.sameSite).toBe("Lax");
+    const maxAge = cookie!.expires - Date.now() / 1000;
+    expect(maxAge).toBeGreaterThan(604_800 - 120);
+    expect(maxAge).toBeLessThanOrEqual(604_800 + 5);
+
+    await page.getByRole("link", { name: /console/i }).first().click();
+    await expect(page).toHaveURL(/\/console\/info$/);
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+  });
+
+  test("shows each validation message and enables login only when everything is valid", async ({ page }) => {
+    await openModal(page);
+    const submit = page.getByTestId("login-submit");
+    await expect(submit).toBeDisabled();
+
+    await phoneField(page).click();
+    await codeField(page).click();
+    await expect(page.getByTestId("phone-error")).toHaveText("please enter phone number");
+    await phoneField(page).fill("12345678901");
+    await expect(page.getByTestId("phone-error")).toHaveText("please enter the correct phone number");
+    await phoneField(page).fill("138001380001");
+    await expect(page.getByTestId("phone-error")).toHaveText("please enter the correct phone number");
+    await phoneField(page).fill("13800138000");
+    await expect(page.getByTestId("phone-error")).toHaveText("");
+
+    await codeField(page).fill("12a");
+    await page.getByTestId("consent").click();
+    await expect(page.getByTestId("code-error")).toHaveText("please enter the 6-digit code");
+    await expect(submit).toBeDisabled();
+    await codeField(page).fill("1234567");
+    await expect(codeField(page)).toHaveValue("123456");
+    await expect(page.getByTestId("code-error")).toHaveText("");
+    await expect(submit).toBeEnabled();
+
+    await page.getByTestId("consent").click();
+    await expect(submit).toBeDisabled();
+  });
+
+  test("asks for consent before sending a code", async ({ page }) => {
+    let codeRequests = 0;
+    page.on("request", (r) => r.url().includes("/verification_code") && codeRequests++);
+    await openModal(page);
+    await phoneField(page).fill(randomPhone());
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "please read and tick the User Agreement and Privacy Agreement first.")).toBeVisible();
+    expect(codeRequests).toBe(0);
+  });
+
+  test("says so when the captcha cannot be loaded", async ({ page }) => {
+    await page.route("**/api/v1/auth/captcha", (route) => route.abort());
+    await openModal(page);
+    await phoneField(page).fill(randomPhone());
+    await page.getByTestId("consent").click();
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "captcha failed to load, please retry later")).toBeVisible();
+  });
+
+  test("reports a code request that does not go through, and a refusal with the server's message", async ({ page }) => {
+    await openModal(page);
+    await phoneField(page).fill(randomPhone());
+    await page.getByTestId("consent").click();
+
+    await page.route("**/api/v1/auth/phone/verification_code", (route) => route.abort());
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "failed to send code, please retry later")).toBeVisible();
+
+    await page.unroute("**/api/v1/auth/phone/verification_code");
+    await page.route("**/api/v1/auth/phone/verification_code", (route) =>
+      route.fulfill({ json: { status: "failed", message: "" } }),
+    );
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "code sending failed")).toBeVisible();
+
+    await page.unroute("**/api/v1/auth/phone/verification_code");
+    await page.route("**/api/v1/auth/phone/verification_code", (route) =>
+      route.fulfill({ json: { status: "failed", message: "retry in 42 seconds" } }),
+    );
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "retry in 42 seconds")).toBeVisible();
+    await expect(page.getByTestId("get-code")).toHaveText("get code");
+  });
+
+  test("counts down 60 seconds after a successful send", async ({ page }) => {
+    await page.clock.install();
+    await openModal(page);
+    await phoneField(page).fill(randomPhone());
+    await page.getByTestId("consent").click();
+    await page.route("**/api/v1/auth/phone/verification_code", (route) =>
+      route.fulfill({ json: { status: "success", message: "" } }),
+    );
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "code sent successfully")).toBeVisible();
+    const button = page.getByTestId("get-code");
+    await expect(button).toHaveText("resend in 60 s");
+    await expect(button).toBeDisabled();
+    await page.clock.fastForward(30_000);
+    await expect(button).toHaveText("resend in 30 s");
+    await page.clock.fastForward(30_500);
+    await expect(button).toHaveText("get code");
+    await expect(button).toBeEnabled();
+  });
+
+  test("stays open on a mask click; the close icon closes it and clears everything", async ({ page }) => {
+    await openModal(page);
+    await phoneField(page).fill("13800138000");
+    await codeField(page).fill("123456");
+    await page.getByTestId("consent").click();
+    await page.mouse.click(5, 5);
+    await expect(page.getByRole("dialog", { name: "verification code login" })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("dialog", { name: "verification code login" })).toBeVisible();
+
+    await page.getByRole("button", { name: "close" }).click();
+    await expect(page.getByRole("dialog")).toBeHidden();
+    await page.getByTestId("header-login").click();
+    await expect(phoneField(page)).toHaveValue("");
+    await expect(codeField(page)).toHaveValue("");
+    await expect(page.getByTestId("consent").locator("input")).not.toBeChecked();
+  });
+
+  test("is 640×412 with artwork on wide screens", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openModal(page);
+    const box = await page.locator(".login-modal .ant-modal-container").boundingBox();
+    expect(box?.width).toBe(640);
+    expect(box?.height).toBe(412);
+    await expect(page.getByTestId("login-modal-art")).toBeVisible();
+  });
+
+  test("is 90% wide and 320 px high without artwork on narrow screens", async ({ page }) => {
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await openModal(page);
+    const box = await page.locator(".login-modal .ant-modal-container").boundingBox();
+    expect(box?.width).toBeCloseTo(900, 0);
+    expect(box?.height).toBe(320);
+    await expect(page.getByTestId("login-modal-art")).toHaveCount(0);
+    await page.setViewportSize({ width: 375, height: 667 });
+    const phoneBox = await page.locator(".login-modal .ant-modal-container").boundingBox();
+    expect(phoneBox?.width).toBeCloseTo(337.5, 0);
+    await expect(page.getByTestId("login-submit")).toBeInViewport();
+  });
+
+  test("sends the r parameter as recommendCode at sign-up, even after navigating", async ({ page, request }) => {
+    const referrer = await loginViaApi(request);
+    const info = await (
+      await request.get("/api/v1/tools/user-info", { headers: { authorization: `Bearer ${referrer.token}` } })
+    ).json();
+    const phone = randomPhone();
+
+    await page.goto(`/?r=${info.referralCode}`);
+    await page.getByRole("link", { name: "Privacy agreement" }).first().click();
+    await expect(page).toHaveURL(/\/privacy$/);
+    await page.getByTestId("header-login").click();
+    await phoneField(page).fill(phone);
+    await page.getByTestId("consent").click();
+    await page.getByTestId("get-code").click();
+    await codeField(page).fill(await readLatestCode(phone));
+    const loginRequest = page.waitForRequest("**/api/v1/auth/phone/login");
+    await page.getByTestId("login-submit").click();
+    expect((await loginRequest).postDataJSON()).toMatchObject({ telephone: phone, recommendCode: info.referralCode });
+    await expect(page.getByRole("dialog")).toBeHidden();
+  });
+});
