@@ -1,0 +1,86 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { isMoney, parseMoney } from "../../../shared/money";
+
+const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
+const ENV_REFERENCE = /\$\{([A-Z0-9_]+)\}/g;
+
+const builtinHandler = z.object({ type: z.literal("builtin"), name: z.enum(["echo", "qrcode", "pinyin"]) });
+
+const httpHandler = z.object({
+  type: z.literal("http"),
+  url: z.url({ message: "must be an absolute http(s) URL" }).refine((u) => /^https?:\/\//.test(u), "must be http or https"),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "ANY"]).default("ANY"),
+  /** Values may name environment variables as ${NAME}; the secret itself never sits in the file. */
+  headers: z.record(z.string(), z.string()).default({}),
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+});
+
+const toolEntry = z.object({
+  id: z.string().regex(TOOL_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
+  name: z.string().min(1).max(80),
+  description: z.string().min(1).max(1000),
+  category: z.string().min(1).max(40),
+  price: z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal such as 0.01"),
+  unit: z.string().min(1).max(40).optional(),
+  requiresApproval: z.boolean().default(false),
+  rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
+  handler: z.discriminatedUnion("type", [builtinHandler, httpHandler]),
+});
+
+const catalogFile = z
+  .object({ tools: z.array(toolEntry).min(1) })
+  .superRefine((file, ctx) => {
+    const seen = new Set<string>();
+    file.tools.forEach((tool, i) => {
+      if (seen.has(tool.id)) ctx.addIssue({ code: "custom", path: ["tools", i, "id"], message: `duplicate tool id "${tool.id}"` });
+      seen.add(tool.id);
+    });
+  });
+
+export type ToolEntry = z.infer<typeof toolEntry>;
+export type HttpHandlerConfig = z.infer<typeof httpHandler>;
+
+export interface Tool extends Omit<ToolEntry, "price"> {
+  /** Micro-units per call, or per unit when `unit` is set. */
+  priceMicros: bigint;
+  price: string;
+}
+
+export class CatalogError extends Error {
+  constructor(file: string, problems: string[]) {
+    super(`Invalid tool catalog ${file}:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "CatalogError";
+  }
+}
+
+/** Reads and validates the operator's catalog; `${VAR}` in upstream headers must be set in `env`. */
+export function loadCatalog(file: string, env: Record<string, string | undefined> = process.env): Tool[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new CatalogError(file, [(error as Error).message]);
+  }
+  const parsed = catalogFile.safeParse(raw);
+  if (!parsed.success) {
+    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const problems: string[] = [];
+  const tools = parsed.data.tools.map((tool, i) => {
+    if (tool.handler.type === "http") {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(tool.handler.headers)) {
+        headers[name] = value.replace(ENV_REFERENCE, (_, variable: string) => {
+          const resolved = env[variable];
+          if (resolved === undefined) problems.push(`tools.${i}.handler.headers.${name}: environment variable ${variable} is not set`);
+          return resolved ?? "";
+        });
+      }
+      return { ...tool, handler: { ...tool.handler, headers }, priceMicros: parseMoney(tool.price) };
+    }
+    return { ...tool, priceMicros: parseMoney(tool.price) };
+  });
+  if (problems.length > 0) throw new CatalogError(file, problems);
+  return tools;
+}

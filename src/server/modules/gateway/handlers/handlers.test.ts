@@ -1,0 +1,114 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { echo } from "./echo";
+import { httpUpstream } from "./http-upstream";
+import { pinyin } from "./pinyin";
+import { qrcode } from "./qrcode";
+import { UpstreamError, type ToolRequest } from "./types";
+
+function request(body: unknown, overrides: Partial<ToolRequest> = {}): ToolRequest {
+  return {
+    method: "POST",
+    subpath: "",
+    query: "",
+    contentType: "application/json",
+    accept: undefined,
+    body: Buffer.from(typeof body === "string" ? body : JSON.stringify(body)),
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+describe("built-in tools", () => {
+  it("echo returns the body and content type it was sent", async () => {
+    const res = await echo(request({ hello: "世界" }));
+    expect(res.status).toBe(200);
+    expect(res.contentType).toBe("application/json");
+    expect(JSON.parse(res.body.toString())).toEqual({ hello: "世界" });
+  });
+
+  it("qrcode renders a PNG and an SVG", async () => {
+    const png = await qrcode(request({ text: "https://example.com" }));
+    expect(png.contentType).toBe("image/png");
+    expect((png.body as Buffer).subarray(1, 4).toString()).toBe("PNG");
+    const svg = await qrcode(request({ text: "hi", format: "svg", size: 128 }));
+    expect(svg.contentType).toBe("image/svg+xml");
+    expect(svg.body).toMatch(/^<svg/);
+  });
+
+  it("qrcode answers bad input with 400 and a reason", async () => {
+    expect((await qrcode(request({}))).status).toBe(400);
+    const res = await qrcode(request({ text: "x", format: "gif" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('format must be \\"png\\" or \\"svg\\"');
+    expect((await qrcode(request("not json"))).status).toBe(400);
+  });
+
+  it("pinyin converts text and reports one unit per Chinese character", async () => {
+    const res = await pinyin(request({ text: "汉语 pinyin 拼音", tone: "num" }));
+    expect(res.status).toBe(200);
+    expect(res.units).toBe(4);
+    const body = JSON.parse(res.body.toString());
+    expect(body.characters).toBe(4);
+    expect(body.syllables.filter((s: string) => /\d$/.test(s))).toEqual(["han4", "yu3", "pin1", "yin1"]);
+    expect((await pinyin(request({ text: "" }))).status).toBe(400);
+  });
+});
+
+describe("http upstream", () => {
+  let server: http.Server;
+  let base: string;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        if (req.url?.startsWith("/slow")) return; // never answers
+        if (req.url?.startsWith("/hangup")) return req.socket.destroy();
+        if (req.url?.startsWith("/fail")) {
+          res.writeHead(500, { "content-type": "application/json" });
+          return res.end('{"error":"boom"}');
+        }
+        res.writeHead(200, { "content-type": "application/json", "x-tool-units": "3" });
+        res.end(JSON.stringify({ method: req.method, url: req.url, key: req.headers["x-api-key"], body }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const config = (pathname: string, timeoutMs = 2000) => ({
+    type: "http" as const,
+    url: `${base}${pathname}`,
+    method: "ANY" as const,
+    headers: { "x-api-key": "upstream-secret" },
+    timeoutMs,
+  });
+
+  it("forwards method, sub-path, query, body and configured headers, and reports units", async () => {
+    const res = await httpUpstream(config("/api"))(request({ a: 1 }, { method: "PUT", subpath: "/items/7", query: "x=1" }));
+    expect(res.status).toBe(200);
+    expect(res.units).toBe(3);
+    expect(JSON.parse(res.body.toString())).toEqual({ method: "PUT", url: "/api/items/7?x=1", key: "upstream-secret", body: '{"a":1}' });
+  });
+
+  it("passes an upstream 500 through as a response, for the gateway not to charge", async () => {
+    const res = await httpUpstream(config("/fail"))(request({}));
+    expect(res.status).toBe(500);
+  });
+
+  it("turns a timeout into an UpstreamError of kind timeout", async () => {
+    await expect(httpUpstream(config("/slow", 200))(request({}))).rejects.toMatchObject({ kind: "timeout" });
+  });
+
+  it("turns a closed connection into an UpstreamError of kind failed", async () => {
+    const error = await httpUpstream(config("/hangup"))(request({})).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).kind).toBe("failed");
+  });
+});

@@ -1,0 +1,30 @@
+import { pinyin as toPinyin } from "pinyin-pro";
+import { jsonResponse, readJson, type ToolHandler } from "./types";
+
+const MAX_TEXT = 10_000;
+const HAN = /\p{Script=Han}/gu;
+const TONES = { symbol: "symbol", num: "num", none: "none" } as const;
+
+/** `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese character. */
+export const pinyin: ToolHandler = async (request) => {
+  const body = readJson(request);
+  if (!body.ok) return body.response;
+  const { text, tone = "symbol" } = body.value;
+  if (typeof text !== "string" || text.length === 0 || text.length > MAX_TEXT) {
+    return jsonResponse(400, { error: { code: "invalid_request", message: `text is required, at most ${MAX_TEXT} characters` } });
+  }
+  if (typeof tone !== "string" || !(tone in TONES)) {
+    return jsonResponse(400, { error: { code: "invalid_request", message: 'tone must be "symbol", "num" or "none"' } });
+  }
+  const toneType = TONES[tone as keyof typeof TONES];
+  const characters = text.match(HAN)?.length ?? 0;
+  return jsonResponse(
+    200,
+    {
+      pinyin: toPinyin(text, { toneType }),
+      syllables: toPinyin(text, { toneType, type: "array" }),
+      characters,
+    },
+    characters,
+  );
+};

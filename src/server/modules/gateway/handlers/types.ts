@@ -1,0 +1,47 @@
+export interface ToolRequest {
+  method: string;
+  /** Whatever followed /v1/tools/{id}, e.g. "/forecast" (empty for the tool itself). */
+  subpath: string;
+  /** The raw query string without "?" (empty when none). */
+  query: string;
+  contentType: string | undefined;
+  accept: string | undefined;
+  body: Buffer;
+  /** Aborted when the caller goes away or the tool's time runs out. */
+  signal: AbortSignal;
+}
+
+export interface ToolResponse {
+  status: number;
+  contentType: string;
+  body: Buffer | string;
+  /** How many priced units the call used, for tools priced per unit. */
+  units?: number;
+}
+
+export type ToolHandler = (request: ToolRequest) => Promise<ToolResponse>;
+
+/** A failure of the tool itself, as opposed to a bad request: mapped to 502 or 504. */
+export class UpstreamError extends Error {
+  constructor(
+    public readonly kind: "failed" | "timeout",
+    message: string,
+  ) {
+    super(message);
+    this.name = "UpstreamError";
+  }
+}
+
+export function jsonResponse(status: number, value: unknown, units?: number): ToolResponse {
+  return { status, contentType: "application/json; charset=utf-8", body: JSON.stringify(value), units };
+}
+
+export function readJson(request: ToolRequest): { ok: true; value: Record<string, unknown> } | { ok: false; response: ToolResponse } {
+  try {
+    const value: unknown = JSON.parse(request.body.toString("utf8") || "{}");
+    if (value && typeof value === "object" && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+  } catch {
+    /* fall through */
+  }
+  return { ok: false, response: jsonResponse(400, { error: { code: "invalid_body", message: "send a JSON object" } }) };
+}
