@@ -6,12 +6,14 @@ import type { AppConfig } from "./config";
 import { openDatabase, type Database } from "./db/client";
 import { loggerOptions } from "./logger";
 import authPlugin from "./plugins/auth";
+import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
 import errorsPlugin from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
 import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
 import healthRoutes from "./modules/health/routes";
+import catalogRoutes from "./modules/catalog/routes";
 import userRoutes from "./modules/users/routes";
 
 export interface AppDeps {
@@ -48,6 +50,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
   await app.register(errorsPlugin);
+  await app.register(catalogPlugin);
   await app.register(securityPlugin);
   await app.register(authPlugin);
   await app.register(idempotencyPlugin);
@@ -62,6 +65,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(
     async (api) => {
       await api.register(healthRoutes);
+      await api.register(catalogRoutes);
       await api.register(userRoutes);
       for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
