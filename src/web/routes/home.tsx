@@ -2,6 +2,7 @@ import { useNavigate } from "react-router";
 import { useT } from "../i18n";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
+import { ToolCatalog } from "../features/catalog/tool-catalog";
 
 export function meta() {
   return [{ title: `${siteConfig.siteName} — metered developer APIs` }];
@@ -31,6 +32,7 @@ export default function Home() {
           </a>
         </div>
       </section>
+      <ToolCatalog />
       <section className="steps" aria-labelledby="steps-title">
         <h2 id="steps-title">{t("home.stepsTitle")}</h2>
         <ol>

@@ -1,0 +1,43 @@
+import { useEffect, useState } from "react";
+import type { PublicTool } from "../../../shared/catalog";
+import { useT } from "../../i18n";
+import { siteConfig } from "../../lib/site-config";
+
+/** Plain fetch, not the shared client: the landing page must stay light, and a failure here only hides prices. */
+async function fetchCatalog(): Promise<PublicTool[]> {
+  const response = await fetch(`${siteConfig.apiBase}/api/v1/tools`, { headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
+  return ((await response.json()) as { tools: PublicTool[] }).tools;
+}
+
+export function ToolCatalog() {
+  const t = useT();
+  const [tools, setTools] = useState<PublicTool[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    fetchCatalog().then(setTools, () => setFailed(true));
+  }, []);
+  return (
+    <section className="catalog" aria-labelledby="catalog-title">
+      <h2 id="catalog-title">{t("home.catalogTitle")}</h2>
+      {failed ? <p className="muted">{t("home.catalogUnavailable")}</p> : null}
+      <ul className="catalog-grid" aria-busy={tools === null && !failed}>
+        {(tools ?? []).map((tool) => (
+          <li key={tool.id} className="catalog-card" data-testid={`tool-${tool.id}`}>
+            <div className="catalog-card-head">
+              <h3>{tool.name}</h3>
+              <span className="catalog-category">{tool.category}</span>
+            </div>
+            <p>{tool.description}</p>
+            <p className="catalog-price">
+              {siteConfig.currencySymbol}
+              {tool.price} / {tool.unit ?? t("home.perCall")}
+              {tool.requiresApproval ? <span className="catalog-approval">{t("home.approvalRequired")}</span> : null}
+            </p>
+            <a href={`/docs/tools/${tool.id}.html`}>{t("home.toolDocs")}</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
