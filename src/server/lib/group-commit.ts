@@ -1,0 +1,47 @@
+/**
+ * Group commit: callers submit one item each; items that arrive while a flush is in flight wait
+ * and go together in the next flush. Nothing waits on a timer, so a lone caller is flushed at
+ * once, and under load one flush (one transaction) carries many items.
+ */
+export class GroupCommitter<Item, Result> {
+  private readonly queue: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly flush: (items: Item[]) => Promise<Result[]>,
+    private readonly options: { maxBatch?: number; concurrency?: number } = {},
+  ) {}
+
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Resolves when everything submitted so far has been flushed. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  private pump(): void {
+    const concurrency = this.options.concurrency ?? 1;
+    while (this.inFlight < concurrency && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.maxBatch ?? 1000);
+      this.inFlight += 1;
+      this.flush(batch.map((entry) => entry.item))
+        .then(
+          (results) => {
+            if (results.length !== batch.length) throw new Error(`flush returned ${results.length} results for ${batch.length} items`);
+            batch.forEach((entry, i) => entry.resolve(results[i]!));
+          },
+          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        )
+        .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)))
+        .finally(() => {
+          this.inFlight -= 1;
+          this.pump();
+        });
+    }
+  }
+}
