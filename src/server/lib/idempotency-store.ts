@@ -1,0 +1,67 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { idempotencyKeys } from "../db/schema/index";
+import { createSealer, sha256Hex } from "./crypto";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
+
+export interface StoredResponse {
+  statusCode: number;
+  contentType: string | undefined;
+  /** Base64 of the body, so binary responses replay byte for byte. */
+  body: string;
+}
+
+export type Claim =
+  | { outcome: "claimed" }
+  | { outcome: "replay"; response: StoredResponse }
+  | { outcome: "in_progress" }
+  | { outcome: "mismatch" };
+
+/**
+ * (scope, key) → the first response to a request, kept 24 hours and sealed, because some first
+ * responses hold a secret shown once. Used for the console API and for gateway calls alike.
+ */
+export function createIdempotencyStore(db: Db, secret: string) {
+  const sealer = createSealer(secret, "idempotency");
+  const where = (scope: string, key: string) => and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
+
+  return {
+    async claim(input: { scope: string; key: string; route: string; fingerprint: string; now: Date }): Promise<Claim> {
+      const requestHash = sha256Hex(`${input.route}\n${input.fingerprint}`);
+      // A key older than the retention window is forgotten, whether or not the sweeper got to it.
+      await db
+        .delete(idempotencyKeys)
+        .where(and(where(input.scope, input.key), lt(idempotencyKeys.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_TTL_MS))));
+      const claimed = await db
+        .insert(idempotencyKeys)
+        .values({ scope: input.scope, key: input.key, route: input.route, requestHash, createdAt: input.now })
+        .onConflictDoNothing()
+        .returning({ key: idempotencyKeys.key });
+      if (claimed.length > 0) return { outcome: "claimed" };
+      const [existing] = await db.select().from(idempotencyKeys).where(where(input.scope, input.key));
+      if (!existing) return { outcome: "in_progress" };
+      if (existing.requestHash !== requestHash) return { outcome: "mismatch" };
+      if (existing.statusCode === null || existing.sealedResponse === null) return { outcome: "in_progress" };
+      return { outcome: "replay", response: JSON.parse(sealer.open(existing.sealedResponse)) as StoredResponse };
+    },
+
+    async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+      await db
+        .update(idempotencyKeys)
+        .set({ statusCode: response.statusCode, sealedResponse: sealer.seal(JSON.stringify(response)) })
+        .where(where(scope, key));
+    },
+
+    async release(scope: string, key: string): Promise<void> {
+      await db.delete(idempotencyKeys).where(where(scope, key));
+    },
+
+    async purgeExpired(now: Date): Promise<void> {
+      await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)));
+    },
+  };
+}
+
+export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;
