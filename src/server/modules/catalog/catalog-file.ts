@@ -23,6 +23,8 @@ const toolEntry = z.object({
   category: z.string().min(1).max(40),
   price: z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal such as 0.01"),
   unit: z.string().min(1).max(40).optional(),
+  /** For unit-priced upstreams: the units charged before the call runs; what goes unused is refunded. */
+  maxUnitsPerCall: z.number().int().min(1).max(1_000_000_000).default(1),
   requiresApproval: z.boolean().default(false),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   handler: z.discriminatedUnion("type", [builtinHandler, httpHandler]),

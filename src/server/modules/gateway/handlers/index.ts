@@ -1,12 +1,24 @@
 import type { Tool } from "../../catalog/catalog-file";
 import { echo } from "./echo";
 import { httpUpstream } from "./http-upstream";
-import { pinyin } from "./pinyin";
+import { pinyin, pinyinUnits } from "./pinyin";
 import { qrcode } from "./qrcode";
-import type { ToolHandler } from "./types";
+import type { ToolHandler, ToolRequest } from "./types";
 
-const BUILTINS: Record<"echo" | "qrcode" | "pinyin", ToolHandler> = { echo, qrcode, pinyin };
+export interface RunnableTool {
+  run: ToolHandler;
+  /** Units the call will use, known before it runs; charged up front, corrected after. */
+  unitsBefore(request: ToolRequest): number;
+}
 
-export function handlerFor(tool: Tool): ToolHandler {
-  return tool.handler.type === "builtin" ? BUILTINS[tool.handler.name] : httpUpstream(tool.handler);
+const BUILTINS: Record<"echo" | "qrcode" | "pinyin", RunnableTool> = {
+  echo: { run: echo, unitsBefore: () => 1 },
+  qrcode: { run: qrcode, unitsBefore: () => 1 },
+  pinyin: { run: pinyin, unitsBefore: pinyinUnits },
+};
+
+export function runnableTool(tool: Tool): RunnableTool {
+  if (tool.handler.type === "builtin") return BUILTINS[tool.handler.name];
+  const units = tool.unit ? tool.maxUnitsPerCall : 1;
+  return { run: httpUpstream(tool.handler), unitsBefore: () => units };
 }

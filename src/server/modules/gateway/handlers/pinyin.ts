@@ -1,9 +1,16 @@
 import { pinyin as toPinyin } from "pinyin-pro";
-import { jsonResponse, readJson, type ToolHandler } from "./types";
+import { jsonResponse, readJson, type ToolHandler, type ToolRequest } from "./types";
 
 const MAX_TEXT = 10_000;
 const HAN = /\p{Script=Han}/gu;
 const TONES = { symbol: "symbol", num: "num", none: "none" } as const;
+
+/** The Chinese characters of the request's text: what a pinyin call is priced by. */
+export function pinyinUnits(request: ToolRequest): number {
+  const body = readJson(request);
+  const text = body.ok ? body.value.text : undefined;
+  return typeof text === "string" && text.length <= MAX_TEXT ? (text.match(HAN)?.length ?? 0) : 0;
+}
 
 /** `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese character. */
 export const pinyin: ToolHandler = async (request) => {

@@ -1,0 +1,50 @@
+import { bigint, bigserial, index, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { apiKeys } from "./keys";
+import { users } from "./core";
+
+export const USAGE_STATUSES = ["pending", "succeeded", "refunded"] as const;
+export const usageStatus = pgEnum("usage_status", USAGE_STATUSES);
+
+/**
+ * One row per metered call. Written with the call's charge before the tool runs (`pending`),
+ * then `succeeded` with its latency, or `refunded` together with the refund entry when the tool failed.
+ */
+export const usageRecords = pgTable(
+  "usage_records",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" })
+      .notNull()
+      .references(() => users.id),
+    apiKeyId: bigint("api_key_id", { mode: "number" })
+      .notNull()
+      .references(() => apiKeys.id),
+    toolId: text("tool_id").notNull(),
+    units: bigint("units", { mode: "number" }).notNull(),
+    /** Micro-units charged for the call (positive); the refund, if any, is a ledger entry of its own. */
+    amount: bigint("amount", { mode: "bigint" }).notNull(),
+    status: usageStatus("status").notNull().default("pending"),
+    httpStatus: integer("http_status"),
+    latencyMs: integer("latency_ms"),
+    requestId: text("request_id").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),
+    index("usage_records_pending_idx").on(t.status, t.createdAt),
+  ],
+);
+
+/** Access to a tool that needs approval; written when an operator approves an application. */
+export const toolGrants = pgTable(
+  "tool_grants",
+  {
+    userId: bigint("user_id", { mode: "number" })
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    toolId: text("tool_id").notNull(),
+    grantedAt: timestamp("granted_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.toolId] })],
+);

@@ -1,0 +1,292 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMoney, parseMoney } from "../../../shared/money";
+import { ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+
+let t: TestApp;
+let upstream: http.Server;
+
+function writeCatalog(upstreamBase: string): string {
+  const tool = (id: string, handler: object, extra: object = {}) => ({
+    id,
+    name: id,
+    description: `${id} tool`,
+    category: "test",
+    price: "0.01",
+    rateLimitPerMinute: 100_000,
+    handler,
+    ...extra,
+  });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "gateway-")), "tools.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      tools: [
+        tool("echo", { type: "builtin", name: "echo" }),
+        tool("pinyin", { type: "builtin", name: "pinyin" }, { price: "0.001", unit: "character", requiresApproval: true }),
+        tool("limited", { type: "builtin", name: "echo" }, { rateLimitPerMinute: 2 }),
+        tool("weather", { type: "http", url: `${upstreamBase}/ok`, timeoutMs: 300 }),
+        tool("broken", { type: "http", url: `${upstreamBase}/fail` }),
+        tool("slow", { type: "http", url: `${upstreamBase}/slow`, timeoutMs: 200 }),
+        tool("hangup", { type: "http", url: `${upstreamBase}/hangup` }),
+        tool("picky", { type: "http", url: `${upstreamBase}/bad-request` }),
+      ],
+    }),
+  );
+  return file;
+}
+
+beforeAll(async () => {
+  upstream = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.url?.startsWith("/slow")) return;
+      if (req.url?.startsWith("/hangup")) return req.socket.destroy();
+      if (req.url?.startsWith("/fail")) return res.writeHead(500).end("boom");
+      if (req.url?.startsWith("/bad-request")) return res.writeHead(400, { "content-type": "application/json" }).end('{"why":"no city"}');
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: req.url, temperature: 21 }));
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(base) });
+});
+afterAll(async () => {
+  await t.close();
+  upstream.closeAllConnections();
+  upstream.close();
+});
+
+async function newKey(user: TestUser, body: object = {}): Promise<{ id: number; secret: string }> {
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "test", ...body } });
+  expect(res.statusCode).toBe(201);
+  return { id: res.json().key.id, secret: res.json().secret };
+}
+
+async function funded(balance: string, keyBody: object = {}) {
+  const user = await createUserWithSession(t, { balance });
+  const key = await newKey(user, keyBody);
+  return { user, key };
+}
+
+const call = (secret: string | null, toolId = "echo", payload: unknown = { hello: "world" }, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: "POST",
+    url: `/v1/tools/${toolId}`,
+    payload: JSON.stringify(payload),
+    headers: { "content-type": "application/json", ...(secret ? { authorization: `Bearer ${secret}` } : {}), ...headers },
+  });
+
+async function balanceOf(userId: number): Promise<string> {
+  const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
+  return formatMoney(row!.balance);
+}
+
+async function expectLedgerConsistent() {
+  expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+}
+
+describe("a successful call", () => {
+  it("runs the tool, charges its price once, and says what it cost", async () => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, "echo", { hello: "世界" });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ hello: "世界" });
+    expect(res.headers["x-tollgate-cost"]).toBe("0.01");
+    expect(res.headers["x-request-id"]).toBeTruthy();
+    expect(await balanceOf(user.userId)).toBe("0.99");
+    const entries = await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId)).orderBy(ledgerEntries.id);
+    expect(entries.map((e) => [e.kind, formatMoney(e.amount), formatMoney(e.balanceAfter)])).toEqual([
+      ["adjustment", "1.00", "1.00"],
+      ["charge", "-0.01", "0.99"],
+    ]);
+    await expect
+      .poll(async () => (await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)))[0]?.status)
+      .toBe("succeeded");
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage).toMatchObject({ toolId: "echo", units: 1, amount: 10_000n, httpStatus: 200, requestId: res.headers["x-request-id"] });
+    expect(usage!.latencyMs).toBeGreaterThanOrEqual(0);
+    const keys = await t.app.inject({ url: "/api/v1/console/keys", headers: user.headers });
+    expect(keys.json().keys[0].spent).toBe("0.01");
+    await expectLedgerConsistent();
+  });
+
+  it("passes sub-paths, queries and methods through to an HTTP upstream", async () => {
+    const { key } = await funded("1");
+    const res = await t.app.inject({ method: "GET", url: "/v1/tools/weather/today?city=hz", headers: { authorization: `Bearer ${key.secret}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ path: "/ok/today?city=hz", temperature: 21 });
+  });
+
+  it("prices per-unit tools by the units used", async () => {
+    const { user, key } = await funded("1");
+    await t.database.db.insert(toolGrants).values({ userId: user.userId, toolId: "pinyin", grantedAt: t.clock.now() });
+    const res = await call(key.secret, "pinyin", { text: "你好 world 世界" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["x-tollgate-cost"]).toBe("0.004");
+    expect(await balanceOf(user.userId)).toBe("0.996");
+  });
+});
+
+describe("refusals: each has its status and code, and none costs anything", () => {
+  it.each([
+    ["no key", null, 401, "invalid_key"],
+    ["an unknown key", "tg_" + "x".repeat(43), 401, "invalid_key"],
+    ["a malformed key", "sk-123", 401, "invalid_key"],
+  ])("%s → %i %s", async (_label, secret, status, code) => {
+    const res = await call(secret);
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toEqual({ error: { code, message: expect.any(String) } });
+  });
+
+  it("an unknown tool → 404 unknown_tool", async () => {
+    const { key } = await funded("1");
+    const res = await call(key.secret, "nope");
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe("unknown_tool");
+  });
+
+  it("a disabled key is refused at once, and works again when enabled", async () => {
+    const { user, key } = await funded("1");
+    expect((await call(key.secret)).statusCode).toBe(200);
+    await t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${key.id}`, headers: user.headers, payload: { enabled: false } });
+    const refused = await call(key.secret);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().error.code).toBe("invalid_key");
+    await t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${key.id}`, headers: user.headers, payload: { enabled: true } });
+    expect((await call(key.secret)).statusCode).toBe(200);
+    await t.app.inject({ method: "DELETE", url: `/api/v1/console/keys/${key.id}`, headers: user.headers });
+    expect((await call(key.secret)).statusCode).toBe(401);
+    expect(await balanceOf(user.userId)).toBe("0.98");
+  });
+
+  it("an empty balance → 402 insufficient_balance", async () => {
+    const { user, key } = await funded("0.005");
+    const res = await call(key.secret);
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error.code).toBe("insufficient_balance");
+    expect(await balanceOf(user.userId)).toBe("0.005");
+  });
+
+  it("a key at its spend limit → 402 spend_limit_reached", async () => {
+    const { user, key } = await funded("1", { spendLimit: "0.02" });
+    expect((await call(key.secret)).statusCode).toBe(200);
+    expect((await call(key.secret)).statusCode).toBe(200);
+    const res = await call(key.secret);
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error.code).toBe("spend_limit_reached");
+    expect(await balanceOf(user.userId)).toBe("0.98");
+  });
+
+  it("a key limited to other tools → 403 tool_not_allowed", async () => {
+    const { key } = await funded("1", { allowedTools: ["weather"] });
+    const res = await call(key.secret, "echo");
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe("tool_not_allowed");
+  });
+
+  it("a key used from outside its IP allowlist → 403 ip_not_allowed; from inside → 200", async () => {
+    const { key } = await funded("1", { ipAllowlist: ["10.0.0.0/8"] });
+    const res = await call(key.secret);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe("ip_not_allowed");
+    const { key: local } = await funded("1", { ipAllowlist: ["127.0.0.1", "::1"] });
+    expect((await call(local.secret)).statusCode).toBe(200);
+  });
+
+  it("a tool that needs approval → 403 tool_not_approved until access is granted", async () => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, "pinyin", { text: "你好" });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe("tool_not_approved");
+    await t.database.db.insert(toolGrants).values({ userId: user.userId, toolId: "pinyin", grantedAt: t.clock.now() });
+    expect((await call(key.secret, "pinyin", { text: "你好" })).statusCode).toBe(200);
+  });
+
+  it("too many calls per minute → 429 rate_limited with Retry-After", async () => {
+    const { user, key } = await funded("1");
+    expect((await call(key.secret, "limited")).statusCode).toBe(200);
+    expect((await call(key.secret, "limited")).statusCode).toBe(200);
+    const res = await call(key.secret, "limited");
+    expect(res.statusCode).toBe(429);
+    expect(res.json().error.code).toBe("rate_limited");
+    expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+    expect(await balanceOf(user.userId)).toBe("0.98");
+  });
+});
+
+describe("failed tools are not charged", () => {
+  it.each([
+    ["an upstream 500", "broken", 502, "upstream_failed"],
+    ["an upstream that times out", "slow", 504, "upstream_timeout"],
+    ["an upstream that closes the connection", "hangup", 502, "upstream_failed"],
+  ])("%s → %i %s, balance unchanged, usage refunded", async (_label, toolId, status, code) => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, toolId);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().error.code).toBe(code);
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage).toMatchObject({ status: "refunded", amount: 0n });
+    await expectLedgerConsistent();
+  });
+
+  it("a tool's 4xx answer goes back as it is, uncharged", async () => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, "picky");
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ why: "no city" });
+    expect(res.headers["x-tollgate-cost"]).toBe("0.00");
+    expect(await balanceOf(user.userId)).toBe("1.00");
+  });
+});
+
+describe("Idempotency-Key", () => {
+  it("makes a retried call run and charge once, replaying the first answer", async () => {
+    const { user, key } = await funded("1");
+    const first = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "retry-me-0001" });
+    const second = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "retry-me-0001" });
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toEqual({ n: 1 });
+    expect(second.headers["idempotent-replayed"]).toBe("true");
+    expect(await balanceOf(user.userId)).toBe("0.99");
+    const different = await call(key.secret, "echo", { n: 2 }, { "idempotency-key": "retry-me-0001" });
+    expect(different.statusCode).toBe(422);
+  });
+
+  it("lets a failed call be retried with the same key", async () => {
+    const { user, key } = await funded("1");
+    expect((await call(key.secret, "broken", {}, { "idempotency-key": "retry-fail-01" })).statusCode).toBe(502);
+    expect((await call(key.secret, "broken", {}, { "idempotency-key": "retry-fail-01" })).statusCode).toBe(502);
+    expect(await balanceOf(user.userId)).toBe("1.00");
+  });
+});
+
+describe("concurrency", () => {
+  it("500 concurrent calls against a balance for 123: exactly 123 succeed, the rest get 402, the balance ends exact", async () => {
+    const { user, key } = await funded(formatMoney(parseMoney("0.01") * 123n));
+    const results = await Promise.all(Array.from({ length: 500 }, (_, i) => call(key.secret, "echo", { i })));
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(123);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(377);
+    expect(await balanceOf(user.userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+
+  it("many users and keys at once: each balance ends exact", async () => {
+    const payers = await Promise.all(Array.from({ length: 5 }, () => funded("0.25")));
+    const results = await Promise.all(payers.flatMap(({ key }) => Array.from({ length: 40 }, (_, i) => call(key.secret, "echo", { i }))));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(125);
+    for (const { user } of payers) expect(await balanceOf(user.userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+});

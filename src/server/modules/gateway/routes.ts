@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { COST_HEADER } from "../../../shared/gateway";
+import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
+import { Gateway, costHeader } from "./gateway";
+import { GatewayError } from "./gateway-error";
+import type { ToolResponse } from "./handlers/types";
+
+const BODY_LIMIT = 10 * 1024 * 1024;
+
+function bearer(request: FastifyRequest): string | null {
+  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
+  return match?.[1] ?? null;
+}
+
+function sendError(reply: FastifyReply, error: GatewayError) {
+  return reply.code(error.status).headers(error.headers).header("cache-control", "no-store").send(error.toJSON());
+}
+
+function sendToolResponse(reply: FastifyReply, response: ToolResponse, cost: bigint) {
+  return reply
+    .code(response.status)
+    .header(COST_HEADER, costHeader(cost))
+    .header("cache-control", "no-store")
+    .type(response.contentType)
+    .send(response.body);
+}
+
+/**
+ * `{gateway}/v1/tools/{toolId}[/sub/path]` with `Authorization: Bearer <api key>`: the product.
+ * Bodies arrive as raw bytes and go to the tool untouched; errors are `{error: {code, message}}`.
+ */
+export default async function gatewayRoutes(app: FastifyInstance) {
+  const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: app.database.kind === "postgres" ? 4 : 1 });
+  app.addHook("onClose", async () => gateway.drain());
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error instanceof GatewayError) return sendError(reply, error);
+    if (error.statusCode === 413) return reply.code(413).send({ error: { code: "body_too_large", message: "the request body is larger than 10 MB" } });
+    if (error.statusCode && error.statusCode < 500) return reply.code(error.statusCode).send({ error: { code: "bad_request", message: error.message } });
+    request.log.error({ err: error }, "gateway call failed");
+    return sendError(reply, new GatewayError("internal_error"));
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError("unknown_tool", "no such gateway route: call /v1/tools/{toolId}")));
+
+  const handle = async (request: FastifyRequest<{ Params: { toolId: string; "*"?: string } }>, reply: FastifyReply) => {
+    const tool = app.catalog.get(request.params.toolId);
+    if (!tool) throw new GatewayError("unknown_tool");
+    const url = request.raw.url ?? "";
+    const queryStart = url.indexOf("?");
+    const controller = new AbortController();
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const call = {
+      tool,
+      rawKey: bearer(request),
+      clientIp: request.ip,
+      requestId: request.id,
+      request: {
+        method: request.method,
+        subpath: request.params["*"] ? `/${request.params["*"]}` : "",
+        query: queryStart === -1 ? "" : url.slice(queryStart + 1),
+        contentType: request.headers["content-type"],
+        accept: request.headers.accept,
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        signal: controller.signal,
+      },
+    };
+    const payer = await gateway.admit(call);
+
+    const idempotencyKey = request.headers["idempotency-key"];
+    if (idempotencyKey === undefined) {
+      const { response, cost } = await gateway.run(call, payer);
+      return sendToolResponse(reply, response, cost);
+    }
+    if (typeof idempotencyKey !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw new GatewayError("invalid_idempotency_key");
+    }
+    const scope = `apikey:${payer.apiKeyId}`;
+    const claim = await app.idempotency.claim({
+      scope,
+      key: idempotencyKey,
+      route: `${request.method} ${tool.id}${call.request.subpath}`,
+      fingerprint: `${call.request.query}\n${call.request.body.toString("base64")}`,
+      now: app.clock.now(),
+    });
+    if (claim.outcome === "replay") {
+      const stored = claim.response;
+      return reply
+        .code(stored.statusCode)
+        .header("idempotent-replayed", "true")
+        .header(COST_HEADER, costHeader(0n))
+        .type(stored.contentType ?? "application/octet-stream")
+        .send(Buffer.from(stored.body, "base64"));
+    }
+    if (claim.outcome === "mismatch") throw new GatewayError("idempotency_key_reused");
+    if (claim.outcome === "in_progress") throw new GatewayError("idempotency_in_progress");
+    try {
+      const { response, cost } = await gateway.run(call, payer);
+      if (response.status >= 200 && response.status < 300) {
+        await app.idempotency.complete(scope, idempotencyKey, {
+          statusCode: response.status,
+          contentType: response.contentType,
+          body: Buffer.from(response.body).toString("base64"),
+        });
+      } else {
+        await app.idempotency.release(scope, idempotencyKey);
+      }
+      return sendToolResponse(reply, response, cost);
+    } catch (error) {
+      await app.idempotency.release(scope, idempotencyKey);
+      throw error;
+    }
+  };
+
+  app.all("/tools/:toolId", handle);
+  app.all("/tools/:toolId/*", handle);
+
+  if (app.config.unmeteredEcho) {
+    // The benchmark's baseline: the same server and body handling, with no key, no charge, no database.
+    app.post("/echo", async (request, reply) =>
+      reply.type(request.headers["content-type"] ?? "application/octet-stream").send(request.body),
+    );
+  }
+}

@@ -1,0 +1,22 @@
+/** The gateway's error codes: JSON `{error: {code, message}}` with these codes and statuses. */
+export const GATEWAY_ERRORS = {
+  invalid_key: { status: 401, message: "the API key is missing, unknown, disabled or expired" },
+  insufficient_balance: { status: 402, message: "the balance does not cover this call: top up to continue" },
+  spend_limit_reached: { status: 402, message: "this API key has reached its spend limit" },
+  ip_not_allowed: { status: 403, message: "this API key may not be used from this IP address" },
+  tool_not_allowed: { status: 403, message: "this API key may not call this tool" },
+  tool_not_approved: { status: 403, message: "this tool needs an approved application: apply in the console" },
+  unknown_tool: { status: 404, message: "there is no tool with this id" },
+  idempotency_in_progress: { status: 409, message: "a call with this Idempotency-Key is still running" },
+  idempotency_key_reused: { status: 422, message: "this Idempotency-Key was used for a different call" },
+  invalid_idempotency_key: { status: 400, message: "Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'" },
+  rate_limited: { status: 429, message: "too many calls with this API key: slow down" },
+  upstream_failed: { status: 502, message: "the tool failed; the call was not charged" },
+  upstream_timeout: { status: 504, message: "the tool did not answer in time; the call was not charged" },
+  internal_error: { status: 500, message: "server internal error; the call was not charged" },
+} as const;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+/** Response header with the cost of the call, a decimal string in the site currency. */
+export const COST_HEADER = "x-tollgate-cost";
