@@ -16,6 +16,7 @@ interface AliyunCaptchaOptions {
 
 declare global {
   interface Window {
+    AliyunCaptchaConfig?: { region: string; prefix: string };
     initAliyunCaptcha?: (options: AliyunCaptchaOptions) => void;
   }
 }
@@ -28,6 +29,8 @@ let sequence = 0;
  */
 export async function loadAliyunCaptcha(config: CaptchaConfig, host: HTMLElement, language: string): Promise<Captcha> {
   if (!config.scriptUrl) throw new Error("aliyun captcha needs a scriptUrl");
+  // The V3 script reads the account's region and identity prefix from this global when it loads.
+  window.AliyunCaptchaConfig = { region: String(config.region ?? "cn"), prefix: String(config.prefix ?? "") };
   await loadScript(config.scriptUrl);
   if (!window.initAliyunCaptcha) throw new Error("aliyun captcha script did not define initAliyunCaptcha");
   const id = `aliyun-captcha-${++sequence}`;
