@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+
+let t: TestApp;
+let alice: TestUser;
+let bob: TestUser;
+const keys: Record<string, { id: number; secret: string }> = {};
+
+async function newKey(user: TestUser, name: string) {
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name } });
+  return { id: res.json().key.id as number, secret: res.json().secret as string };
+}
+
+const call = (secret: string, toolId: string, payload: object) =>
+  t.app.inject({
+    method: "POST",
+    url: `/v1/tools/${toolId}`,
+    payload: JSON.stringify(payload),
+    headers: { "content-type": "application/json", authorization: `Bearer ${secret}` },
+  });
+
+const billing = (user: TestUser, query = "") => t.app.inject({ url: `/api/v1/console/billing${query}`, headers: user.headers });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  alice = await createUserWithSession(t, { balance: "10" });
+  bob = await createUserWithSession(t, { balance: "10" });
+  keys.alicePrimary = await newKey(alice, "primary");
+  keys.aliceCi = await newKey(alice, "ci, \"nightly\"");
+  keys.bob = await newKey(bob, "bob");
+  for (let i = 0; i < 3; i++) {
+    expect((await call(keys.alicePrimary.secret, "echo", { i })).statusCode).toBe(200);
+    t.clock.advance(60_000);
+  }
+  expect((await call(keys.aliceCi.secret, "qrcode", { text: "hi" })).statusCode).toBe(200);
+  t.clock.advance(60_000);
+  expect((await call(keys.aliceCi.secret, "qrcode", {})).statusCode).toBe(400); // refused by the tool: not billed
+  expect((await call(keys.bob.secret, "echo", {})).statusCode).toBe(200);
+});
+afterAll(() => t.close());
+
+describe("GET /api/v1/console/billing", () => {
+  it("lists the user's charged calls newest first with key names, and the total", async () => {
+    const res = await billing(alice);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.items.map((r: { toolId: string; keyName: string; amount: string; units: number }) => [r.toolId, r.keyName, r.amount, r.units])).toEqual([
+      ["qrcode", 'ci, "nightly"', "0.002", 1],
+      ["echo", "primary", "0.0001", 1],
+      ["echo", "primary", "0.0001", 1],
+      ["echo", "primary", "0.0001", 1],
+    ]);
+    expect(body.total).toEqual({ calls: 4, amount: "0.0023" });
+    expect(body.items[0].requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.nextCursor).toBeNull();
+  });
+
+  it("never shows another user's calls", async () => {
+    const body = (await billing(bob)).json();
+    expect(body.items).toHaveLength(1);
+    expect(body.items[0].keyName).toBe("bob");
+    expect((await billing(alice, `?keyId=${keys.bob!.id}`)).json().items).toEqual([]);
+  });
+
+  it("filters by tool, by key and by date range, with totals for the filter", async () => {
+    const byTool = (await billing(alice, "?toolId=qrcode")).json();
+    expect(byTool.total).toEqual({ calls: 1, amount: "0.002" });
+    const byKey = (await billing(alice, `?keyId=${keys.alicePrimary!.id}`)).json();
+    expect(byKey.total).toEqual({ calls: 3, amount: "0.0003" });
+    const all = (await billing(alice)).json().items;
+    const from = encodeURIComponent(all[2].time);
+    const to = encodeURIComponent(all[0].time);
+    const ranged = (await billing(alice, `?from=${from}&to=${to}`)).json();
+    expect(ranged.items.map((r: { id: number }) => r.id)).toEqual([all[1].id, all[2].id]);
+  });
+
+  it("pages with a cursor, without gaps or repeats", async () => {
+    const first = (await billing(alice, "?limit=3")).json();
+    expect(first.items).toHaveLength(3);
+    const second = (await billing(alice, `?limit=3&cursor=${first.nextCursor}`)).json();
+    expect(second.items).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    const ids = [...first.items, ...second.items].map((r: { id: number }) => r.id);
+    expect(new Set(ids).size).toBe(4);
+    expect(second.total).toEqual(first.total);
+  });
+
+  it("explains bad input", async () => {
+    expect((await billing(alice, "?cursor=garbage")).json().message).toMatch(/cursor is not valid/);
+    const backwards = await billing(alice, "?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z");
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json().message).toMatch(/start of the range must be before its end/);
+    expect((await billing(alice, "?limit=1000")).statusCode).toBe(400);
+    expect((await t.app.inject({ url: "/api/v1/console/billing" })).statusCode).toBe(401);
+  });
+});
+
+describe("GET /api/v1/console/billing.csv", () => {
+  it("streams the filtered rows as CSV, quoting what needs it", async () => {
+    const res = await t.app.inject({ url: "/api/v1/console/billing.csv", headers: alice.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/text\/csv/);
+    expect(res.headers["content-disposition"]).toMatch(/attachment; filename="billing-\d{4}-\d{2}-\d{2}\.csv"/);
+    const lines = res.body.trim().split("\r\n");
+    expect(lines[0]).toBe("time,tool,key,units,amount,request_id");
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(/^[^,]+,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36}$/);
+    const filtered = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=echo", headers: alice.headers });
+    expect(filtered.body.trim().split("\r\n")).toHaveLength(4);
+  });
+});

@@ -1,0 +1,82 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "../../../shared/billing";
+import { AppError } from "../../errors";
+import { csvCell } from "../charges/csv";
+import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
+
+const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
+
+function filterFor(userId: number, query: { from?: string; to?: string; toolId?: string; keyId?: number }): BillingFilter {
+  const from = query.from ? new Date(query.from) : undefined;
+  const to = query.to ? new Date(query.to) : undefined;
+  if (from && to && from >= to) throw AppError.badRequest("the start of the range must be before its end");
+  return { userId, from, to, toolId: query.toolId || undefined, keyId: query.keyId };
+}
+
+function csvLine(row: BillingRow): string {
+  return `${[
+    csvCell(row.time),
+    csvCell(row.toolId),
+    csvCell(row.keyName),
+    String(row.units),
+    csvCell(row.amount, { text: false }),
+    csvCell(row.requestId),
+  ].join(",")}\r\n`;
+}
+
+/** /console/billing-details: one row per charged call, filtered, paged, totalled and exportable. */
+const billingRoutes: FastifyPluginAsyncZod = async (app) => {
+  const security = [{ bearer: [] }];
+
+  app.get(
+    "/console/billing",
+    {
+      preHandler: app.requireUser,
+      schema: {
+        tags: ["billing"],
+        summary: "Charged calls, newest first, with the total for the filter",
+        security,
+        querystring: billingQuerySchema,
+        response: { 200: billingPageSchema },
+      },
+    },
+    async (request, reply) => {
+      const filter = filterFor(request.auth!.userId, request.query);
+      const [page, total] = await Promise.all([
+        listBilling(app.db, filter, { cursor: request.query.cursor, limit: request.query.limit }),
+        billingTotal(app.db, filter),
+      ]);
+      reply.header("cache-control", "no-store");
+      return { ...page, total };
+    },
+  );
+
+  app.get(
+    "/console/billing.csv",
+    {
+      preHandler: app.requireUser,
+      schema: {
+        tags: ["billing"],
+        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id), streamed",
+        security,
+        querystring: filterQuery,
+      },
+    },
+    async (request, reply) => {
+      const rows = allBilling(app.db, filterFor(request.auth!.userId, request.query));
+      async function* lines() {
+        yield `${BILLING_CSV_HEADER.join(",")}\r\n`;
+        for await (const row of rows) yield csvLine(row);
+      }
+      const stamp = app.clock.now().toISOString().slice(0, 10);
+      return reply
+        .header("cache-control", "no-store")
+        .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
+        .type("text/csv; charset=utf-8")
+        .send(Readable.from(lines()));
+    },
+  );
+};
+
+export default billingRoutes;

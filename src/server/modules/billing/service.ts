@@ -1,0 +1,91 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { BillingRow } from "../../../shared/billing";
+import { formatMoney } from "../../../shared/money";
+import { queryRows, type Db } from "../../db/client";
+import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
+
+export interface BillingFilter {
+  userId: number;
+  from?: Date;
+  to?: Date;
+  toolId?: string;
+  keyId?: number;
+}
+
+interface Cursor {
+  /** created_at in microseconds since the epoch, exact. */
+  at: string;
+  id: number;
+}
+
+const validCursor = (value: Record<string, unknown>) =>
+  typeof value.at === "string" && /^\d{1,20}$/.test(value.at) && Number.isSafeInteger(value.id);
+
+/** Charged calls only: a refunded call cost nothing and is not billed. */
+function conditions(filter: BillingFilter): SQL[] {
+  const where = [sql`u.user_id = ${filter.userId}`, sql`u.status <> 'refunded'`];
+  if (filter.from) where.push(sql`u.created_at >= ${filter.from.toISOString()}::timestamptz`);
+  if (filter.to) where.push(sql`u.created_at < ${filter.to.toISOString()}::timestamptz`);
+  if (filter.toolId) where.push(sql`u.tool_id = ${filter.toolId}`);
+  if (filter.keyId) where.push(sql`u.api_key_id = ${filter.keyId}`);
+  return where;
+}
+
+interface Row {
+  id: number | string;
+  at_micros: string;
+  tool_id: string;
+  api_key_id: number | string;
+  key_name: string;
+  units: number | string;
+  amount: string;
+  request_id: string;
+}
+
+/** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */
+export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?: string; limit: number }) {
+  const where = conditions(filter);
+  if (page.cursor) {
+    const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
+    where.push(sql`(u.created_at, u.id) < (timestamptz 'epoch' + ${cursor.at}::bigint * interval '1 microsecond', ${cursor.id}::bigint)`);
+  }
+  const rows = await queryRows<Row>(
+    db,
+    sql`select u.id, (extract(epoch from u.created_at) * 1000000)::bigint::text as at_micros, u.tool_id, u.api_key_id,
+               k.name as key_name, u.units, u.amount::text as amount, u.request_id
+        from usage_records u join api_keys k on k.id = u.api_key_id
+        where ${sql.join(where, sql` and `)}
+        order by u.created_at desc, u.id desc
+        limit ${page.limit + 1}`,
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map(
+      (r): BillingRow => ({
+        id: Number(r.id),
+        time: new Date(Number(BigInt(r.at_micros) / 1000n)).toISOString(),
+        toolId: r.tool_id,
+        keyId: Number(r.api_key_id),
+        keyName: r.key_name,
+        units: Number(r.units),
+        amount: formatMoney(BigInt(r.amount)),
+        requestId: r.request_id,
+      }),
+    ),
+    nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, id: Number(last.id) }) : null,
+  };
+}
+
+export async function billingTotal(db: Db, filter: BillingFilter): Promise<{ calls: number; amount: string }> {
+  const [row] = await queryRows<{ calls: string; amount: string }>(
+    db,
+    sql`select count(*)::text as calls, coalesce(sum(u.amount), 0)::text as amount
+        from usage_records u where ${sql.join(conditions(filter), sql` and `)}`,
+  );
+  return { calls: Number(row?.calls ?? 0), amount: formatMoney(BigInt(row?.amount ?? "0")) };
+}
+
+export function allBilling(db: Db, filter: BillingFilter): AsyncGenerator<BillingRow> {
+  return everyRow((cursor) => listBilling(db, filter, { cursor, limit: 500 }));
+}
