@@ -1,5 +1,15 @@
-import { PlaceholderPage } from "../../components/placeholder-page";
+import { Typography } from "antd";
+import { useT } from "../../i18n";
+import { BillingHistory } from "../../features/billing/billing-history";
 
+/** Consumption: every charged call, what it cost and which key made it. */
 export default function ConsoleBillingDetailsPage() {
-  return <PlaceholderPage titleKey="nav.billingDetails" testId="console-billing-details" />;
+  const t = useT();
+  return (
+    <section data-testid="console-billing-details">
+      <Typography.Title level={2}>{t("nav.billingDetails")}</Typography.Title>
+      <Typography.Paragraph type="secondary">{t("billing.intro")}</Typography.Paragraph>
+      <BillingHistory />
+    </section>
+  );
 }

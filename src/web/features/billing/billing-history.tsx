@@ -1,0 +1,118 @@
+import { useState } from "react";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
+import type { BillingRow } from "../../../shared/billing";
+import { useLanguage, useT } from "../../i18n";
+import { rangeFromDays } from "../../lib/date-range";
+import { downloadFile } from "../../lib/download";
+import { withCurrency } from "../../lib/money-format";
+import { toast } from "../../lib/toast";
+import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
+import { keyOptionsQuery, toolOptionsQuery } from "./api/filter-options";
+
+/** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
+export function BillingHistory() {
+  const t = useT();
+  const language = useLanguage((s) => s.language);
+  const [fromDay, setFromDay] = useState("");
+  const [toDay, setToDay] = useState("");
+  const [toolId, setToolId] = useState<string | undefined>();
+  const [keyId, setKeyId] = useState<number | undefined>();
+  const [exporting, setExporting] = useState(false);
+  const range = rangeFromDays(fromDay, toDay);
+  const filter: BillingFilter | null = range ? { ...range, toolId, keyId } : null;
+  const query = useInfiniteQuery({ ...billingQueryOptions(filter ?? {}), enabled: filter !== null });
+  const tools = useQuery(toolOptionsQuery);
+  const keys = useQuery(keyOptionsQuery);
+  const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
+  const total = query.data?.pages[0]?.total;
+
+  const exportCsv = async () => {
+    if (!filter) return;
+    setExporting(true);
+    try {
+      await downloadFile(BILLING_CSV_PATH, { ...filter }, `billing-${new Date().toISOString().slice(0, 10)}.csv`);
+    } catch {
+      toast("error", t("billing.exportFailed"));
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <Card data-testid="billing-history">
+      <Space wrap align="end" className="billing-filter">
+        <label>
+          <div>{t("billing.from")}</div>
+          <Input type="date" value={fromDay} onChange={(e) => setFromDay(e.target.value)} data-testid="billing-from" />
+        </label>
+        <label>
+          <div>{t("billing.to")}</div>
+          <Input type="date" value={toDay} onChange={(e) => setToDay(e.target.value)} data-testid="billing-to" />
+        </label>
+        <label>
+          <div>{t("billing.tool")}</div>
+          <Select
+            allowClear
+            style={{ minWidth: 160 }}
+            placeholder={t("billing.allTools")}
+            value={toolId}
+            onChange={setToolId}
+            options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: tool.name }))}
+            data-testid="billing-tool"
+          />
+        </label>
+        <label>
+          <div>{t("billing.key")}</div>
+          <Select
+            allowClear
+            style={{ minWidth: 160 }}
+            placeholder={t("billing.allKeys")}
+            value={keyId}
+            onChange={setKeyId}
+            options={(keys.data ?? []).map((key) => ({ value: key.id, label: key.name }))}
+            data-testid="billing-key"
+          />
+        </label>
+        <Button onClick={() => void exportCsv()} loading={exporting} disabled={!filter} data-testid="billing-export">
+          {t("billing.exportCsv")}
+        </Button>
+      </Space>
+      {filter === null ? (
+        <Typography.Paragraph type="danger">{t("billing.rangeInvalid")}</Typography.Paragraph>
+      ) : total ? (
+        <Typography.Paragraph strong data-testid="billing-total">
+          {t("billing.total", { calls: total.calls, amount: withCurrency(total.amount) })}
+        </Typography.Paragraph>
+      ) : null}
+      <Table<BillingRow>
+        rowKey="id"
+        dataSource={rows}
+        loading={query.isLoading}
+        pagination={false}
+        scroll={{ x: true }}
+        locale={{ emptyText: t("billing.empty") }}
+        data-testid="billing-table"
+        columns={[
+          { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => new Date(time).toLocaleString(language) },
+          { title: t("billing.columns.tool"), dataIndex: "toolId" },
+          { title: t("billing.columns.key"), dataIndex: "keyName" },
+          { title: t("billing.columns.units"), dataIndex: "units", align: "right" },
+          { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
+          {
+            title: t("billing.columns.requestId"),
+            dataIndex: "requestId",
+            render: (id: string) => <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>,
+          },
+        ]}
+      />
+      {query.hasNextPage ? (
+        <div style={{ textAlign: "center", marginTop: 16 }}>
+          <Button onClick={() => void query.fetchNextPage()} loading={query.isFetchingNextPage} data-testid="billing-load-more">
+            {t("billing.loadMore")}
+          </Button>
+        </div>
+      ) : null}
+    </Card>
+  );
+}
