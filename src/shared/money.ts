@@ -13,17 +13,27 @@ export class MoneyFormatError extends Error {
   }
 }
 
-/** "12.5" → 12500000n. Rejects exponents, separators, more than 6 decimals and more than 13 integer digits. */
-export function parseMoney(input: string): bigint {
+const MIN_MICROS = -MAX_MICROS - 1n;
+
+function toMicros(input: string): bigint | null {
   const match = DECIMAL.exec(input.trim());
-  if (!match) throw new MoneyFormatError(input);
+  if (!match) return null;
   const [, sign, whole = "0", fraction = ""] = match;
-  const micros = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, "0"));
-  return sign ? -micros : micros;
+  const magnitude = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, "0"));
+  const micros = sign ? -magnitude : magnitude;
+  // The database column is a signed 64-bit integer.
+  return micros > MAX_MICROS || micros < MIN_MICROS ? null : micros;
+}
+
+/** "12.5" → 12500000n. Rejects exponents, separators, more than 6 decimals and values outside 64 bits. */
+export function parseMoney(input: string): bigint {
+  const micros = toMicros(input);
+  if (micros === null) throw new MoneyFormatError(input);
+  return micros;
 }
 
 export function isMoney(input: string): boolean {
-  return DECIMAL.test(input.trim());
+  return toMicros(input) !== null;
 }
 
 /** 12500000n → "12.50": exact, at least two decimals, at most six, trailing zeros beyond two dropped. */

@@ -1,5 +1,21 @@
-import { PlaceholderPage } from "../../components/placeholder-page";
+import { Space, Typography } from "antd";
+import { useT } from "../../i18n";
+import { ChargesHistory } from "../../features/charges/charges-history";
+import { RedeemForm } from "../../features/charges/redeem-form";
+import { TopUpCard } from "../../features/charges/top-up-card";
+import "../../features/charges/charges.css";
 
+/** Top-ups: redeem a code, pay online where enabled, and every credit with its CSV export. */
 export default function ConsoleChargeDetailsPage() {
-  return <PlaceholderPage titleKey="nav.chargeDetails" testId="console-charge-details" />;
+  const t = useT();
+  return (
+    <section data-testid="console-charge-details">
+      <Typography.Title level={2}>{t("nav.chargeDetails")}</Typography.Title>
+      <Space direction="vertical" size="large" style={{ width: "100%" }}>
+        <RedeemForm />
+        <TopUpCard />
+        <ChargesHistory />
+      </Space>
+    </section>
+  );
 }

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMoney } from "../../../shared/money";
+import { CHARGES_CSV_HEADER, type ChargeRow } from "../../../shared/money-api";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { credit, debit } from "../ledger/ledger";
+
+let t: TestApp;
+let user: TestUser;
+const DAY = 24 * 3600 * 1000;
+const start = new Date("2026-02-01T00:00:00Z");
+
+/** 30 credits: credit i (amount i.01) at noon UTC on 1 Feb + i days, the last three at the same instant, plus a charge and another user's credit. */
+beforeAll(async () => {
+  t = await createTestApp();
+  user = await createUserWithSession(t);
+  const other = await createUserWithSession(t);
+  for (let i = 1; i <= 30; i++) {
+    const at = new Date(start.getTime() + Math.min(i, 28) * DAY + 12 * 3600 * 1000);
+    await credit(t.database.db, {
+      userId: user.userId,
+      amount: BigInt(i) * 1_000_000n + 10_000n,
+      kind: i % 2 ? "redemption" : "adjustment",
+      method: i % 2 ? "redemption" : "operator",
+      reference: `ref-${i}`,
+      idempotencyKey: `k${i}`,
+      at,
+    });
+  }
+  await debit(t.database.db, { userId: user.userId, amount: 1n, kind: "charge", method: "gateway", reference: "call", idempotencyKey: "d", at: start });
+  await credit(t.database.db, { userId: other.userId, amount: 5n, kind: "topup", method: "alipay", reference: "not-yours", idempotencyKey: "o", at: start });
+});
+afterAll(() => t.close());
+
+const get = (url: string, who: TestUser | null = user) => t.app.inject({ method: "GET", url, headers: who ? who.headers : {} });
+
+async function allPages(query: string, limit: number): Promise<{ rows: ChargeRow[]; pages: number; totals: Set<string> }> {
+  const rows: ChargeRow[] = [];
+  const totals = new Set<string>();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res = await get(`/api/v1/console/charges?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(res.statusCode).toBe(200);
+    const page = res.json();
+    rows.push(...page.items);
+    totals.add(page.total);
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor);
+  return { rows, pages, totals };
+}
+
+describe("GET /api/v1/console/charges", () => {
+  it("lists every credit once, newest first, across keyset pages (also rows sharing a timestamp)", async () => {
+    const { rows, pages, totals } = await allPages("", 7);
+    expect(pages).toBe(5);
+    expect(rows).toHaveLength(30);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(30);
+    const times = rows.map((r) => Date.parse(r.time));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect(rows.map((r) => r.reference).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `ref-${i + 1}`).sort());
+    expect(rows.some((r) => r.reference === "call" || r.reference === "not-yours")).toBe(false);
+    // 1.01 + 2.01 + … + 30.01
+    expect([...totals]).toEqual(["465.30"]);
+    expect(rows.find((r) => r.reference === "ref-3")).toEqual({
+      id: expect.any(String),
+      time: "2026-02-04T12:00:00.000Z",
+      method: "redemption",
+      amount: "3.01",
+      status: "succeeded",
+      reference: "ref-3",
+    });
+    expect(rows.find((r) => r.reference === "ref-4")!.method).toBe("operator");
+  });
+
+  it("filters by a time range, with the total of the filter", async () => {
+    const from = "2026-02-05T00:00:00.000Z";
+    const to = "2026-02-08T00:00:00.000Z";
+    const { rows, totals } = await allPages(`&from=${from}&to=${to}`, 2);
+    expect(rows.map((r) => r.reference)).toEqual(["ref-6", "ref-5", "ref-4"]);
+    expect([...totals]).toEqual([formatMoney(4_010_000n + 5_010_000n + 6_010_000n)]);
+  });
+
+  it("refuses an inverted range, a forged cursor, and visitors", async () => {
+    expect((await get("/api/v1/console/charges?from=2026-02-08T00:00:00Z&to=2026-02-05T00:00:00Z")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/charges?cursor=bm9wZQ")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/charges?from=yesterday")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/charges", null)).statusCode).toBe(401);
+  });
+});
+
+describe("GET /api/v1/console/charges.csv", () => {
+  it("downloads exactly the filtered rows as CSV", async () => {
+    const query = "from=2026-02-10T00:00:00.000Z&to=2026-03-10T00:00:00.000Z";
+    const res = await get(`/api/v1/console/charges.csv?${query}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
+    expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="charges-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = res.body.trimEnd().split("\r\n");
+    expect(lines[0]).toBe(CHARGES_CSV_HEADER.join(","));
+    const { rows } = await allPages(`&${query}`, 100);
+    expect(lines.slice(1)).toEqual(rows.map((r) => [r.time, r.method, r.amount, r.status, r.reference].join(",")));
+    expect(lines).toHaveLength(1 + 22);
+  });
+
+  it("needs a session", async () => {
+    expect((await get("/api/v1/console/charges.csv", null)).statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { chargesCsvStream, csvCell } from "./csv";
+
+describe("charges CSV", () => {
+  it("quotes cells with separators and defuses spreadsheet formulas", () => {
+    expect(csvCell("plain")).toBe("plain");
+    expect(csvCell('say "hi", twice')).toBe('"say ""hi"", twice"');
+    expect(csvCell("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
+    expect(csvCell("+1")).toBe("'+1");
+    expect(csvCell("-5.00", { text: false })).toBe("-5.00");
+  });
+
+  it("streams a header and one CRLF line per row", async () => {
+    async function* rows() {
+      yield { id: "l1", time: "2026-03-01T08:00:00.000Z", method: "redemption", amount: "50.00", status: "succeeded" as const, reference: "****-ABCD" };
+      yield { id: "l2", time: "2026-03-01T09:00:00.000Z", method: "operator", amount: "1.50", status: "succeeded" as const, reference: "refund, ticket 7" };
+    }
+    let text = "";
+    for await (const chunk of chargesCsvStream(rows())) text += String(chunk);
+    expect(text).toBe(
+      "time,method,amount,status,reference\r\n" +
+        "2026-03-01T08:00:00.000Z,redemption,50.00,succeeded,****-ABCD\r\n" +
+        '2026-03-01T09:00:00.000Z,operator,1.50,succeeded,"refund, ticket 7"\r\n',
+    );
+  });
+});

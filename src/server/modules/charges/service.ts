@@ -1,0 +1,115 @@
+import { sql, type SQL } from "drizzle-orm";
+import { formatMoney } from "../../../shared/money";
+import { CREDIT_KINDS, type ChargeRow, type ChargeStatus } from "../../../shared/money-api";
+import { queryRows, type Db } from "../../db/client";
+import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
+
+export interface ChargesFilter {
+  userId: number;
+  from?: Date;
+  to?: Date;
+}
+
+interface Cursor {
+  /** created_at in microseconds since the epoch, exact. */
+  at: string;
+  key: string;
+}
+
+const validCursor = (v: Record<string, unknown>) =>
+  typeof v.at === "string" && /^\d{1,20}$/.test(v.at) && typeof v.key === "string" && /^[lo]\d{1,20}$/.test(v.key);
+
+const creditKinds = sql.join(
+  CREDIT_KINDS.map((k) => sql`${k}::ledger_kind`),
+  sql`, `,
+);
+
+/**
+ * Every credit of the user (succeeded), plus payments started but not confirmed (pending, or
+ * closed once their time ran out), as one stream ordered newest first by (time, row key).
+ */
+function rowsQuery(filter: ChargesFilter, now: Date): SQL {
+  return sql`
+    select created_at, row_key, method, amount, status, reference from (
+      select created_at, 'l' || id as row_key, method, amount, 'succeeded' as status, reference
+      from ledger_entries
+      where user_id = ${filter.userId} and kind in (${creditKinds}) and amount > 0
+      union all
+      select created_at, 'o' || id, provider, amount,
+             case when status = 'pending' and expires_at > ${now.toISOString()}::timestamptz then 'pending' else 'closed' end,
+             out_trade_no
+      from payment_orders
+      where user_id = ${filter.userId} and status <> 'paid'
+    ) credits`;
+}
+
+function rangeConditions(filter: ChargesFilter): SQL[] {
+  const conditions: SQL[] = [];
+  if (filter.from) conditions.push(sql`created_at >= ${filter.from.toISOString()}::timestamptz`);
+  if (filter.to) conditions.push(sql`created_at < ${filter.to.toISOString()}::timestamptz`);
+  return conditions;
+}
+
+interface Row {
+  at_micros: string;
+  row_key: string;
+  method: string;
+  amount: string;
+  status: ChargeStatus;
+  reference: string;
+}
+
+export interface ChargesSlice {
+  items: ChargeRow[];
+  nextCursor: string | null;
+}
+
+/** One page, newest first, continuing after `cursor` (keyset: no offsets, stable under inserts). */
+export async function listCharges(db: Db, filter: ChargesFilter, page: { cursor?: string; limit: number }, now: Date): Promise<ChargesSlice> {
+  const conditions = rangeConditions(filter);
+  if (page.cursor) {
+    const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
+    conditions.push(
+      sql`(created_at, row_key collate "C") < (timestamptz 'epoch' + ${cursor.at}::bigint * interval '1 microsecond', ${cursor.key} collate "C")`,
+    );
+  }
+  const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
+  const rows = await queryRows<Row>(
+    db,
+    sql`select (extract(epoch from created_at) * 1000000)::bigint::text as at_micros, row_key, method, amount::text as amount, status, reference
+        from (${rowsQuery(filter, now)}) listed
+        ${where}
+        order by created_at desc, row_key collate "C" desc
+        limit ${page.limit + 1}`,
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((r) => ({
+      id: r.row_key,
+      time: new Date(Number(BigInt(r.at_micros) / 1000n)).toISOString(),
+      method: r.method,
+      amount: formatMoney(BigInt(r.amount)),
+      status: r.status,
+      reference: r.reference,
+    })),
+    nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, key: last.row_key }) : null,
+  };
+}
+
+/** Sum of the succeeded credits in the filter, in micro-units. */
+export async function totalCredited(db: Db, filter: ChargesFilter): Promise<bigint> {
+  const range = rangeConditions(filter);
+  const [row] = await queryRows<{ total: string }>(
+    db,
+    sql`select coalesce(sum(amount), 0)::text as total from ledger_entries
+        where user_id = ${filter.userId} and kind in (${creditKinds}) and amount > 0
+        ${range.length > 0 ? sql`and ${sql.join(range, sql` and `)}` : sql``}`,
+  );
+  return BigInt(row?.total ?? "0");
+}
+
+/** Every row of the filter, fetched a page at a time, so an export never holds the whole list. */
+export function allCharges(db: Db, filter: ChargesFilter, now: Date, pageSize = 500): AsyncGenerator<ChargeRow> {
+  return everyRow((cursor) => listCharges(db, filter, { cursor, limit: pageSize }, now));
+}

@@ -1,0 +1,72 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../clock";
+import { loadConfig } from "../../config";
+import type { Database } from "../../db/client";
+import { users } from "../../db/schema/index";
+import { runCli } from "../../cli/run";
+import { createTestDatabase } from "../../testing/test-database";
+import { createUserWithSession } from "../../testing/users";
+
+let database: Database;
+const clock = new ManualClock("2026-03-01T08:00:00Z");
+const config = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data" });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.close());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const balanceOf = async (userId: number) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
+
+describe("tollgate admin credit", () => {
+  it("credits a user found by phone (with +86) or by id, with the reason as the reference", async () => {
+    const user = await createUserWithSession({ database, clock }, { phone: "13912345678" });
+    const byPhone = await cli("credit", "+86 139 1234 5678", "50", "--reason", "bank transfer 0042");
+    expect(byPhone.code).toBe(0);
+    expect(byPhone.out).toMatch(/credited 50.00 to user \d+ \(139\*\*\*\*5678\); balance now 50.00/);
+    const byId = await cli("credit", String(user.userId), "0.5", "--reason", "goodwill");
+    expect(byId.code).toBe(0);
+    expect(await balanceOf(user.userId)).toBe(50_500_000n);
+  });
+
+  it("credits once per --key however often it runs", async () => {
+    const user = await createUserWithSession({ database, clock });
+    expect((await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--key", "ticket-7")).code).toBe(0);
+    const again = await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--key", "ticket-7");
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/already credited/);
+    expect(await balanceOf(user.userId)).toBe(10_000_000n);
+  });
+
+  it("refuses a missing reason, a bad amount and an unknown user", async () => {
+    const user = await createUserWithSession({ database, clock });
+    expect((await cli("credit", String(user.userId), "10")).code).toBe(64);
+    expect((await cli("credit", String(user.userId), "-5", "--reason", "x")).code).toBe(64);
+    expect((await cli("credit", String(user.userId), "1.2345678", "--reason", "x")).code).toBe(64);
+    const unknown = await cli("credit", "13000000000", "1", "--reason", "x");
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/no user/);
+    expect(await balanceOf(user.userId)).toBe(0n);
+  });
+});
+
+describe("tollgate admin ledger verify", () => {
+  it("exits 0 on a consistent ledger and non-zero, naming the user, on any difference", async () => {
+    const ok = await cli("ledger", "verify");
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/ledger ok: \d+ users, \d+ entries/);
+
+    const user = await createUserWithSession({ database, clock }, { balance: "3" });
+    await database.db.update(users).set({ balance: 4_000_000n }).where(eq(users.id, user.userId));
+    const bad = await cli("ledger", "verify");
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain(`user ${user.userId}: balance 4.00 but its entries sum to 3.00`);
+  });
+});

@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { formatMoney, isMoney, parseMoney } from "../../../shared/money";
+import { normalizePhone } from "../../../shared/phone";
+import { maskPhone } from "../../../shared/user";
+import { UsageError, type CliCommand } from "../../cli/command";
+import type { Db } from "../../db/client";
+import { users } from "../../db/schema/index";
+import { credit } from "./ledger";
+import { verifyLedger } from "./verify";
+
+async function findUser(db: Db, who: string) {
+  const phone = normalizePhone(who);
+  if (phone) {
+    const [user] = await db.select().from(users).where(eq(users.phone, phone));
+    if (user) return user;
+  }
+  if (/^\d{1,15}$/.test(who)) {
+    const [user] = await db.select().from(users).where(eq(users.id, Number(who)));
+    if (user) return user;
+  }
+  return null;
+}
+
+export const creditCommand: CliCommand = {
+  name: "credit",
+  summary: "credit a user's balance (an operator adjustment in the ledger)",
+  usage: 'credit <phone|user-id> <amount> --reason "…" [--key <idempotency key>]',
+  options: { reason: true, key: true },
+  async run(ctx, { positionals, options }) {
+    const [who, amountText, ...extra] = positionals;
+    if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
+    if (!isMoney(amountText) || parseMoney(amountText) <= 0n) throw new UsageError(`"${amountText}" is not a positive amount such as 50 or 9.90`);
+    const reason = typeof options.reason === "string" ? options.reason.trim() : "";
+    if (!reason) throw new UsageError("--reason is required: it is what the user sees as the reference");
+    if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+    const user = await findUser(ctx.db, who);
+    if (!user) {
+      ctx.err(`no user with phone or id "${who}"`);
+      return 1;
+    }
+    const posted = await credit(ctx.db, {
+      userId: user.id,
+      amount: parseMoney(amountText),
+      kind: "adjustment",
+      method: "operator",
+      reference: reason,
+      // A repeated --key (say, a ticket number) credits once however often the command is run.
+      idempotencyKey: typeof options.key === "string" ? `operator:${options.key}` : `operator:${randomUUID()}`,
+      at: ctx.clock.now(),
+    });
+    ctx.out(
+      posted.replayed
+        ? `already credited with this --key (entry ${posted.entryId}): nothing changed; balance after that entry ${formatMoney(posted.balance)}`
+        : `credited ${formatMoney(posted.amount)} to user ${user.id} (${maskPhone(user.phone)}); balance now ${formatMoney(posted.balance)} (entry ${posted.entryId})`,
+    );
+    return 0;
+  },
+};
+
+export const ledgerVerifyCommand: CliCommand = {
+  name: "ledger verify",
+  summary: "check every balance against its ledger entries; non-zero exit on any difference",
+  usage: "ledger verify",
+  async run(ctx) {
+    const report = await verifyLedger(ctx.db);
+    if (report.problems.length === 0) {
+      ctx.out(`ledger ok: ${report.users} users, ${report.entries} entries, every balance equals the sum of its entries`);
+      return 0;
+    }
+    for (const p of report.problems) {
+      ctx.err(
+        p.type === "balance_mismatch"
+          ? `user ${p.userId}: balance ${formatMoney(p.balance)} but its entries sum to ${formatMoney(p.ledgerSum)}`
+          : `user ${p.userId}: entry ${p.entryId} has balance_after ${formatMoney(p.balanceAfter)}, expected ${formatMoney(p.expected)}`,
+      );
+    }
+    ctx.err(`ledger NOT consistent: ${report.problems.length} problem(s) listed (at most 100 of each kind)`);
+    return 1;
+  },
+};

@@ -1,0 +1,88 @@
+import { randomInt } from "node:crypto";
+import { and, eq, ne } from "drizzle-orm";
+import { formatMoney, parseMoney } from "../../../shared/money";
+import type { CreatePaymentResponse, PaymentChannel } from "../../../shared/money-api";
+import type { Db } from "../../db/client";
+import { paymentOrders } from "../../db/schema/index";
+import { AppError } from "../../errors";
+import { PaymentProviderError, type PaymentNotification, type PaymentProvider } from "../../providers/payment/types";
+import { recordTopUp, type TopUpOptions } from "../ledger/topup";
+
+export const PAYMENT_ORDER_TTL_MS = 30 * 60 * 1000;
+
+/** `TG` + UTC time to the second + 8 random digits: unique enough, and readable on a bank statement. */
+function newOutTradeNo(now: Date): string {
+  return `TG${now.toISOString().replace(/\D/g, "").slice(0, 14)}${String(randomInt(0, 100_000_000)).padStart(8, "0")}`;
+}
+
+/** Records the order and asks the provider where to pay; if the provider refuses, no order remains. */
+export async function createPayment(
+  db: Db,
+  provider: PaymentProvider,
+  input: { userId: number; amount: string; channel: PaymentChannel; subject: string; now: Date },
+): Promise<CreatePaymentResponse> {
+  if (!provider.channels.includes(input.channel)) throw AppError.badRequest(`${provider.id} does not offer the ${input.channel} channel`);
+  const amount = parseMoney(input.amount);
+  const expiresAt = new Date(input.now.getTime() + PAYMENT_ORDER_TTL_MS);
+  const outTradeNo = newOutTradeNo(input.now);
+  return db.transaction(async (tx) => {
+    await tx.insert(paymentOrders).values({ userId: input.userId, provider: provider.id, outTradeNo, amount, createdAt: input.now, expiresAt });
+    let start;
+    try {
+      start = await provider.start({ outTradeNo, amount, subject: input.subject, channel: input.channel, expiresAt, now: input.now });
+    } catch (error) {
+      if (error instanceof PaymentProviderError) {
+        throw new AppError(502, "payment_provider_failed", "the payment provider is not available right now, please try again later");
+      }
+      throw error;
+    }
+    return { orderId: outTradeNo, amount: formatMoney(amount), expiresAt: expiresAt.toISOString(), payUrl: start.payUrl, qrCode: start.qrCode };
+  });
+}
+
+export type SettleOutcome = "credited" | "already_credited" | "not_paid";
+
+export class PaymentMismatchError extends Error {}
+
+/**
+ * Applies a verified notification: the order flips to paid in one conditional UPDATE and the
+ * top-up is credited in the same transaction under the key `payment:<provider>:<order>`, so a
+ * replayed notification finds the order paid and credits nothing. A paid notification for an
+ * order that had timed out still credits: the user's money did arrive.
+ */
+export async function settlePayment(
+  db: Db,
+  provider: PaymentProvider,
+  notification: PaymentNotification,
+  input: { now: Date; topUp: TopUpOptions },
+): Promise<SettleOutcome> {
+  if (!notification.paid) return "not_paid";
+  return db.transaction(async (tx) => {
+    const order = and(eq(paymentOrders.provider, provider.id), eq(paymentOrders.outTradeNo, notification.outTradeNo));
+    const [existing] = await tx.select().from(paymentOrders).where(order);
+    if (!existing) throw new PaymentMismatchError(`no ${provider.id} order ${notification.outTradeNo}`);
+    if (existing.amount !== notification.amount) {
+      throw new PaymentMismatchError(`order ${notification.outTradeNo} is for ${formatMoney(existing.amount)}, the notification says ${formatMoney(notification.amount)}`);
+    }
+    const [paid] = await tx
+      .update(paymentOrders)
+      .set({ status: "paid", paidAt: input.now, providerTradeNo: notification.providerTradeNo })
+      .where(and(order, ne(paymentOrders.status, "paid")))
+      .returning();
+    if (!paid) return "already_credited";
+    await recordTopUp(
+      tx,
+      {
+        userId: paid.userId,
+        amount: paid.amount,
+        kind: "topup",
+        method: provider.id,
+        reference: paid.outTradeNo,
+        idempotencyKey: `payment:${provider.id}:${paid.outTradeNo}`,
+        at: input.now,
+      },
+      input.topUp,
+    );
+    return "credited";
+  });
+}

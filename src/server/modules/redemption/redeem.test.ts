@@ -1,0 +1,173 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { runCli } from "../../cli/run";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ REFERRAL_BONUS_PERCENT: "10", REDEEM_FAILURES_PER_USER_PER_HOUR: "5", REDEEM_FAILURES_PER_IP_PER_HOUR: "8" });
+});
+afterAll(() => t.close());
+
+async function createCodes(args: string[]): Promise<{ code: number; codes: string[]; summary: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", "codes", "create", ...args], {
+    database: t.database,
+    config: t.config,
+    clock: t.clock,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  return { code, codes: out, summary: err.join("\n") };
+}
+
+let ipCounter = 0;
+/** Each test speaks from its own address, so the per-IP limit only bites where a test means it to. */
+const freshIp = () => `10.0.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
+
+const redeem = (user: TestUser, code: string, ip = "10.9.9.9") =>
+  t.app.inject({ method: "POST", url: "/api/v1/console/redeem", headers: user.headers, payload: { code }, remoteAddress: ip });
+
+const balanceOf = async (user: TestUser) =>
+  (await t.app.inject({ method: "GET", url: "/api/v1/tools/user-info", headers: user.headers })).json().balance as string;
+
+describe("tollgate admin codes create", () => {
+  it("prints long codes in an unambiguous alphabet and stores only their hashes", async () => {
+    const { code, codes, summary } = await createCodes(["--amount", "50", "--count", "5"]);
+    expect(code).toBe(0);
+    expect(codes).toHaveLength(5);
+    expect(new Set(codes).size).toBe(5);
+    for (const c of codes) expect(c).toMatch(/^[2-9A-HJKMNP-Z]{4}(-[2-9A-HJKMNP-Z]{4}){4}$/);
+    expect(summary).toMatch(/created 5 codes of 50.00 each/);
+    const stored = JSON.stringify(await queryRows(t.database.db, sql`select * from redemption_codes`));
+    for (const c of codes) {
+      expect(stored).not.toContain(c);
+      expect(stored).not.toContain(c.replace(/-/g, ""));
+    }
+  });
+
+  it("refuses bad arguments with a usage message", async () => {
+    expect((await createCodes(["--amount", "0", "--count", "5"])).code).toBe(64);
+    expect((await createCodes(["--amount", "1e3", "--count", "5"])).code).toBe(64);
+    expect((await createCodes(["--amount", "5", "--count", "0"])).code).toBe(64);
+    expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2020-01-01"])).code).toBe(64);
+    expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2027-02-30"])).code).toBe(64);
+  });
+});
+
+describe("POST /api/v1/console/redeem", () => {
+  it("credits the code's amount once, and then the code is used", async () => {
+    const user = await createUserWithSession(t);
+    const [code] = (await createCodes(["--amount", "50", "--count", "1"])).codes;
+    const res = await redeem(user, code!.toLowerCase().replace(/-/g, " "), freshIp());
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ amount: "50.00", balance: "50.00", reference: `****-${code!.slice(-4)}` });
+    expect(await balanceOf(user)).toBe("50.00");
+
+    const again = await redeem(user, code!, freshIp());
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ code: "redemption_code_used", message: "you have already redeemed this code" });
+    const other = await createUserWithSession(t);
+    const byOther = await redeem(other, code!, freshIp());
+    expect(byOther.json()).toEqual({ code: "redemption_code_used", message: "this redemption code has already been used" });
+    expect(await balanceOf(user)).toBe("50.00");
+    expect(await balanceOf(other)).toBe("0.00");
+  });
+
+  it("tells an unknown code and an expired code apart", async () => {
+    const user = await createUserWithSession(t);
+    const unknown = await redeem(user, "AAAA-BBBB-CCCC-DDDD-EEEE", freshIp());
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().code).toBe("redemption_code_unknown");
+    const garbage = await redeem(user, "hello", freshIp());
+    expect(garbage.json().code).toBe("redemption_code_unknown");
+
+    const [code] = (await createCodes(["--amount", "5", "--count", "1", "--expires", "2026-03-02"])).codes;
+    t.clock.advance(2 * 24 * 3600 * 1000);
+    const expired = await redeem(user, code!, freshIp());
+    expect(expired.statusCode).toBe(400);
+    expect(expired.json()).toEqual({ code: "redemption_code_expired", message: "this redemption code has expired" });
+    expect(await balanceOf(user)).toBe("0.00");
+  });
+
+  it("requires a session", async () => {
+    const res = await t.app.inject({ method: "POST", url: "/api/v1/console/redeem", payload: { code: "AAAA" } });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it("gives a code to exactly one of many users redeeming it at the same moment", async () => {
+    const [code] = (await createCodes(["--amount", "20", "--count", "1"])).codes;
+    const racers = await Promise.all(Array.from({ length: 8 }, () => createUserWithSession(t)));
+    const results = await Promise.all(racers.map((u) => redeem(u, code!, freshIp())));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.statusCode === 400).every((r) => r.json().code === "redemption_code_used")).toBe(true);
+    const balances = await Promise.all(racers.map(balanceOf));
+    expect(balances.filter((b) => b === "20.00")).toHaveLength(1);
+    expect(balances.filter((b) => b === "0.00")).toHaveLength(7);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
+
+describe("limits against guessing", () => {
+  it("stops a user after 5 failed attempts in an hour, whatever the IP, and lets them in again after the hour", async () => {
+    const user = await createUserWithSession(t);
+    const [good] = (await createCodes(["--amount", "1", "--count", "1"])).codes;
+    for (let i = 0; i < 5; i++) expect((await redeem(user, `GUESS${i}`, freshIp())).statusCode).toBe(400);
+    const blocked = await redeem(user, good!, freshIp());
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().message).toMatch(/too many failed redemption attempts, try again in 60 minutes/);
+    expect(Number(blocked.headers["retry-after"])).toBe(3600);
+    t.clock.advance(3600 * 1000 + 1);
+    expect((await redeem(user, good!, freshIp())).statusCode).toBe(200);
+  });
+
+  it("stops an IP after 8 failed attempts across users", async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 8; i++) {
+      const u = await createUserWithSession(t);
+      expect((await redeem(u, `GUESS${i}`, ip)).statusCode).toBe(400);
+    }
+    const newcomer = await createUserWithSession(t);
+    expect((await redeem(newcomer, "GUESS", ip)).statusCode).toBe(429);
+    expect((await redeem(newcomer, "GUESS", freshIp())).statusCode).toBe(400);
+  });
+
+  it("does not count successful redemptions", async () => {
+    const user = await createUserWithSession(t);
+    const { codes } = await createCodes(["--amount", "1", "--count", "7"]);
+    const ip = freshIp();
+    for (const c of codes) expect((await redeem(user, c, ip)).statusCode).toBe(200);
+    expect(await balanceOf(user)).toBe("7.00");
+  });
+});
+
+describe("referral bonus", () => {
+  it("credits the referrer the configured share of a referred user's first top-up, once", async () => {
+    const referrer = await createUserWithSession(t);
+    const referred = await createUserWithSession(t, { referredBy: referrer.userId });
+    const { codes } = await createCodes(["--amount", "50", "--count", "2"]);
+    expect((await redeem(referred, codes[0]!, freshIp())).statusCode).toBe(200);
+    expect(await balanceOf(referrer)).toBe("5.00");
+    expect((await redeem(referred, codes[1]!, freshIp())).statusCode).toBe(200);
+    expect(await balanceOf(referrer)).toBe("5.00");
+    expect(await balanceOf(referred)).toBe("100.00");
+    const [entry] = await queryRows<{ kind: string; amount: string; reference: string }>(
+      t.database.db,
+      sql`select kind, amount::text, reference from ledger_entries where user_id = ${referrer.userId}`,
+    );
+    expect(entry).toEqual({ kind: "referral_bonus", amount: "5000000", reference: expect.stringMatching(/^first top-up of 139\*{4}\d{4}$/) });
+  });
+
+  it("pays nothing for users who were not referred, or for operator credits", async () => {
+    const referrer = await createUserWithSession(t);
+    await createUserWithSession(t, { referredBy: referrer.userId, balance: "30" });
+    const loner = await createUserWithSession(t);
+    const [code] = (await createCodes(["--amount", "10", "--count", "1"])).codes;
+    expect((await redeem(loner, code!, freshIp())).statusCode).toBe(200);
+    expect(await balanceOf(referrer)).toBe("0.00");
+  });
+});

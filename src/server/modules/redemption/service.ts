@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { formatMoney } from "../../../shared/money";
+import type { RedeemResponse } from "../../../shared/money-api";
+import type { Db } from "../../db/client";
+import { redemptionCodes } from "../../db/schema/index";
+import { AppError } from "../../errors";
+import { recordTopUp, type TopUpOptions } from "../ledger/topup";
+import { generateCode, hashCode, maskedCode, normalizeCode } from "./codes";
+
+export const MAX_CODES_PER_BATCH = 10_000;
+
+export const REDEEM_ERRORS = {
+  unknown: "redemption_code_unknown",
+  used: "redemption_code_used",
+  expired: "redemption_code_expired",
+} as const;
+
+export interface CreatedCodes {
+  batch: string;
+  /** The codes in clear, for the operator to hand out; only their hashes are stored. */
+  codes: string[];
+}
+
+export async function createCodes(
+  db: Db,
+  input: { amount: bigint; count: number; expiresAt: Date | null; now: Date },
+): Promise<CreatedCodes> {
+  if (input.amount <= 0n) throw new RangeError("the amount must be positive");
+  if (!Number.isInteger(input.count) || input.count < 1 || input.count > MAX_CODES_PER_BATCH) {
+    throw new RangeError(`the count must be a whole number from 1 to ${MAX_CODES_PER_BATCH}`);
+  }
+  const batch = `${input.now.toISOString().slice(0, 10).replace(/-/g, "")}-${randomBytes(3).toString("hex")}`;
+  const codes = Array.from({ length: input.count }, generateCode);
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < codes.length; i += 500) {
+      await tx.insert(redemptionCodes).values(
+        codes.slice(i, i + 500).map((code) => {
+          const normalized = normalizeCode(code)!;
+          return {
+            codeHash: hashCode(normalized),
+            suffix: normalized.slice(-4),
+            amount: input.amount,
+            batch,
+            createdAt: input.now,
+            expiresAt: input.expiresAt,
+          };
+        }),
+      );
+    }
+  });
+  return { batch, codes };
+}
+
+/**
+ * Redeems a code for a user: the code is claimed by one conditional UPDATE (unused, not expired),
+ * so of two users racing for it exactly one gets it, and the credit happens in the same transaction.
+ */
+export async function redeemCode(
+  db: Db,
+  input: { userId: number; code: string; now: Date; topUp: TopUpOptions },
+): Promise<RedeemResponse> {
+  const normalized = normalizeCode(input.code);
+  if (!normalized) throw AppError.badRequest("this redemption code does not exist, check it and try again", REDEEM_ERRORS.unknown);
+  const codeHash = hashCode(normalized);
+  return db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(redemptionCodes)
+      .set({ redeemedBy: input.userId, redeemedAt: input.now })
+      .where(
+        and(
+          eq(redemptionCodes.codeHash, codeHash),
+          isNull(redemptionCodes.redeemedAt),
+          or(isNull(redemptionCodes.expiresAt), gt(redemptionCodes.expiresAt, input.now)),
+        ),
+      )
+      .returning();
+    if (!claimed) {
+      const [code] = await tx.select().from(redemptionCodes).where(eq(redemptionCodes.codeHash, codeHash));
+      if (!code) throw AppError.badRequest("this redemption code does not exist, check it and try again", REDEEM_ERRORS.unknown);
+      if (code.redeemedAt) {
+        const message = code.redeemedBy === input.userId ? "you have already redeemed this code" : "this redemption code has already been used";
+        throw AppError.badRequest(message, REDEEM_ERRORS.used);
+      }
+      throw AppError.badRequest("this redemption code has expired", REDEEM_ERRORS.expired);
+    }
+    const reference = maskedCode(claimed.suffix);
+    const { posted } = await recordTopUp(
+      tx,
+      {
+        userId: input.userId,
+        amount: claimed.amount,
+        kind: "redemption",
+        method: "redemption",
+        reference,
+        idempotencyKey: `redemption:${claimed.id}`,
+        at: input.now,
+      },
+      input.topUp,
+    );
+    return { amount: formatMoney(claimed.amount), balance: formatMoney(posted.balance), reference };
+  });
+}

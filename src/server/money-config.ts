@@ -1,0 +1,105 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { z } from "zod";
+
+/** Environment variables of the money features; config.ts spreads them into its schema. */
+export const moneyEnv = {
+  REFERRAL_BONUS_PERCENT: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,2})?$/, "must be a percentage such as 5 or 2.5")
+    .refine((v) => Number(v) <= 100, "must be at most 100")
+    .default("0"),
+  REDEEM_FAILURES_PER_USER_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(10),
+  REDEEM_FAILURES_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(30),
+  ALIPAY_APP_ID: z.string().regex(/^\d{8,32}$/, "must be the digits of an Alipay app id").optional().or(z.literal("").transform(() => undefined)),
+  ALIPAY_PRIVATE_KEY: z.string().optional(),
+  ALIPAY_PUBLIC_KEY: z.string().optional(),
+  ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
+  ALIPAY_NOTIFY_URL: z.url().optional(),
+  ALIPAY_RETURN_URL: z.url().optional(),
+};
+
+type MoneyEnv = z.output<z.ZodObject<typeof moneyEnv>>;
+
+export interface AlipayConfig {
+  appId: string;
+  /** The app's RSA private key: signs every request (RSA2). */
+  privateKey: KeyObject;
+  /** Alipay's RSA public key: verifies notifications and responses. */
+  alipayPublicKey: KeyObject;
+  gateway: string;
+  notifyUrl: string;
+  returnUrl: string;
+}
+
+export interface MoneyConfig {
+  /** Share of a referred user's first top-up paid to the referrer, in basis points; 0 = off. */
+  referralBonusBasisPoints: number;
+  redeemFailuresPerUserPerHour: number;
+  redeemFailuresPerIpPerHour: number;
+  /** Present only when every ALIPAY_* credential is set. */
+  alipay: AlipayConfig | undefined;
+}
+
+/** PEM as is; a bare base64 key (as Alipay's console shows it) as DER, PKCS#8 or PKCS#1. Literal "\n" become newlines. */
+function readKey(kind: "private" | "public", text: string): KeyObject {
+  const value = text.replace(/\\n/g, "\n").trim();
+  if (value.includes("-----BEGIN")) return kind === "private" ? createPrivateKey(value) : createPublicKey(value);
+  const der = Buffer.from(value.replace(/\s+/g, ""), "base64");
+  const attempts =
+    kind === "private"
+      ? [() => createPrivateKey({ key: der, format: "der", type: "pkcs8" }), () => createPrivateKey({ key: der, format: "der", type: "pkcs1" })]
+      : [() => createPublicKey({ key: der, format: "der", type: "spki" }), () => createPublicKey({ key: der, format: "der", type: "pkcs1" })];
+  for (const attempt of attempts) {
+    try {
+      return attempt();
+    } catch {
+      /* try the next encoding */
+    }
+  }
+  throw new Error("not an RSA key in PEM or base64 DER");
+}
+
+/** Returns the money settings, or the problems that make them unusable. */
+export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: MoneyConfig; problems: string[] } {
+  const problems: string[] = [];
+  const credentials = { ALIPAY_APP_ID: e.ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY: e.ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY: e.ALIPAY_PUBLIC_KEY };
+  const set = Object.entries(credentials).filter(([, v]) => v);
+  let alipay: AlipayConfig | undefined;
+  if (set.length > 0 && set.length < 3) {
+    const missing = Object.entries(credentials).filter(([, v]) => !v).map(([k]) => k);
+    problems.push(`${missing.join(", ")}: required when any ALIPAY_* credential is set`);
+  } else if (set.length === 3) {
+    let privateKey: KeyObject | undefined;
+    let alipayPublicKey: KeyObject | undefined;
+    try {
+      privateKey = readKey("private", e.ALIPAY_PRIVATE_KEY!);
+    } catch (error) {
+      problems.push(`ALIPAY_PRIVATE_KEY: ${(error as Error).message}`);
+    }
+    try {
+      alipayPublicKey = readKey("public", e.ALIPAY_PUBLIC_KEY!);
+    } catch (error) {
+      problems.push(`ALIPAY_PUBLIC_KEY: ${(error as Error).message}`);
+    }
+    if (privateKey && alipayPublicKey) {
+      alipay = {
+        appId: e.ALIPAY_APP_ID!,
+        privateKey,
+        alipayPublicKey,
+        gateway: e.ALIPAY_GATEWAY,
+        notifyUrl: e.ALIPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/alipay/notify`,
+        returnUrl: e.ALIPAY_RETURN_URL ?? `${publicUrl}/console/charge-details`,
+      };
+    }
+  }
+  const [whole = "0", fraction = ""] = e.REFERRAL_BONUS_PERCENT.split(".");
+  return {
+    config: {
+      referralBonusBasisPoints: Number(whole) * 100 + Number(fraction.padEnd(2, "0")),
+      redeemFailuresPerUserPerHour: e.REDEEM_FAILURES_PER_USER_PER_HOUR,
+      redeemFailuresPerIpPerHour: e.REDEEM_FAILURES_PER_IP_PER_HOUR,
+      alipay,
+    },
+    problems,
+  };
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import {
+  CHARGE_STATUSES,
+  PAYMENT_CHANNELS,
+  PAYMENT_MAX_AMOUNT,
+  PAYMENT_MIN_AMOUNT,
+  PAYMENT_PROVIDERS,
+  REDEMPTION_CODE_MAX_LENGTH,
+  paymentAmountProblem,
+} from "./money-rules";
+
+export * from "./money-rules";
+
+const moneyString = z.string().describe("Decimal amount, exact to the micro-unit, such as 50.00");
+const isoTime = z.string().describe("ISO 8601 time");
+
+export const redeemBodySchema = z.object({
+  code: z
+    .string()
+    .trim()
+    .min(1, "please enter a redemption code")
+    .max(REDEMPTION_CODE_MAX_LENGTH, "this is not a redemption code")
+    .describe("The redemption code, as printed (dashes and spaces are ignored)"),
+});
+
+export const redeemResponseSchema = z.object({
+  amount: moneyString,
+  balance: moneyString,
+  reference: z.string(),
+});
+export type RedeemResponse = z.infer<typeof redeemResponseSchema>;
+
+export const chargeRowSchema = z.object({
+  id: z.string().describe("Stable row id"),
+  time: isoTime,
+  method: z.string().describe("redemption, operator, alipay or referral_bonus"),
+  amount: moneyString,
+  status: z.enum(CHARGE_STATUSES).describe("succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made"),
+  reference: z.string(),
+});
+export type ChargeRow = z.infer<typeof chargeRowSchema>;
+
+export const CHARGES_PAGE_MAX = 100;
+
+export const chargesQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start of the time range (ISO 8601)"),
+  to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end of the time range (ISO 8601)"),
+  cursor: z.string().max(200).optional().describe("nextCursor of the previous page"),
+  limit: z.coerce.number().int().min(1).max(CHARGES_PAGE_MAX).default(20),
+});
+
+export const chargesPageSchema = z.object({
+  items: z.array(chargeRowSchema),
+  nextCursor: z.string().nullable(),
+  total: moneyString.describe("Sum of the succeeded credits in the filter, across all pages"),
+});
+export type ChargesPage = z.infer<typeof chargesPageSchema>;
+
+export const paymentMethodsSchema = z.object({
+  methods: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), channels: z.array(z.enum(PAYMENT_CHANNELS)) })),
+  minAmount: moneyString,
+  maxAmount: moneyString,
+});
+export type PaymentMethods = z.infer<typeof paymentMethodsSchema>;
+
+export const createPaymentBodySchema = z.object({
+  method: z.enum(PAYMENT_PROVIDERS),
+  channel: z.enum(PAYMENT_CHANNELS).default("page"),
+  amount: z
+    .string()
+    .refine((a) => paymentAmountProblem(a) === null, `amount must be between ${PAYMENT_MIN_AMOUNT} and ${PAYMENT_MAX_AMOUNT} with at most 2 decimals`),
+});
+export type CreatePaymentBody = z.input<typeof createPaymentBodySchema>;
+
+export const createPaymentResponseSchema = z.object({
+  orderId: z.string().describe("Our order number (out_trade_no)"),
+  amount: moneyString,
+  expiresAt: isoTime,
+  payUrl: z.string().nullable().describe("Channel page: the provider's pay page to open"),
+  qrCode: z.string().nullable().describe("Channel qr: the content of the QR code to show"),
+});
+export type CreatePaymentResponse = z.infer<typeof createPaymentResponseSchema>;

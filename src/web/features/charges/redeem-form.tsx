@@ -1,0 +1,69 @@
+import { useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { Button, Card, Form, Input } from "antd";
+import { normalizeRedemptionCode } from "../../../shared/redemption-code";
+import { useT } from "../../i18n";
+import { ApiError } from "../../lib/http";
+import { toast } from "../../lib/toast";
+import { refreshUserInfo } from "../account/api/get-user-info";
+import { chargesQueryKey } from "./api/list-charges";
+import { redeemCode } from "./api/redeem-code";
+import { withCurrency } from "./format";
+
+/** Redeem a code: the balance in the header and the list below update as soon as it is credited. */
+export function RedeemForm() {
+  const t = useT();
+  const queryClient = useQueryClient();
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async () => {
+    if (!code.trim()) return setError(t("charges.redeemRequired"));
+    if (!normalizeRedemptionCode(code)) return setError(t("charges.redeemInvalid"));
+    setError(null);
+    setBusy(true);
+    try {
+      const result = await redeemCode(code);
+      setCode("");
+      toast("success", t("charges.redeemed", { amount: withCurrency(result.amount) }));
+      await Promise.all([refreshUserInfo(), queryClient.invalidateQueries({ queryKey: chargesQueryKey })]);
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 400 || e.status === 429)) setError(e.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Card title={t("charges.redeemTitle")} data-testid="redeem-card">
+      <Form layout="inline" onFinish={() => void submit()} className="redeem-form">
+        <Form.Item
+          label={t("charges.redeemLabel")}
+          validateStatus={error ? "error" : undefined}
+          help={error ?? undefined}
+          className="redeem-code-item"
+        >
+          <Input
+            value={code}
+            onChange={(e) => {
+              setCode(e.target.value);
+              setError(null);
+            }}
+            placeholder={t("charges.redeemPlaceholder")}
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={64}
+            aria-label={t("charges.redeemLabel")}
+            data-testid="redeem-code"
+          />
+        </Form.Item>
+        <Form.Item>
+          <Button type="primary" htmlType="submit" loading={busy} data-testid="redeem-submit">
+            {t("charges.redeem")}
+          </Button>
+        </Form.Item>
+      </Form>
+    </Card>
+  );
+}

@@ -1,0 +1,115 @@
+import fs from "node:fs";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { loginViaApi, signInPage } from "./support/auth";
+import { readSeedCodes } from "./support/seed-codes";
+
+/** Each test takes its own seeded codes, so tests running side by side never race for one. */
+const CODES_FOR = { redeemInPage: [0], exportCsv: [1, 2] } as const;
+
+async function openChargeDetails(page: Page, request: APIRequestContext) {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/charge-details");
+  await expect(page.getByTestId("console-charge-details")).toBeVisible();
+  return token;
+}
+
+const localDay = (page: Page, offsetDays = 0) =>
+  page.evaluate((offset) => {
+    const d = new Date();
+    d.setDate(d.getDate() + offset);
+    return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  }, offsetDays);
+
+test("redeem a code: the header balance and the charge-details row update without a reload", async ({ page, request }) => {
+  const seed = readSeedCodes();
+  const code = seed.codes[CODES_FOR.redeemInPage[0]]!;
+  await openChargeDetails(page, request);
+  await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
+  await expect(page.getByTestId("charges-table")).toContainText("No credits yet");
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+
+  const input = page.getByTestId("redeem-code");
+  const submit = page.getByTestId("redeem-submit");
+  await submit.click();
+  await expect(page.getByText("please enter a redemption code")).toBeVisible();
+  await input.fill("ABC-123");
+  await submit.click();
+  await expect(page.getByText(/a redemption code has 20 letters and digits/)).toBeVisible();
+  await input.fill("AAAA-BBBB-CCCC-DDDD-EEEE");
+  await submit.click();
+  await expect(page.getByText("this redemption code does not exist, check it and try again")).toBeVisible();
+
+  await input.fill(code.toLowerCase());
+  await submit.click();
+  await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
+  const row = page.getByTestId("charges-table").locator("tbody tr").filter({ hasText: `****-${code.slice(-4)}` });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("Redemption code");
+  await expect(row).toContainText("¥50.00");
+  await expect(row).toContainText("Succeeded");
+  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥50.00");
+  await expect(input).toHaveValue("");
+
+  await input.fill(code);
+  await submit.click();
+  await expect(page.getByText("you have already redeemed this code")).toBeVisible();
+  await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
+  expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+});
+
+test("CSV export downloads the rows shown for the date filter", async ({ page, request }) => {
+  const seed = readSeedCodes();
+  const token = await openChargeDetails(page, request);
+  for (const i of CODES_FOR.exportCsv) {
+    const res = await request.post("/api/v1/console/redeem", { headers: { authorization: `Bearer ${token}` }, data: { code: seed.codes[i] } });
+    expect(res.status()).toBe(200);
+  }
+  await page.reload();
+  const today = await localDay(page);
+  await page.getByTestId("charges-from").fill(today);
+  await page.getByTestId("charges-to").fill(today);
+  const rows = page.getByTestId("charges-table").locator("tbody tr.ant-table-row");
+  await expect(rows).toHaveCount(2);
+  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥100.00");
+  const shown = (await rows.allInnerTexts()).map((text) => text.split(/\t|\n/).map((cell) => cell.trim()).filter(Boolean));
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("charges-export").click()]);
+  expect(download.suggestedFilename()).toMatch(/^charges-\d{4}-\d{2}-\d{2}\.csv$/);
+  const lines = fs.readFileSync((await download.path())!, "utf8").trimEnd().split("\r\n");
+  expect(lines[0]).toBe("time,method,amount,status,reference");
+  const exported = lines.slice(1).map((line) => line.split(","));
+  expect(exported).toHaveLength(shown.length);
+  exported.forEach(([, method, amount, status, reference], i) => {
+    expect(method).toBe("redemption");
+    expect(status).toBe("succeeded");
+    expect(shown[i]).toEqual(expect.arrayContaining([`¥${amount}`, reference]));
+  });
+
+  await page.getByTestId("charges-from").fill(await localDay(page, -3));
+  await page.getByTestId("charges-to").fill(await localDay(page, -1));
+  await expect(page.getByTestId("charges-table")).toContainText("No credits yet");
+  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥0.00");
+});
+
+test("top up with Alipay: the enabled method is offered, the cashier pays, the balance and the row update", async ({ page, request }) => {
+  await openChargeDetails(page, request);
+  await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
+  const amount = page.getByTestId("top-up-amount");
+  await amount.fill("0.50");
+  await page.getByTestId("pay-alipay-page").click();
+  await expect(page.getByText("enter an amount from ¥1.00 to ¥50000.00 with at most 2 decimals")).toBeVisible();
+
+  await amount.fill("12.30");
+  await page.getByTestId("pay-alipay-page").click();
+  // The local fake's cashier: it shows the page only if the app's RSA2 signature verifies.
+  await expect(page.locator("h1")).toHaveText("Pay ¥12.30");
+  await page.getByRole("button", { name: "Pay" }).click();
+
+  await page.waitForURL(/\/console\/charge-details$/);
+  await expect(page.getByTestId("header-balance")).toHaveText("¥12.30");
+  const row = page.getByTestId("charges-table").locator("tbody tr.ant-table-row").first();
+  await expect(row).toContainText("Alipay");
+  await expect(row).toContainText("¥12.30");
+  await expect(row).toContainText("Succeeded");
+});
