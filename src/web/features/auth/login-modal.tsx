@@ -95,8 +95,7 @@ export default function LoginModal() {
       <AntApp>
         <Modal
           open
-          title={null}
-          aria-labelledby="login-modal-title"
+          title={t("login.title")}
           onCancel={close}
           maskClosable={false}
           keyboard={false}
@@ -104,7 +103,7 @@ export default function LoginModal() {
           centered
           width={wide ? 640 : "90%"}
           closable={{ "aria-label": t("login.close") }}
-          rootClassName="login-modal"
+          rootClassName={wide ? "login-modal login-modal-wide" : "login-modal"}
           styles={{ container: { height: wide ? 412 : 320, padding: 0 }, body: { height: "100%" } }}
         >
           <div className="login-modal-layout" data-testid="login-modal">
@@ -122,7 +121,6 @@ export default function LoginModal() {
                 void submit();
               }}
             >
-              <h2 id="login-modal-title">{t("login.title")}</h2>
               <div className="login-modal-field">
                 <Input
                   size="large"

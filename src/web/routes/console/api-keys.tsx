@@ -1,5 +1,44 @@
-import { PlaceholderPage } from "../../components/placeholder-page";
+import { useQuery } from "@tanstack/react-query";
+import { Alert, Button, Flex, Typography } from "antd";
+import { useState } from "react";
+import { useSearchParams } from "react-router";
+import { useT } from "../../i18n";
+import { useSession } from "../../lib/session-store";
+import { keysQuery } from "../../features/api-keys/api/list-keys";
+import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
+import { KeysTable } from "../../features/api-keys/keys-table";
 
 export default function ConsoleApiKeysPage() {
-  return <PlaceholderPage titleKey="nav.apiKeys" testId="console-api-keys" />;
+  const t = useT();
+  const token = useSession((s) => s.token);
+  const keys = useQuery(keysQuery(token));
+  const [params, setParams] = useSearchParams();
+  // /console/api-keys?create opens the form straight away (the account page links here).
+  const [creating, setCreating] = useState(() => params.has("create"));
+  const closeCreate = () => {
+    setCreating(false);
+    if (params.has("create")) setParams({}, { replace: true });
+  };
+  const count = keys.data?.keys.length ?? 0;
+  const max = keys.data?.max ?? 0;
+  const full = keys.data !== undefined && count >= max;
+  return (
+    <section data-testid="console-api-keys">
+      <Flex justify="space-between" align="center" wrap gap={12}>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          {t("nav.apiKeys")}
+        </Typography.Title>
+        <Flex align="center" gap={12}>
+          {keys.data ? <Typography.Text type="secondary">{t("apiKeys.count", { count, max })}</Typography.Text> : null}
+          <Button type="primary" disabled={full} onClick={() => setCreating(true)} data-testid="create-key">
+            {t("apiKeys.create")}
+          </Button>
+        </Flex>
+      </Flex>
+      <Typography.Paragraph type="secondary">{t("apiKeys.intro")}</Typography.Paragraph>
+      {full ? <Alert type="info" showIcon title={t("apiKeys.limitReached", { max })} style={{ marginBottom: 16 }} /> : null}
+      <KeysTable keys={keys.data?.keys ?? []} loading={keys.isPending} />
+      <CreateKeyModal open={creating} onClose={closeCreate} />
+    </section>
+  );
 }

@@ -1,5 +1,25 @@
-import { PlaceholderPage } from "../../components/placeholder-page";
+import { Col, Row, Typography } from "antd";
+import { useT } from "../../i18n";
+import { AccountSummary } from "../../features/account/account-summary";
+import { ReferralCard } from "../../features/account/referral-card";
+import { UsagePanel } from "../../features/account/usage-panel";
 
 export default function ConsoleInfoPage() {
-  return <PlaceholderPage titleKey="nav.info" testId="console-info" />;
+  const t = useT();
+  return (
+    <section data-testid="console-info">
+      <Typography.Title level={2}>{t("nav.info")}</Typography.Title>
+      <Row gutter={[16, 16]}>
+        <Col span={24}>
+          <AccountSummary />
+        </Col>
+        <Col xs={24} xl={14}>
+          <UsagePanel />
+        </Col>
+        <Col xs={24} xl={10}>
+          <ReferralCard />
+        </Col>
+      </Row>
+    </section>
+  );
 }

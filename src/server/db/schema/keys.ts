@@ -1,0 +1,32 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { users } from "./core";
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" })
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** SHA-256 of the full key, hex; the key itself is never stored. */
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    last4: text("last4").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /** Deleted keys stay, so past charges still name their key; they never authenticate again. */
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+    /** Micro-units; null for no limit. */
+    spendLimit: bigint("spend_limit", { mode: "bigint" }),
+    spent: bigint("spent", { mode: "bigint" }).notNull().default(sql`0`),
+    /** Empty: every tool the user may use. */
+    allowedTools: text("allowed_tools").array().notNull().default(sql`'{}'::text[]`),
+    /** Addresses and CIDR ranges; empty: anywhere. */
+    ipAllowlist: text("ip_allowlist").array().notNull().default(sql`'{}'::text[]`),
+  },
+  (t) => [index("api_keys_user_idx").on(t.userId, t.createdAt)],
+);

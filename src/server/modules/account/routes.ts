@@ -1,0 +1,41 @@
+import { count, eq } from "drizzle-orm";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { referralsSchema, usageQuerySchema, usageSchema } from "../../../shared/account";
+import { users } from "../../db/schema/index";
+import { AppError } from "../../errors";
+import { usageByDay } from "./usage";
+
+const tags = ["account"];
+const security = [{ bearer: [] }];
+
+/** What /console/info shows besides the user info: the referral link and recent usage. */
+const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    "/console/referrals",
+    { preHandler: app.requireUser, schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
+    async (request, reply) => {
+      const userId = request.auth!.userId;
+      const [user] = await app.db.select({ code: users.referralCode }).from(users).where(eq(users.id, userId));
+      if (!user) throw AppError.unauthorized();
+      const [signups] = await app.db.select({ n: count() }).from(users).where(eq(users.referredBy, userId));
+      reply.header("cache-control", "no-store");
+      return { code: user.code, link: `${app.config.publicUrl}/?r=${encodeURIComponent(user.code)}`, signups: signups?.n ?? 0 };
+    },
+  );
+
+  app.get(
+    "/console/usage",
+    { preHandler: app.requireUser, schema: { tags, security, summary: "Calls and spend per day", querystring: usageQuerySchema, response: { 200: usageSchema } } },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return usageByDay(app.db, {
+        userId: request.auth!.userId,
+        now: app.clock.now(),
+        days: request.query.days,
+        tzOffsetMinutes: request.query.tzOffset,
+      });
+    },
+  );
+};
+
+export default accountRoutes;

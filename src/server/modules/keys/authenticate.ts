@@ -1,0 +1,54 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { API_KEY_PATTERN } from "../../../shared/api-keys";
+import type { Db } from "../../db/client";
+import { apiKeys, users } from "../../db/schema/index";
+import { sha256Hex } from "../../lib/crypto";
+import { ipAllowed } from "./ip-allowlist";
+import { apiKeyStatus, type ApiKeyRow } from "./key-view";
+
+export type ApiKeyRefusal = "unknown" | "disabled" | "expired" | "ip_not_allowed" | "tool_not_allowed" | "spend_limit_reached";
+
+export type UserRow = typeof users.$inferSelect;
+
+export type ApiKeyAuthResult = { ok: true; key: ApiKeyRow; user: UserRow } | { ok: false; reason: ApiKeyRefusal };
+
+function prepareLookup(db: Db) {
+  return db
+    .select({ key: apiKeys, user: users })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.deletedAt)))
+    .limit(1)
+    .prepare("api_key_by_hash");
+}
+
+const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
+
+/**
+ * The gateway's check of a bearer key: one indexed query (key joined with its owner), no cache,
+ * so a key disabled or deleted a moment ago is refused on the next request. Refusals are checked
+ * in this order: unknown, disabled, expired, ip_not_allowed, tool_not_allowed, spend_limit_reached.
+ */
+export async function authenticateApiKey(
+  db: Db,
+  rawKey: string,
+  clientIp: string,
+  toolId: string,
+  now: Date,
+): Promise<ApiKeyAuthResult> {
+  if (!API_KEY_PATTERN.test(rawKey)) return { ok: false, reason: "unknown" };
+  let lookup = lookups.get(db);
+  if (!lookup) {
+    lookup = prepareLookup(db);
+    lookups.set(db, lookup);
+  }
+  const [row] = await lookup.execute({ keyHash: sha256Hex(rawKey) });
+  if (!row) return { ok: false, reason: "unknown" };
+  const { key, user } = row;
+  const status = apiKeyStatus(key, now);
+  if (status !== "active") return { ok: false, reason: status };
+  if (!ipAllowed(key.ipAllowlist, clientIp)) return { ok: false, reason: "ip_not_allowed" };
+  if (key.allowedTools.length > 0 && !key.allowedTools.includes(toolId)) return { ok: false, reason: "tool_not_allowed" };
+  if (key.spendLimit !== null && key.spent >= key.spendLimit) return { ok: false, reason: "spend_limit_reached" };
+  return { ok: true, key, user };
+}

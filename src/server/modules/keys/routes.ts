@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import {
+  apiKeyIdParams,
+  apiKeyListSchema,
+  apiKeySchema,
+  createApiKeyBody,
+  createdApiKeySchema,
+  deletedApiKeySchema,
+  updateApiKeyBody,
+} from "../../../shared/api-keys";
+import { toApiKey } from "./key-view";
+import { createApiKey, deleteApiKey, listApiKeys, updateApiKey } from "./service";
+
+const tags = ["api keys"];
+const security = [{ bearer: [] }];
+
+/** The signed-in user's own API keys; anyone else's key is simply not found. */
+const keyRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    "/console/keys",
+    { preHandler: app.requireUser, schema: { tags, security, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
+    async (request, reply) => {
+      const rows = await listApiKeys(app.db, request.auth!.userId);
+      const now = app.clock.now();
+      reply.header("cache-control", "no-store");
+      return { keys: rows.map((row) => toApiKey(row, now)), max: app.config.apiKeysMaxPerUser };
+    },
+  );
+
+  app.post(
+    "/console/keys",
+    {
+      preHandler: app.requireUser,
+      schema: {
+        tags,
+        security,
+        summary: "Create an API key; the response holds the full key, shown this once",
+        body: createApiKeyBody,
+        response: { 201: createdApiKeySchema },
+      },
+    },
+    async (request, reply) => {
+      const now = app.clock.now();
+      const { row, secret } = await createApiKey(app.db, {
+        userId: request.auth!.userId,
+        body: request.body,
+        now,
+        maxPerUser: app.config.apiKeysMaxPerUser,
+      });
+      reply.header("cache-control", "no-store");
+      return reply.code(201).send({ key: toApiKey(row, now), secret });
+    },
+  );
+
+  app.patch(
+    "/console/keys/:id",
+    {
+      preHandler: app.requireUser,
+      schema: {
+        tags,
+        security,
+        summary: "Rename a key, change its limits, or disable and enable it",
+        params: apiKeyIdParams,
+        body: updateApiKeyBody,
+        response: { 200: apiKeySchema },
+      },
+    },
+    async (request) => {
+      const now = app.clock.now();
+      const row = await updateApiKey(app.db, { userId: request.auth!.userId, id: request.params.id, body: request.body, now });
+      return toApiKey(row, now);
+    },
+  );
+
+  app.delete(
+    "/console/keys/:id",
+    {
+      preHandler: app.requireUser,
+      schema: { tags, security, summary: "Delete a key; it stops working at once", params: apiKeyIdParams, response: { 200: deletedApiKeySchema } },
+    },
+    async (request) => {
+      await deleteApiKey(app.db, { userId: request.auth!.userId, id: request.params.id, now: app.clock.now() });
+      return { id: request.params.id, deleted: true as const };
+    },
+  );
+};
+
+export default keyRoutes;

@@ -1,0 +1,111 @@
+import { and, asc, count, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import {
+  API_KEY_MESSAGES,
+  API_KEY_PREFIX,
+  expiryProblem,
+  type createApiKeyBody,
+  type updateApiKeyBody,
+} from "../../../shared/api-keys";
+import { ERROR_CODES } from "../../../shared/errors";
+import { parseMoney } from "../../../shared/money";
+import type { Db } from "../../db/client";
+import { apiKeys, users } from "../../db/schema/index";
+import { AppError } from "../../errors";
+import { randomToken, sha256Hex } from "../../lib/crypto";
+import type { ApiKeyRow } from "./key-view";
+
+export const API_KEY_LIMIT_REACHED = "api_key_limit_reached";
+
+type CreateInput = z.output<typeof createApiKeyBody>;
+type UpdateInput = z.output<typeof updateApiKeyBody>;
+
+/** `tg_` + 32 random bytes, base64url. */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomToken(32)}`;
+}
+
+function futureExpiry(iso: string | null | undefined, now: Date): Date | null | undefined {
+  if (iso === undefined || iso === null) return iso;
+  if (expiryProblem(iso, now)) throw AppError.badRequest(`expiresAt: ${API_KEY_MESSAGES.expiryPast}`, ERROR_CODES.validation);
+  return new Date(iso);
+}
+
+function spendLimitMicros(value: string | null | undefined): bigint | null | undefined {
+  return value === undefined || value === null ? value : parseMoney(value);
+}
+
+const live = (userId: number) => and(eq(apiKeys.userId, userId), isNull(apiKeys.deletedAt));
+
+export async function listApiKeys(db: Db, userId: number): Promise<ApiKeyRow[]> {
+  return db.select().from(apiKeys).where(live(userId)).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+/** Creates a key and returns it with its secret, which exists nowhere else after this call. */
+export async function createApiKey(
+  db: Db,
+  input: { userId: number; body: CreateInput; now: Date; maxPerUser: number },
+): Promise<{ row: ApiKeyRow; secret: string }> {
+  const { userId, body, now } = input;
+  const expiresAt = futureExpiry(body.expiresAt, now) ?? null;
+  const secret = generateApiKey();
+  const row = await db.transaction(async (tx) => {
+    // Locking the owner serialises concurrent creations, so the cap holds under races.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
+    const [existing] = await tx.select({ n: count() }).from(apiKeys).where(live(userId));
+    if ((existing?.n ?? 0) >= input.maxPerUser) {
+      throw AppError.badRequest(
+        `you already have ${input.maxPerUser} API keys, the most allowed: delete one you no longer use first`,
+        API_KEY_LIMIT_REACHED,
+      );
+    }
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({
+        userId,
+        name: body.name,
+        keyHash: sha256Hex(secret),
+        prefix: API_KEY_PREFIX,
+        last4: secret.slice(-4),
+        createdAt: now,
+        expiresAt,
+        spendLimit: spendLimitMicros(body.spendLimit) ?? null,
+        allowedTools: body.allowedTools ?? [],
+        ipAllowlist: body.ipAllowlist ?? [],
+      })
+      .returning();
+    return created!;
+  });
+  return { row, secret };
+}
+
+/** Changes only the fields given; another user's key, or a deleted one, is not found. */
+export async function updateApiKey(
+  db: Db,
+  input: { userId: number; id: number; body: UpdateInput; now: Date },
+): Promise<ApiKeyRow> {
+  const { body, now } = input;
+  const changes: Partial<typeof apiKeys.$inferInsert> = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.enabled !== undefined) changes.disabledAt = body.enabled ? null : now;
+  if (body.expiresAt !== undefined) changes.expiresAt = futureExpiry(body.expiresAt, now);
+  if (body.spendLimit !== undefined) changes.spendLimit = spendLimitMicros(body.spendLimit);
+  if (body.allowedTools !== undefined) changes.allowedTools = body.allowedTools;
+  if (body.ipAllowlist !== undefined) changes.ipAllowlist = body.ipAllowlist;
+  const where = and(eq(apiKeys.id, input.id), live(input.userId));
+  const [row] =
+    Object.keys(changes).length === 0
+      ? await db.select().from(apiKeys).where(where)
+      : await db.update(apiKeys).set(changes).where(where).returning();
+  if (!row) throw AppError.notFound();
+  return row;
+}
+
+export async function deleteApiKey(db: Db, input: { userId: number; id: number; now: Date }): Promise<void> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ deletedAt: input.now })
+    .where(and(eq(apiKeys.id, input.id), live(input.userId)))
+    .returning({ id: apiKeys.id });
+  if (!row) throw AppError.notFound();
+}

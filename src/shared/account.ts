@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/** GET /api/v1/console/referrals */
+export const referralsSchema = z.object({
+  code: z.string().describe("The user's referral code"),
+  link: z.string().describe("PUBLIC_URL/?r=<code>: sign-ups through it are credited to this user"),
+  signups: z.number().int().describe("How many users signed up through the link"),
+});
+export type Referrals = z.infer<typeof referralsSchema>;
+
+export const USAGE_DEFAULT_DAYS = 30;
+export const USAGE_MAX_DAYS = 90;
+
+/** GET /api/v1/console/usage */
+export const usageQuerySchema = z.object({
+  days: z.coerce.number().int().min(1).max(USAGE_MAX_DAYS).default(USAGE_DEFAULT_DAYS).describe("How many days, ending today"),
+  tzOffset: z.coerce
+    .number()
+    .int()
+    .min(-840)
+    .max(840)
+    .default(0)
+    .describe("The reader's time zone in minutes east of UTC (480 for China), so days start at their midnight"),
+});
+
+export const usageDaySchema = z.object({
+  date: z.string().describe("YYYY-MM-DD in the reader's time zone"),
+  calls: z.number().int(),
+  spend: z.string().describe("Decimal amount charged that day"),
+});
+export type UsageDay = z.infer<typeof usageDaySchema>;
+
+export const usageSchema = z.object({
+  days: z.array(usageDaySchema).describe("Every day of the range, oldest first, zero when nothing was charged"),
+  totals: z.object({ calls: z.number().int(), spend: z.string() }),
+});
+export type Usage = z.infer<typeof usageSchema>;

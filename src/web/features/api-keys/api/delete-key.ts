@@ -1,0 +1,6 @@
+import { api } from "../../../lib/http";
+import { KEYS_PATH } from "./list-keys";
+
+export function deleteKey(id: number): Promise<{ id: number; deleted: true }> {
+  return api(`${KEYS_PATH}/${id}`, { method: "DELETE" });
+}

@@ -1,0 +1,7 @@
+import type { ApiKey, UpdateApiKeyInput } from "../../../../shared/api-keys";
+import { api } from "../../../lib/http";
+import { KEYS_PATH } from "./list-keys";
+
+export function updateKey(id: number, body: UpdateApiKeyInput): Promise<ApiKey> {
+  return api<ApiKey>(`${KEYS_PATH}/${id}`, { method: "PATCH", body });
+}

@@ -1,0 +1,60 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Button, Form, Modal } from "antd";
+import { useState } from "react";
+import type { CreatedApiKey } from "../../../shared/api-keys";
+import { useT } from "../../i18n";
+import { createKey } from "./api/create-key";
+import { KeyForm, toKeyBody, type KeyFormValues } from "./key-form";
+import { NewKeySecret } from "./new-key-secret";
+
+/** Create a key, then show its secret once; closing forgets the secret for good. */
+export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const t = useT();
+  const [form] = Form.useForm<KeyFormValues>();
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const queryClient = useQueryClient();
+  const mutation = useMutation({
+    mutationFn: createKey,
+    onSuccess: (result) => {
+      setCreated(result);
+      void queryClient.invalidateQueries({ queryKey: ["api-keys"] });
+    },
+  });
+
+  const submit = async () => {
+    const values = await form.validateFields().catch(() => null);
+    if (values) mutation.mutate(toKeyBody(values));
+  };
+  const close = () => {
+    setCreated(null);
+    form.resetFields();
+    mutation.reset();
+    onClose();
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={created ? t("apiKeys.secretTitle") : t("apiKeys.createTitle")}
+      onCancel={close}
+      mask={{ closable: false }}
+      destroyOnHidden
+      footer={
+        created ? (
+          <Button type="primary" onClick={close} data-testid="close-new-key">
+            {t("apiKeys.done")}
+          </Button>
+        ) : (
+          <>
+            <Button onClick={close}>{t("apiKeys.cancel")}</Button>
+            <Button type="primary" loading={mutation.isPending} onClick={() => void submit()} data-testid="submit-key">
+              {t("apiKeys.create")}
+            </Button>
+          </>
+        )
+      }
+    >
+      {created ? <NewKeySecret secret={created.secret} /> : <KeyForm form={form} />}
+    </Modal>
+  );
+}

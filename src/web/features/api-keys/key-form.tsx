@@ -1,0 +1,140 @@
+import { useQuery } from "@tanstack/react-query";
+import { DatePicker, Form, Input, Select, type FormInstance } from "antd";
+import type { Rule } from "antd/es/form";
+import dayjs, { type Dayjs } from "dayjs";
+import {
+  API_KEY_LIST_MAX,
+  API_KEY_NAME_MAX,
+  apiKeyNameProblem,
+  isIpRule,
+  spendLimitProblem,
+  type ApiKey,
+} from "../../../shared/api-keys";
+import { useT, type Translate } from "../../i18n";
+import { siteConfig } from "../../lib/site-config";
+import { toolsQuery } from "./api/list-tools";
+import { MONO } from "./mono";
+
+export interface KeyFormValues {
+  name: string;
+  expiresOn: Dayjs | null;
+  spendLimit: string;
+  allowedTools: string[];
+  ipAllowlist: string;
+}
+
+/** The form's fields as the API takes them; empty optional fields become null (no limit). */
+export function toKeyBody(values: KeyFormValues) {
+  const spendLimit = values.spendLimit?.trim() ?? "";
+  return {
+    name: values.name.trim(),
+    expiresAt: values.expiresOn ? values.expiresOn.endOf("day").toISOString() : null,
+    spendLimit: spendLimit === "" ? null : spendLimit,
+    allowedTools: values.allowedTools ?? [],
+    ipAllowlist: ipLines(values.ipAllowlist),
+  };
+}
+
+export function toKeyFormValues(key: ApiKey): KeyFormValues {
+  return {
+    name: key.name,
+    expiresOn: key.expiresAt ? dayjs(key.expiresAt) : null,
+    spendLimit: key.spendLimit ?? "",
+    allowedTools: key.allowedTools,
+    ipAllowlist: key.ipAllowlist.join("\n"),
+  };
+}
+
+function ipLines(text: string | undefined): string[] {
+  return (text ?? "")
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const reject = (message: string) => Promise.reject(new Error(message));
+
+function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
+  return {
+    name: [
+      {
+        validator: (_r, value: string | undefined) => {
+          const problem = apiKeyNameProblem(value ?? "");
+          if (problem === "required") return reject(t("apiKeys.nameRequired"));
+          if (problem === "tooLong") return reject(t("apiKeys.nameTooLong"));
+          return Promise.resolve();
+        },
+      },
+    ],
+    expiresOn: [
+      // An expired key keeps its old date until the user picks another, so only a new choice is checked.
+      ({ isFieldTouched }) => ({
+        validator: (_r, value: Dayjs | null | undefined) =>
+          value && isFieldTouched("expiresOn") && !value.endOf("day").isAfter(dayjs())
+            ? reject(t("apiKeys.expiryPast"))
+            : Promise.resolve(),
+      }),
+    ],
+    spendLimit: [
+      {
+        validator: (_r, value: string | undefined) => {
+          if (!value || value.trim() === "") return Promise.resolve();
+          const problem = spendLimitProblem(value);
+          if (problem === "malformed") return reject(t("apiKeys.spendLimitMalformed"));
+          if (problem === "notPositive") return reject(t("apiKeys.spendLimitNotPositive"));
+          return Promise.resolve();
+        },
+      },
+    ],
+    allowedTools: [],
+    ipAllowlist: [
+      {
+        validator: (_r, value: string | undefined) => {
+          const lines = ipLines(value);
+          const bad = lines.find((rule) => !isIpRule(rule));
+          if (bad) return reject(t("apiKeys.ipRuleMalformed", { rule: bad }));
+          if (lines.length > API_KEY_LIST_MAX) return reject(t("apiKeys.tooManyRules", { max: API_KEY_LIST_MAX }));
+          return Promise.resolve();
+        },
+      },
+    ],
+  };
+}
+
+/** Name, expiry, spend limit, allowed tools and IP allowlist: the same fields to create and to edit a key. */
+export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
+  const t = useT();
+  const tools = useQuery(toolsQuery);
+  const r = rules(t);
+  return (
+    <Form
+      form={form}
+      layout="vertical"
+      name="api-key"
+      requiredMark="optional"
+      initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", allowedTools: [], ipAllowlist: "" }}
+    >
+      <Form.Item name="name" label={t("apiKeys.name")} rules={r.name} required>
+        <Input placeholder={t("apiKeys.namePlaceholder")} count={{ show: true, max: API_KEY_NAME_MAX }} autoFocus />
+      </Form.Item>
+      <Form.Item name="expiresOn" label={t("apiKeys.expiresAt")} extra={t("apiKeys.expiresHelp")} rules={r.expiresOn}>
+        <DatePicker format="YYYY-MM-DD" style={{ width: "100%" }} />
+      </Form.Item>
+      <Form.Item name="spendLimit" label={t("apiKeys.spendLimit")} extra={t("apiKeys.spendLimitHelp")} rules={r.spendLimit}>
+        <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("apiKeys.noLimit")} />
+      </Form.Item>
+      <Form.Item name="allowedTools" label={t("apiKeys.allowedTools")} extra={t("apiKeys.allowedToolsHelp")}>
+        <Select
+          mode="multiple"
+          allowClear
+          loading={tools.isPending}
+          placeholder={t("apiKeys.allTools")}
+          options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: `${tool.name} (${tool.id})` }))}
+        />
+      </Form.Item>
+      <Form.Item name="ipAllowlist" label={t("apiKeys.ipAllowlist")} extra={t("apiKeys.ipAllowlistHelp")} rules={r.ipAllowlist}>
+        <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} placeholder={"203.0.113.7\n10.0.0.0/8\n2001:db8::/32"} spellCheck={false} style={MONO} />
+      </Form.Item>
+    </Form>
+  );
+}

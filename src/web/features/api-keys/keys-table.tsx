@@ -1,0 +1,154 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
+import { useState } from "react";
+import type { ApiKey, ApiKeyStatus } from "../../../shared/api-keys";
+import { useLanguage, useT, type MessageKey } from "../../i18n";
+import { formatDate, formatDateTime } from "../../lib/format-date";
+import { siteConfig } from "../../lib/site-config";
+import { toast } from "../../lib/toast";
+import { MONO } from "./mono";
+import { deleteKey } from "./api/delete-key";
+import { updateKey } from "./api/update-key";
+import { EditKeyModal } from "./edit-key-modal";
+
+const STATUS: Record<ApiKeyStatus, { label: MessageKey; color: string }> = {
+  active: { label: "apiKeys.statusActive", color: "green" },
+  disabled: { label: "apiKeys.statusDisabled", color: "default" },
+  expired: { label: "apiKeys.statusExpired", color: "orange" },
+};
+
+function KeyActions({ apiKey, onEdit }: { apiKey: ApiKey; onEdit: () => void }) {
+  const t = useT();
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["api-keys"] });
+  const toggle = useMutation({
+    mutationFn: (enabled: boolean) => updateKey(apiKey.id, { enabled }),
+    onSuccess: (key) => {
+      toast("success", t(key.status === "disabled" ? "apiKeys.disabled" : "apiKeys.enabled"));
+      return refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => deleteKey(apiKey.id),
+    onSuccess: () => {
+      toast("success", t("apiKeys.deleted"));
+      return refresh();
+    },
+  });
+  const disabled = apiKey.status === "disabled";
+  return (
+    <Space size={4} wrap>
+      <Button size="small" type="link" onClick={onEdit} data-testid="edit-key">
+        {t("apiKeys.edit")}
+      </Button>
+      <Button size="small" type="link" loading={toggle.isPending} onClick={() => toggle.mutate(disabled)} data-testid="toggle-key">
+        {disabled ? t("apiKeys.enable") : t("apiKeys.disable")}
+      </Button>
+      <Popconfirm
+        title={t("apiKeys.deleteConfirm", { name: apiKey.name })}
+        okText={t("apiKeys.delete")}
+        cancelText={t("apiKeys.cancel")}
+        okButtonProps={{ danger: true, loading: remove.isPending }}
+        onConfirm={() => remove.mutateAsync()}
+      >
+        <Button size="small" type="link" danger data-testid="delete-key">
+          {t("apiKeys.delete")}
+        </Button>
+      </Popconfirm>
+    </Space>
+  );
+}
+
+export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean }) {
+  const t = useT();
+  const language = useLanguage((s) => s.language);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
+  const money = (amount: string) => `${siteConfig.currencySymbol}${amount}`;
+  const columns: TableColumnsType<ApiKey> = [
+    { title: t("apiKeys.colName"), dataIndex: "name", key: "name", render: (name: string) => <span data-testid="key-name">{name}</span> },
+    {
+      title: t("apiKeys.colKey"),
+      dataIndex: "maskedKey",
+      key: "key",
+      render: (masked: string) => (
+        <Typography.Text code data-testid="key-masked">
+          {masked}
+        </Typography.Text>
+      ),
+    },
+    {
+      title: t("apiKeys.colStatus"),
+      dataIndex: "status",
+      key: "status",
+      render: (status: ApiKeyStatus) => (
+        <Tag color={STATUS[status].color} data-testid="key-status" data-status={status}>
+          {t(STATUS[status].label)}
+        </Tag>
+      ),
+    },
+    { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => formatDateTime(at, language) },
+    {
+      title: t("apiKeys.colLastUsed"),
+      dataIndex: "lastUsedAt",
+      key: "lastUsed",
+      render: (at: string | null) => (at ? formatDateTime(at, language) : t("apiKeys.never")),
+    },
+    {
+      title: t("apiKeys.colSpend"),
+      key: "spend",
+      render: (_: unknown, key) => (
+        <span data-testid="key-spend">
+          {money(key.spent)} / {key.spendLimit === null ? t("apiKeys.noLimit") : money(key.spendLimit)}
+        </span>
+      ),
+    },
+    {
+      title: t("apiKeys.colTools"),
+      dataIndex: "allowedTools",
+      key: "tools",
+      render: (tools: string[]) => (tools.length === 0 ? t("apiKeys.allTools") : tools.map((id) => <Tag key={id}>{id}</Tag>)),
+    },
+    {
+      title: t("apiKeys.colIps"),
+      dataIndex: "ipAllowlist",
+      key: "ips",
+      render: (rules: string[]) =>
+        rules.length === 0 ? (
+          t("apiKeys.anywhere")
+        ) : (
+          <div style={MONO} data-testid="key-ips">
+            {rules.map((rule) => (
+              <div key={rule}>{rule}</div>
+            ))}
+          </div>
+        ),
+    },
+    {
+      title: t("apiKeys.colExpires"),
+      dataIndex: "expiresAt",
+      key: "expires",
+      render: (at: string | null) => (at ? formatDate(at, language) : t("apiKeys.never")),
+    },
+    {
+      title: t("apiKeys.colActions"),
+      key: "actions",
+      fixed: "right",
+      render: (_: unknown, key) => <KeyActions apiKey={key} onEdit={() => setEditing(key)} />,
+    },
+  ];
+  return (
+    <>
+      <Table<ApiKey>
+        rowKey="id"
+        columns={columns}
+        dataSource={keys}
+        loading={loading}
+        pagination={false}
+        scroll={{ x: "max-content" }}
+        locale={{ emptyText: t("apiKeys.empty") }}
+        onRow={(key) => ({ "data-testid": "key-row", "data-key-id": key.id }) as React.HTMLAttributes<HTMLElement>}
+      />
+      {editing ? <EditKeyModal apiKey={editing} onClose={() => setEditing(null)} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,126 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { loginViaApi, signInPage } from "./support/auth";
+
+test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+async function signIn(page: Page, request: APIRequestContext) {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  return token;
+}
+
+const rows = (page: Page) => page.getByTestId("key-row");
+const rowNamed = (page: Page, name: string) => rows(page).filter({ has: page.getByTestId("key-name").getByText(name, { exact: true }) });
+const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
+const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
+
+async function createKeyViaApi(request: APIRequestContext, token: string, name: string): Promise<void> {
+  const res = await request.post("/api/v1/console/keys", { data: { name }, headers: { authorization: `Bearer ${token}` } });
+  expect(res.status()).toBe(201);
+}
+
+test("creates a key, shows it once with a copy button, and lists it masked after a reload", async ({ page, request }) => {
+  await signIn(page, request);
+  await page.goto("/console/api-keys");
+  await expect(page.getByText("No API keys yet. Create one to call the tools.")).toBeVisible();
+
+  await page.getByTestId("create-key").click();
+  await createDialog(page).getByLabel("Name").fill("deploy bot");
+  await createDialog(page).getByLabel("Spend limit").fill("12.5");
+  await createDialog(page).getByLabel("IP allowlist").fill("203.0.113.0/24\n2001:db8::/32");
+  await page.getByTestId("submit-key").click();
+
+  const secretDialog = page.getByRole("dialog", { name: "Your new API key" });
+  await expect(secretDialog).toBeVisible();
+  await expect(secretDialog.getByText("Copy this key now and keep it somewhere safe. For your security it will not be shown again.")).toBeVisible();
+  const secret = await page.getByTestId("new-key-secret").inputValue();
+  expect(secret).toMatch(/^tg_[A-Za-z0-9_-]{43}$/);
+
+  await page.getByTestId("copy-key").click();
+  await expect(toastText(page, "Copied to the clipboard")).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
+  await page.getByTestId("close-new-key").click();
+  await expect(secretDialog).toBeHidden();
+  const masked = `tg_…${secret.slice(-4)}`;
+  const row = rowNamed(page, "deploy bot");
+  await expect(row.getByTestId("key-masked")).toHaveText(masked);
+  await expect(row.getByTestId("key-status")).toHaveText("active");
+  await expect(row.getByTestId("key-spend")).toHaveText("¥0.00 / ¥12.50");
+  await expect(row.getByTestId("key-ips")).toContainText("203.0.113.0/24");
+  await expect(row.getByTestId("key-ips")).toContainText("2001:db8::/32");
+  await expect(row).toContainText("never");
+
+  await page.reload();
+  await expect(rowNamed(page, "deploy bot").getByTestId("key-masked")).toHaveText(masked);
+  await expect(page.getByTestId("new-key-secret")).toHaveCount(0);
+  expect(await page.content()).not.toContain(secret.slice(3, 40));
+});
+
+test("renames, disables, enables and deletes a key", async ({ page, request }) => {
+  const token = await signIn(page, request);
+  await createKeyViaApi(request, token, "staging");
+  await createKeyViaApi(request, token, "keep me");
+  await page.goto("/console/api-keys");
+  await expect(rows(page)).toHaveCount(2);
+
+  await rowNamed(page, "staging").getByTestId("edit-key").click();
+  const editDialog = page.getByRole("dialog", { name: "Edit API key" });
+  await editDialog.getByLabel("Name").fill("staging (old)");
+  await page.getByTestId("save-key").click();
+  await expect(editDialog).toBeHidden();
+  await expect(toastText(page, "Key saved")).toBeVisible();
+  const row = rowNamed(page, "staging (old)");
+  await expect(row).toBeVisible();
+
+  await row.getByTestId("toggle-key").click();
+  await expect(row.getByTestId("key-status")).toHaveText("disabled");
+  await expect(row.getByTestId("toggle-key")).toHaveText("Enable");
+  await row.getByTestId("toggle-key").click();
+  await expect(row.getByTestId("key-status")).toHaveText("active");
+
+  await row.getByTestId("delete-key").click();
+  const confirm = page.locator(".ant-popconfirm");
+  await expect(confirm).toContainText('Delete the key "staging (old)"? Anything using it stops working at once.');
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(toastText(page, "Key deleted")).toBeVisible();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rowNamed(page, "keep me")).toBeVisible();
+
+  await page.reload();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rowNamed(page, "keep me").getByTestId("key-status")).toHaveText("active");
+});
+
+test("explains each invalid field and creates nothing", async ({ page, request }) => {
+  const token = await signIn(page, request);
+  await page.goto("/console/api-keys");
+  await page.getByTestId("create-key").click();
+  const dialog = createDialog(page);
+
+  await page.getByTestId("submit-key").click();
+  await expect(dialog.getByText("name is required")).toBeVisible();
+  await dialog.getByLabel("Name").fill("x".repeat(65));
+  await expect(dialog.getByText("name must be at most 64 characters")).toBeVisible();
+  await dialog.getByLabel("Name").fill("valid name");
+  await expect(dialog.getByText("name must be at most 64 characters")).toBeHidden();
+
+  await dialog.getByLabel("Expiry date").fill("2020-01-01");
+  await dialog.getByLabel("Expiry date").press("Enter");
+  await expect(dialog.getByText("expiry must be in the future")).toBeVisible();
+
+  await dialog.getByLabel("Spend limit").fill("12,50");
+  await expect(dialog.getByText("spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)")).toBeVisible();
+  await dialog.getByLabel("Spend limit").fill("0");
+  await expect(dialog.getByText("spend limit must be greater than 0")).toBeVisible();
+
+  await dialog.getByLabel("IP allowlist").fill("10.0.0.1\n10.0.0.0/33");
+  await expect(dialog.getByText('"10.0.0.0/33" is not an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8')).toBeVisible();
+
+  await page.getByTestId("submit-key").click();
+  await expect(page.getByRole("dialog", { name: "Your new API key" })).toHaveCount(0);
+  await expect(dialog).toBeVisible();
+
+  const list = await request.get("/api/v1/console/keys", { headers: { authorization: `Bearer ${token}` } });
+  expect((await list.json()).keys).toEqual([]);
+});

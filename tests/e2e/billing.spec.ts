@@ -1,0 +1,51 @@
+import { expect, test } from "@playwright/test";
+import { loginViaApi, signInPage } from "./support/auth";
+import { readSeedCodes } from "./support/seed-codes";
+
+/** Seeded redemption code reserved for this spec (see support/seed-codes.ts). */
+const SEED_CODE_INDEX = 9;
+
+test("a key created in the console is used for a call; billing details shows the row and the balance drops", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  const auth = { authorization: `Bearer ${token}` };
+  const redeemed = await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODE_INDEX] }, headers: auth });
+  expect(redeemed.status(), await redeemed.text()).toBe(200);
+  await signInPage(page, token);
+
+  await page.goto("/console/api-keys");
+  await page.getByTestId("create-key").click();
+  await page.getByRole("dialog", { name: "Create an API key" }).getByLabel("Name").fill("billing e2e");
+  await page.getByTestId("submit-key").click();
+  const secret = await page.getByTestId("new-key-secret").inputValue();
+  await page.getByTestId("close-new-key").click();
+  await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
+
+  const call = await request.post("/v1/tools/qrcode", {
+    data: { text: "https://example.com", format: "svg" },
+    headers: { authorization: `Bearer ${secret}` },
+  });
+  expect(call.status()).toBe(200);
+  expect(call.headers()["content-type"]).toContain("image/svg+xml");
+  expect(call.headers()["x-tollgate-cost"]).toBe("0.002");
+  const requestId = call.headers()["x-request-id"]!;
+
+  await page.getByRole("menuitem", { name: "Billing details" }).click();
+  await expect(page).toHaveURL(/\/console\/billing-details$/);
+  const table = page.getByTestId("billing-table");
+  await expect(table.getByRole("row").filter({ hasText: "qrcode" })).toHaveCount(1);
+  const row = table.getByRole("row").filter({ hasText: "qrcode" });
+  await expect(row).toContainText("billing e2e");
+  await expect(row).toContainText("¥0.002");
+  await expect(row).toContainText(requestId.slice(0, 8));
+  await expect(page.getByTestId("billing-total")).toHaveText("1 calls, ¥0.002 in total");
+
+  // The header balance is refreshed on the next page load; the stored balance is floored to 2 decimals.
+  await page.reload();
+  await expect(page.getByTestId("header-balance")).toHaveText("¥49.99");
+
+  const csv = page.waitForEvent("download");
+  await page.getByTestId("billing-export").click();
+  const download = await csv;
+  const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
+  expect(text.trim().split("\r\n")).toEqual(["time,tool,key,units,amount,request_id", expect.stringMatching(new RegExp(`,qrcode,billing e2e,1,0\\.002,${requestId}$`))]);
+});
