@@ -15,6 +15,8 @@ export interface ApiOptions {
   /** Statuses (or all, with true) the caller reports itself instead of the shared toasts. */
   quiet?: boolean | number[];
   signal?: AbortSignal;
+  /** "blob" for downloads such as CSV exports; JSON otherwise. */
+  responseType?: "json" | "blob";
 }
 
 export function newIdempotencyKey(): string {
@@ -61,6 +63,8 @@ export function reportFailure(status: number | null, data: unknown): void {
     case 429:
       return toast("error", t("errors.tooManyRequests"));
     default:
+      // An empty body (a gateway that gave up waiting) is SPEC.md §8's "no response body".
+      if (data === undefined || data === null || data === "") return toast("error", t("errors.timeout"));
       return toast("error", serverMessage(data) ?? t("errors.unknown"));
   }
 }
@@ -86,6 +90,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
       query: options.query,
       headers,
       signal: options.signal,
+      responseType: options.responseType as "json" | undefined,
       retry: idempotent ? 0 : 1,
       retryDelay: 500,
       retryStatusCodes: RETRY_STATUSES,

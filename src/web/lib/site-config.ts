@@ -1,14 +1,22 @@
+import { useSyncExternalStore } from "react";
+import { siteIdentityFrom, type SiteIdentity } from "../../shared/site-identity";
+
 /** Runtime settings the server writes into every page as `<meta name="site-config">`. */
-export interface SiteConfig {
-  siteName: string;
+export interface SiteConfig extends SiteIdentity {
   cookieDomain: string | null;
   currencySymbol: string;
   buildPollSeconds: number;
   apiBase: string;
 }
 
+/** What prerendered pages show: the build's environment (vite.config.ts exposes these variables). */
 const defaults: SiteConfig = {
-  siteName: import.meta.env.VITE_SITE_NAME ?? "Tollgate",
+  ...siteIdentityFrom({
+    siteName: import.meta.env.VITE_SITE_NAME ?? import.meta.env.SITE_NAME,
+    companyName: import.meta.env.COMPANY_NAME,
+    contactEmail: import.meta.env.CONTACT_EMAIL,
+    legalEffectiveDate: import.meta.env.LEGAL_EFFECTIVE_DATE,
+  }),
   cookieDomain: null,
   currencySymbol: "¥",
   buildPollSeconds: 60,
@@ -27,3 +35,13 @@ function read(): SiteConfig {
 }
 
 export const siteConfig: SiteConfig = read();
+
+const unchanging = () => () => {};
+
+/**
+ * The settings for rendering: while a prerendered page hydrates, the values it was prerendered
+ * with (so hydration matches), then the server's, in the same pass React uses to re-render.
+ */
+export function useSiteConfig(): SiteConfig {
+  return useSyncExternalStore(unchanging, () => siteConfig, () => defaults);
+}

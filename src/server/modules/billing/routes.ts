@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "../../../shared/billing";
 import { AppError } from "../../errors";
-import { csvCell } from "../charges/csv";
+import { csvCell } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
 
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });

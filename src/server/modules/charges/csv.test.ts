@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chargesCsvStream, csvCell } from "./csv";
+import { csvCell } from "../../lib/csv";
+import { chargesCsvStream } from "./csv";
 
 describe("charges CSV", () => {
   it("quotes cells with separators and defuses spreadsheet formulas", () => {

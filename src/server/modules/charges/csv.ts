@@ -1,11 +1,6 @@
 import { Readable } from "node:stream";
 import { CHARGES_CSV_HEADER, type ChargeRow } from "../../../shared/money-api";
-
-/** RFC 4180 quoting; a text cell that a spreadsheet would run as a formula is prefixed with '. */
-export function csvCell(value: string, { text = true } = {}): string {
-  const safe = text && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
+import { csvCell } from "../../lib/csv";
 
 export function csvLine(row: ChargeRow): string {
   return `${[csvCell(row.time), csvCell(row.method), csvCell(row.amount, { text: false }), csvCell(row.status), csvCell(row.reference)].join(",")}\r\n`;

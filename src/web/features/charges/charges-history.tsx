@@ -4,9 +4,10 @@ import { Button, Card, Input, Space, Table, Tag, Typography } from "antd";
 import type { ChargeRow, ChargeStatus } from "../../../shared/money-api";
 import { translate, useLanguage, useT, type MessageKey } from "../../i18n";
 import { toast } from "../../lib/toast";
-import { downloadChargesCsv } from "./api/download-charges-csv";
-import { chargesQueryOptions, type ChargesRange } from "./api/list-charges";
-import { rangeFromDays, withCurrency } from "./format";
+import { rangeFromDays, type DateRange } from "../../lib/date-range";
+import { downloadFile } from "../../lib/download";
+import { withCurrency } from "../../lib/money-format";
+import { CHARGES_CSV_PATH, chargesQueryOptions } from "./api/list-charges";
 
 const STATUS_COLORS: Record<ChargeStatus, string> = { succeeded: "green", pending: "gold", closed: "default" };
 
@@ -17,7 +18,7 @@ export function ChargesHistory() {
   const [fromDay, setFromDay] = useState("");
   const [toDay, setToDay] = useState("");
   const [exporting, setExporting] = useState(false);
-  const range: ChargesRange | null = rangeFromDays(fromDay, toDay);
+  const range: DateRange | null = rangeFromDays(fromDay, toDay);
   const query = useInfiniteQuery({ ...chargesQueryOptions(range ?? {}), enabled: range !== null });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   const total = query.data?.pages[0]?.total;
@@ -32,7 +33,7 @@ export function ChargesHistory() {
     if (!range) return;
     setExporting(true);
     try {
-      await downloadChargesCsv(range, `charges-${new Date().toISOString().slice(0, 10)}.csv`);
+      await downloadFile(CHARGES_CSV_PATH, { ...range }, `charges-${new Date().toISOString().slice(0, 10)}.csv`);
     } catch {
       toast("error", t("charges.exportFailed"));
     } finally {

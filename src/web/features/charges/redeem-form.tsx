@@ -8,7 +8,7 @@ import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../account/api/get-user-info";
 import { chargesQueryKey } from "./api/list-charges";
 import { redeemCode } from "./api/redeem-code";
-import { withCurrency } from "./format";
+import { withCurrency } from "../../lib/money-format";
 
 /** Redeem a code: the balance in the header and the list below update as soon as it is credited. */
 export function RedeemForm() {

@@ -10,7 +10,7 @@ import { refreshUserInfo } from "../account/api/get-user-info";
 import { createPayment } from "./api/create-payment";
 import { chargesQueryKey, listCharges } from "./api/list-charges";
 import { paymentMethodsQueryOptions } from "./api/get-payment-methods";
-import { withCurrency } from "./format";
+import { withCurrency } from "../../lib/money-format";
 
 const PAYMENT_POLL_MS = 3000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rangeFromDays } from "./format";
+import { rangeFromDays } from "./date-range";
 
 describe("rangeFromDays", () => {
   it("turns inclusive calendar days into [start of first day, start of the day after the last) on the reader's clock", () => {
