@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
 import { sessions } from "../../db/schema/index";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 
@@ -11,7 +11,7 @@ export interface SessionIdentity {
 }
 
 export async function createSession(
-  db: Db,
+  db: Db | Tx,
   input: { userId: number; ip?: string; userAgent?: string; now: Date },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken(32);
@@ -40,9 +40,12 @@ export async function revokeSession(db: Db, sessionId: number, now: Date): Promi
   await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
 }
 
-export async function revokeAllSessions(db: Db, userId: number, now: Date): Promise<void> {
-  await db
+/** Returns how many live sessions it ended. */
+export async function revokeAllSessions(db: Db, userId: number, now: Date): Promise<number> {
+  const revoked = await db
     .update(sessions)
     .set({ revokedAt: now })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .returning({ id: sessions.id });
+  return revoked.length;
 }

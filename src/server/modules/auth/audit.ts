@@ -1,0 +1,31 @@
+import type { FastifyRequest } from "fastify";
+import { maskPhone } from "../../../shared/user";
+import type { Db } from "../../db/client";
+import { authEvents } from "../../db/schema/index";
+
+export type AuthEventType =
+  | "code_sent"
+  | "code_refused"
+  | "login_succeeded"
+  | "login_failed"
+  | "lockout"
+  | "logout"
+  | "logout_all";
+
+/** One line of the sign-in audit trail; the phone is stored masked, never in full. */
+export async function recordAuthEvent(
+  db: Db,
+  request: FastifyRequest,
+  event: { type: AuthEventType; at: Date; reason?: string; phone?: string; userId?: number },
+): Promise<void> {
+  await db.insert(authEvents).values({
+    at: event.at,
+    type: event.type,
+    reason: event.reason,
+    phoneMasked: event.phone ? maskPhone(event.phone) : null,
+    userId: event.userId,
+    ip: request.ip,
+    userAgent: request.headers["user-agent"]?.slice(0, 512),
+    requestId: request.id,
+  });
+}

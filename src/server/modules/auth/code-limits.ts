@@ -1,0 +1,68 @@
+import type { AuthLimits } from "../../auth-config";
+import type { Tx } from "../../db/client";
+import { authCaptchaUses } from "../../db/schema/index";
+import { LOGIN_PURPOSE, storeCode } from "./codes";
+import { lockedUntil } from "./lockout";
+import type { PhoneRefusal } from "./messages";
+import { DAY_MS, HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
+
+const GLOBAL_BUDGET_KEY = "sms:budget";
+
+function latest(...dates: (Date | null)[]): Date | null {
+  return dates.reduce<Date | null>((a, b) => (b && (!a || b > a) ? b : a), null);
+}
+
+/** The IP's limits: code requests per hour and distinct phones per hour. An allowed request is counted. */
+export async function countIpRequest(tx: Tx, input: { ip: string; target: string; now: Date; limits: AuthLimits }) {
+  const { ip, target, now, limits } = input;
+  await lockRateKeys(tx, [`ip:${ip}`]);
+  const hourAgo = new Date(now.getTime() - HOUR_MS);
+  const requests = await rateEventTimes(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo);
+  const otherPhones = await subjectsLastSeen(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo, target);
+  const byCount = nextAllowedAt(requests, limits.perIpPerHour, HOUR_MS, now);
+  const byPhones = nextAllowedAt(otherPhones, limits.phonesPerIpPerHour, HOUR_MS, now);
+  const retryAt = latest(byCount, byPhones);
+  if (retryAt) return { kind: "refused", reason: byCount ? "ip_hourly" : "ip_phones", retryAt } as const;
+  return { kind: "counted", eventId: await recordRateEvent(tx, { name: RATE_EVENTS.ipCodeRequest, key: ip, subject: target, at: now }) } as const;
+}
+
+/**
+ * Under the phone's and the budget's locks: claims the captcha result (single use), then checks
+ * the phone's lockout, cooldown, hourly and daily caps and the global SMS budget. When all allow
+ * it, the new code is stored and its sending counted.
+ */
+export async function reserveCode(tx: Tx, input: { target: string; codeHmac: string; captcha: { id: string; validUntil: Date }; now: Date; limits: AuthLimits }) {
+  const { target, now, limits } = input;
+  await lockRateKeys(tx, [`phone:${target}`, GLOBAL_BUDGET_KEY]);
+  const claimed = await tx
+    .insert(authCaptchaUses)
+    .values({ id: input.captcha.id, usedAt: now, expiresAt: input.captcha.validUntil })
+    .onConflictDoNothing()
+    .returning({ id: authCaptchaUses.id });
+  if (claimed.length === 0) return { kind: "replayed" } as const;
+  const refusal = (reason: PhoneRefusal, retryAt: Date) => ({ kind: "refused", reason, retryAt }) as const;
+
+  const locked = await lockedUntil(tx, target, now, limits);
+  if (locked) return refusal("locked", locked);
+  const dayAgo = new Date(now.getTime() - DAY_MS);
+  const sentToday = await rateEventTimes(tx, RATE_EVENTS.codeSent, target, dayAgo);
+  const last = sentToday.at(-1);
+  if (last && last.getTime() + limits.resendSeconds * 1000 > now.getTime()) {
+    return refusal("cooldown", new Date(last.getTime() + limits.resendSeconds * 1000));
+  }
+  const hourAgo = new Date(now.getTime() - HOUR_MS);
+  const hourly = nextAllowedAt(
+    sentToday.filter((at) => at > hourAgo),
+    limits.perPhonePerHour,
+    HOUR_MS,
+    now,
+  );
+  if (hourly) return refusal("phone_hourly", hourly);
+  const daily = nextAllowedAt(sentToday, limits.perPhonePerDay, DAY_MS, now);
+  if (daily) return refusal("phone_daily", daily);
+  const budget = nextAllowedAt(await rateEventTimes(tx, RATE_EVENTS.codeSent, null, dayAgo), limits.smsDailyBudget, DAY_MS, now);
+  if (budget) return refusal("sms_budget", budget);
+
+  await storeCode(tx, { target, purpose: LOGIN_PURPOSE, codeHmac: input.codeHmac, now, ttlSeconds: limits.codeTtlSeconds });
+  return { kind: "reserved", sentEventId: await recordRateEvent(tx, { name: RATE_EVENTS.codeSent, key: target, at: now }) } as const;
+}

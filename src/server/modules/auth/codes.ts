@@ -1,0 +1,95 @@
+import { randomInt } from "node:crypto";
+import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
+import { CODE_LENGTH } from "../../../shared/phone";
+import type { Tx } from "../../db/client";
+import { authVerificationCodes } from "../../db/schema/index";
+import { equalHex, hmacHex } from "../../lib/crypto";
+
+export const LOGIN_PURPOSE = "login";
+
+/** A stable, secret-keyed name for a phone number: rows about numbers that never signed up do not hold the number. */
+export function phoneKey(secret: string, phone: string): string {
+  return hmacHex(secret, `phone:${phone}`);
+}
+
+export function generateCode(): string {
+  return String(randomInt(0, 10 ** CODE_LENGTH)).padStart(CODE_LENGTH, "0");
+}
+
+/** Bound to the target and purpose, so a leaked table row cannot be replayed for another number. */
+export function codeHmac(secret: string, target: string, purpose: string, code: string): string {
+  return hmacHex(secret, `code:${purpose}:${target}:${code}`);
+}
+
+/** Stores the new code for (target, purpose), replacing any earlier one: only the latest counts. */
+export async function storeCode(tx: Tx, row: { target: string; purpose: string; codeHmac: string; now: Date; ttlSeconds: number }): Promise<void> {
+  const values = {
+    target: row.target,
+    purpose: row.purpose,
+    codeHmac: row.codeHmac,
+    createdAt: row.now,
+    expiresAt: new Date(row.now.getTime() + row.ttlSeconds * 1000),
+    attempts: 0,
+    consumedAt: null,
+  };
+  await tx
+    .insert(authVerificationCodes)
+    .values(values)
+    .onConflictDoUpdate({ target: [authVerificationCodes.target, authVerificationCodes.purpose], set: values });
+}
+
+/** Takes back a code whose SMS never went out. */
+export async function withdrawCode(tx: Tx, target: string, purpose: string, hmac: string): Promise<void> {
+  await tx
+    .delete(authVerificationCodes)
+    .where(and(eq(authVerificationCodes.target, target), eq(authVerificationCodes.purpose, purpose), eq(authVerificationCodes.codeHmac, hmac)));
+}
+
+export type CodeCheck = "accepted" | "mismatch" | "no_code" | "expired" | "used" | "exhausted";
+
+/**
+ * Checks `code` against the live one and, if it is right, consumes it in the same UPDATE that
+ * re-checks every condition, so two concurrent logins with one code cannot both succeed. The
+ * HMACs are compared in constant time first; a mismatch on a live code costs it one attempt.
+ */
+export async function checkAndConsumeCode(
+  tx: Tx,
+  input: { secret: string; target: string; purpose: string; code: string; now: Date; maxAttempts: number },
+): Promise<CodeCheck> {
+  const where = and(eq(authVerificationCodes.target, input.target), eq(authVerificationCodes.purpose, input.purpose));
+  const [row] = await tx.select().from(authVerificationCodes).where(where);
+  if (!row) return "no_code";
+  const submitted = codeHmac(input.secret, input.target, input.purpose, input.code);
+  const matches = equalHex(row.codeHmac, submitted);
+  const live = row.consumedAt === null && row.expiresAt > input.now && row.attempts < input.maxAttempts;
+  if (!matches) {
+    if (live) {
+      await tx
+        .update(authVerificationCodes)
+        .set({ attempts: sql`${authVerificationCodes.attempts} + 1` })
+        .where(and(where, eq(authVerificationCodes.codeHmac, row.codeHmac)));
+    }
+    return "mismatch";
+  }
+  if (row.consumedAt !== null) return "used";
+  if (row.attempts >= input.maxAttempts) return "exhausted";
+  if (row.expiresAt <= input.now) return "expired";
+  const consumed = await tx
+    .update(authVerificationCodes)
+    .set({ consumedAt: input.now })
+    .where(
+      and(
+        where,
+        eq(authVerificationCodes.codeHmac, submitted),
+        isNull(authVerificationCodes.consumedAt),
+        gt(authVerificationCodes.expiresAt, input.now),
+        lt(authVerificationCodes.attempts, input.maxAttempts),
+      ),
+    )
+    .returning({ target: authVerificationCodes.target });
+  return consumed.length === 1 ? "accepted" : "used";
+}
+
+export async function purgeCodes(tx: Tx, expiredBefore: Date): Promise<void> {
+  await tx.delete(authVerificationCodes).where(lt(authVerificationCodes.expiresAt, expiredBefore));
+}

@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger } from "fastify";
+
+/** One verification code to deliver by SMS. */
+export interface VerificationSms {
+  /** 11-digit mainland mobile number. */
+  phone: string;
+  code: string;
+  ttlMinutes: number;
+  now: Date;
+  /** The request's logger, so a provider's log line carries the request id. */
+  log: FastifyBaseLogger;
+}
+
+/** The provider refused the message (its answer is in `message`, never the code). */
+export class SmsSendError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly providerCode: string,
+    message: string,
+  ) {
+    super(`${provider} refused the SMS: ${providerCode} ${message}`);
+    this.name = "SmsSendError";
+  }
+}
+
+export interface SmsProvider {
+  readonly name: "console" | "aliyun" | "tencent";
+  /** Resolves once the provider accepted the message; throws SmsSendError or ProviderFailure otherwise. */
+  sendVerificationCode(sms: VerificationSms): Promise<void>;
+}

@@ -1,0 +1,60 @@
+/**
+ * Signing in without the login modal, for specs whose subject is elsewhere: a real code request
+ * (altcha solved in Node, the code read back from the server's SMS outbox) and a real login.
+ */
+import { randomInt } from "node:crypto";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import type { Challenge } from "altcha-lib";
+import { solveAltchaChallenge } from "../../../src/server/testing/altcha";
+import { latestCodeFor } from "../../../src/server/testing/sms-outbox";
+import { E2E_DATA_DIR, E2E_PORT } from "./e2e-env";
+
+const SESSION_SECONDS = 604_800;
+
+/** A valid mainland mobile number nobody else in the run is likely to use. */
+export function randomPhone(): string {
+  return `139${String(randomInt(0, 100_000_000)).padStart(8, "0")}`;
+}
+
+/** Fetches an altcha challenge from the server and solves it as the widget would; returns the `captchaResult`. */
+export async function solveCaptcha(request: APIRequestContext): Promise<string> {
+  const res = await request.get("/api/v1/auth/captcha/altcha/challenge");
+  expect(res.status(), "altcha challenge").toBe(200);
+  return solveAltchaChallenge((await res.json()) as Challenge);
+}
+
+/** The code in the newest SMS the server wrote to `phone` (waits up to 10 s for one to appear). */
+export async function readLatestCode(phone: string): Promise<string> {
+  let code: string | null = null;
+  await expect
+    .poll(() => (code = latestCodeFor(E2E_DATA_DIR, phone)), { message: `an SMS to ${phone} in the outbox`, timeout: 10_000 })
+    .not.toBeNull();
+  return code!;
+}
+
+/** Requests a code and logs in through the API; signs up a new random phone when none is given. */
+export async function loginViaApi(request: APIRequestContext, phone: string = randomPhone(), recommendCode = ""): Promise<{ token: string; phone: string }> {
+  const sent = await request.post("/api/v1/auth/phone/verification_code", { data: { telephone: phone, captchaResult: await solveCaptcha(request) } });
+  expect(sent.status(), await sent.text()).toBe(200);
+  expect(await sent.json()).toMatchObject({ status: "success" });
+  const login = await request.post("/api/v1/auth/phone/login", { data: { telephone: phone, code: await readLatestCode(phone), recommendCode } });
+  expect(login.status(), await login.text()).toBe(200);
+  const { csrf_token: token } = (await login.json()) as { csrf_token: string };
+  return { token, phone };
+}
+
+/**
+ * Makes the page start signed in: the token goes into localStorage `csrf-token` before the app's
+ * first script runs (once per tab, so a test that logs out stays logged out) and into the `token`
+ * cookie, as the app itself stores them.
+ */
+export async function signInPage(page: Page, token: string): Promise<void> {
+  await page.addInitScript((value) => {
+    if (window.sessionStorage.getItem("e2e-signed-in")) return;
+    window.localStorage.setItem("csrf-token", value);
+    window.sessionStorage.setItem("e2e-signed-in", "1");
+  }, token);
+  await page.context().addCookies([
+    { name: "token", value: token, url: `http://127.0.0.1:${E2E_PORT}`, expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS },
+  ]);
+}
