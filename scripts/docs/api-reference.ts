@@ -1,0 +1,275 @@
+/** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
+import GithubSlugger from "github-slugger";
+import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+interface FieldRow {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ").trim() || " ";
+}
+
+function resolve(schema: JsonSchema, doc: OpenApiDocument): JsonSchema {
+  if (!schema.$ref) return schema;
+  const name = schema.$ref.replace(/^#\/components\/schemas\//, "");
+  return doc.components?.schemas?.[name] ?? {};
+}
+
+function variants(schema: JsonSchema): JsonSchema[] | null {
+  return schema.anyOf ?? schema.oneOf ?? null;
+}
+
+function isNull(schema: JsonSchema): boolean {
+  return schema.type === "null" || (Array.isArray(schema.type) && schema.type.length === 1 && schema.type[0] === "null");
+}
+
+export function typeLabel(raw: JsonSchema, doc: OpenApiDocument): string {
+  const schema = resolve(raw, doc);
+  const options = variants(schema);
+  if (options) {
+    const labels = [...new Set(options.map((o) => typeLabel(o, doc)))];
+    return labels.join(" or ");
+  }
+  let label: string;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.includes("array") || schema.items) label = `array of ${schema.items ? typeLabel(schema.items, doc) : "any"}`;
+  else if (types.length > 0) label = types.join(" or ");
+  else if (schema.properties || schema.additionalProperties) label = "object";
+  else label = "any";
+  if (schema.format && !types.includes("array")) label += ` (${schema.format})`;
+  if (schema.nullable && !label.includes("null")) label += " or null";
+  return label;
+}
+
+function constraints(schema: JsonSchema): string[] {
+  const notes: string[] = [];
+  const { minimum: min, maximum: max } = schema;
+  const realMin = min !== undefined && Math.abs(min) < SAFE_INTEGER ? min : undefined;
+  const realMax = max !== undefined && Math.abs(max) < SAFE_INTEGER ? max : undefined;
+  if (realMin !== undefined && realMax !== undefined) notes.push(`From ${realMin} to ${realMax}.`);
+  else if (realMin !== undefined) notes.push(`At least ${realMin}.`);
+  else if (realMax !== undefined) notes.push(`At most ${realMax}.`);
+  if (schema.minLength !== undefined && schema.maxLength !== undefined) notes.push(`${schema.minLength} to ${schema.maxLength} characters.`);
+  else if (schema.maxLength !== undefined) notes.push(`At most ${schema.maxLength} characters.`);
+  else if (schema.minLength !== undefined && schema.minLength > 0) notes.push(`At least ${schema.minLength} characters.`);
+  if (schema.maxItems !== undefined) notes.push(`At most ${schema.maxItems} items.`);
+  if (schema.pattern && !schema.format && schema.pattern.length <= 60) notes.push(`Matches \`${schema.pattern}\`.`);
+  if (schema.enum) notes.push(`One of ${schema.enum.map((v) => `\`${String(v)}\``).join(", ")}.`);
+  if (schema.default !== undefined) notes.push(`Default \`${JSON.stringify(schema.default)}\`.`);
+  return notes;
+}
+
+function describe(schema: JsonSchema, doc: OpenApiDocument): string {
+  const own = resolve(schema, doc);
+  const inner = variants(own)?.find((v) => !isNull(v));
+  const parts = [own.description, ...constraints(own), ...(inner ? constraints(resolve(inner, doc)) : [])];
+  return parts.filter(Boolean).join(" ");
+}
+
+/** The object a field's children hang from: itself, its non-null variant, or its array items. */
+function nested(schema: JsonSchema, doc: OpenApiDocument): { schema: JsonSchema; suffix: string } | null {
+  const own = resolve(schema, doc);
+  const inner = variants(own)?.find((v) => !isNull(v));
+  const target = inner ? resolve(inner, doc) : own;
+  if (target.properties) return { schema: target, suffix: "." };
+  if (target.items) {
+    const items = resolve(target.items, doc);
+    if (items.properties) return { schema: items, suffix: "[]." };
+  }
+  return null;
+}
+
+export function fieldRows(schema: JsonSchema, doc: OpenApiDocument, prefix = ""): FieldRow[] {
+  const object = resolve(schema, doc);
+  const rows: FieldRow[] = [];
+  const required = new Set(object.required ?? []);
+  for (const [name, property] of Object.entries(object.properties ?? {})) {
+    const fullName = `${prefix}${name}`;
+    rows.push({ name: fullName, type: typeLabel(property, doc), required: required.has(name), description: describe(property, doc) });
+    const children = nested(property, doc);
+    if (children) rows.push(...fieldRows(children.schema, doc, `${fullName}${children.suffix}`));
+  }
+  return rows;
+}
+
+function stringExample(schema: JsonSchema, name: string): string {
+  const text = `${name} ${schema.description ?? ""}`;
+  if (schema.format === "date-time" || /\bAt$|ISO 8601/.test(text)) return "2026-03-01T08:00:00.000Z";
+  if (schema.format === "date") return "2026-03-01";
+  if (schema.format === "email") return "dev@example.com";
+  if (schema.format === "uri" || schema.format === "url") return "https://example.com";
+  if (/decimal|amount|balance|price|total/i.test(text)) return "12.50";
+  return name || "string";
+}
+
+export function exampleValue(raw: JsonSchema, doc: OpenApiDocument, name = ""): unknown {
+  const schema = resolve(raw, doc);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.examples?.length) return schema.examples[0];
+  if (schema.const !== undefined) return schema.const;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum?.length) return schema.enum[0];
+  const options = variants(schema);
+  if (options) {
+    const first = options.find((o) => !isNull(o)) ?? options[0];
+    return first ? exampleValue(first, doc, name) : null;
+  }
+  const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== "null") : [schema.type];
+  const type = types[0] ?? (schema.properties ? "object" : schema.items ? "array" : undefined);
+  switch (type) {
+    case "object": {
+      const value: Record<string, unknown> = {};
+      for (const [key, property] of Object.entries(schema.properties ?? {})) value[key] = exampleValue(property, doc, key);
+      if (!schema.properties && typeof schema.additionalProperties === "object") {
+        value.key = exampleValue(schema.additionalProperties, doc, "value");
+      }
+      return value;
+    }
+    case "array":
+      return schema.items ? [exampleValue(schema.items, doc, name)] : [];
+    case "integer":
+    case "number": {
+      const min = schema.minimum !== undefined && Math.abs(schema.minimum) < SAFE_INTEGER ? schema.minimum : undefined;
+      return Math.max(min ?? 1, 1);
+    }
+    case "boolean":
+      return true;
+    case "string":
+      return stringExample(schema, name);
+    default:
+      return null;
+  }
+}
+
+function fieldTable(rows: FieldRow[]): string {
+  const lines = ["| Field | Type | Required | Description |", "|---|---|---|---|"];
+  for (const row of rows) {
+    lines.push(`| \`${cell(row.name)}\` | ${cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`);
+  }
+  return lines.join("\n");
+}
+
+function schemaSection(schema: JsonSchema, doc: OpenApiDocument): string {
+  const rows = fieldRows(schema, doc);
+  const parts: string[] = [];
+  if (rows.length > 0) parts.push(fieldTable(rows));
+  else parts.push(`A JSON ${typeLabel(schema, doc)}. ${describe(schema, doc)}`.trim());
+  parts.push("```json\n" + JSON.stringify(exampleValue(schema, doc), null, 2) + "\n```");
+  return parts.join("\n\n");
+}
+
+function parameterTable(title: string, parameters: OpenApiParameter[], doc: OpenApiDocument): string {
+  const lines = [`**${title}**`, "", "| Name | Type | Required | Description |", "|---|---|---|---|"];
+  for (const p of parameters) {
+    const schema = p.schema ?? {};
+    const description = [p.description, describe(schema, doc)].filter(Boolean).join(" ");
+    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? "yes" : "no"} | ${cell(description)} |`);
+  }
+  return lines.join("\n");
+}
+
+function jsonSchemaOf(content: Record<string, { schema?: JsonSchema }> | undefined): { type: string; schema: JsonSchema } | null {
+  if (!content) return null;
+  const [type, media] = Object.entries(content)[0] ?? [];
+  return type && media?.schema ? { type, schema: media.schema } : null;
+}
+
+function operationSection(method: string, path: string, op: OpenApiOperation, doc: OpenApiDocument): string {
+  const parts: string[] = [];
+  parts.push(`### ${operationTitle({ method, path, op })}`);
+  parts.push(`\`${method.toUpperCase()} ${path}\``);
+  if (op.description) parts.push(op.description);
+  const bearer = op.security?.some((s) => "bearer" in s);
+  parts.push(
+    bearer
+      ? "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions))."
+      : "No authentication.",
+  );
+  const byPlace = (place: OpenApiParameter["in"]) => (op.parameters ?? []).filter((p) => p.in === place);
+  if (byPlace("path").length) parts.push(parameterTable("Path parameters", byPlace("path"), doc));
+  if (byPlace("query").length) parts.push(parameterTable("Query parameters", byPlace("query"), doc));
+  if (byPlace("header").length) parts.push(parameterTable("Headers", byPlace("header"), doc));
+  const body = jsonSchemaOf(op.requestBody?.content);
+  if (body) parts.push(`**Request body** (\`${body.type}\`${op.requestBody?.required ? ", required" : ""})`, schemaSection(body.schema, doc));
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const description = response.description && response.description !== "Default Response" ? ` — ${response.description}` : "";
+    const content = jsonSchemaOf(response.content);
+    parts.push(`**Response \`${status}\`**${description}`);
+    parts.push(content ? schemaSection(content.schema, doc) : "No JSON body.");
+  }
+  return parts.join("\n\n");
+}
+
+function tagTitle(tag: string): string {
+  return (tag.charAt(0).toUpperCase() + tag.slice(1).replace(/[-_]/g, " ")).replace(/\bapi\b/gi, "API");
+}
+
+function operationTitle({ method, path, op }: Operation): string {
+  return op.summary ?? `${method.toUpperCase()} ${path}`;
+}
+
+interface Operation {
+  method: string;
+  path: string;
+  op: OpenApiOperation;
+}
+
+/** The operations under `/api/`, grouped by their first tag in the order the server registers them. */
+export function apiOperations(doc: OpenApiDocument): Map<string, Operation[]> {
+  const groups = new Map<string, Operation[]>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith("/api/")) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const tag = op.tags?.[0] ?? "other";
+      groups.set(tag, [...(groups.get(tag) ?? []), { method, path, op }]);
+    }
+  }
+  return groups;
+}
+
+export function apiReferenceMarkdown(doc: OpenApiDocument): string {
+  const groups = apiOperations(doc);
+  // The ids the renderer will give the headings below, in the same order, so the table can link to them.
+  const slugger = new GithubSlugger();
+  slugger.slug("Endpoints");
+  const anchors = new Map<Operation, string>();
+  for (const [tag, operations] of groups) {
+    slugger.slug(tagTitle(tag));
+    for (const operation of operations) anchors.set(operation, slugger.slug(operationTitle(operation)));
+  }
+  const parts = [
+    "# Console API reference",
+    "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing and charges. " +
+      "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
+      "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
+    [
+      "- Base URL: `{{apiBase}}`",
+      "- Requests and responses are JSON (`content-type: application/json`), except where a route says otherwise.",
+      "- Signed-in routes take the session token from the sign-in as `Authorization: Bearer <session token>`; see [Authentication](authentication.md#console-sessions).",
+      "- A failed request answers with a status of 400 or more and `{\"code\": \"…\", \"message\": \"…\"}`; see [Errors](errors.md#console-api-errors).",
+      "- Send an `Idempotency-Key` header with every `POST`, `PATCH` and `DELETE` you may retry; see [Idempotency](billing.md#idempotency).",
+    ].join("\n"),
+    "## Endpoints",
+    ["| Method | Path | What it does |", "|---|---|---|"]
+      .concat(
+        [...anchors].map(
+          ([{ method, path, op }, anchor]) => `| ${method.toUpperCase()} | [\`${cell(path)}\`](#${anchor}) | ${cell(op.summary ?? "")} |`,
+        ),
+      )
+      .join("\n"),
+  ];
+  for (const [tag, operations] of groups) {
+    parts.push(`## ${tagTitle(tag)}`);
+    for (const { method, path, op } of operations) parts.push(operationSection(method, path, op, doc));
+  }
+  return parts.join("\n\n") + "\n";
+}

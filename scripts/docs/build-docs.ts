@@ -1,0 +1,158 @@
+/**
+ * Generates the static docs site into the web build: Markdown pages from docs/site, one page per
+ * catalog tool and the console API reference from the server itself, each wrapped in the site's
+ * header and footer with a sidebar and a table of contents, code highlighted at build time.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { createHighlighter } from "shiki";
+import { fillPlaceholders } from "../../src/shared/template";
+import { createMarkdownRenderer } from "../markdown/render";
+import { apiReferenceMarkdown } from "./api-reference";
+import { expandGeneratedBlocks } from "./error-tables";
+import { renderDocsPage, type NavLink, type NavSection } from "./page-template";
+import { snapshotServer, type ServerSnapshot } from "./server-snapshot";
+import { toolPageMarkdown, toolSlug, toolsOverviewMarkdown } from "./tool-pages";
+
+const HIGHLIGHT_THEME = "github-light";
+const HIGHLIGHT_LANGS = ["shellscript", "javascript", "typescript", "python", "json", "http"];
+const CURRENCY = "¥";
+
+/** The hand-written pages of docs/site, in sidebar order. */
+export const GUIDE_SECTIONS = [
+  { title: "Get started", slugs: ["index", "quickstart"] },
+  { title: "Guides", slugs: ["authentication", "billing", "errors"] },
+] as const;
+
+const NAV_TITLES: Record<string, string> = { index: "Overview", tools: "All tools", api: "Console API" };
+
+export function docsHref(slug: string): string {
+  return slug === "index" ? "/docs.html" : `/docs/${slug}.html`;
+}
+
+/** The values `{{name}}` stands for in the docs' Markdown. */
+export function docsTemplateValues(config: Pick<ServerSnapshot["config"], "siteName" | "companyName" | "contactEmail" | "publicUrl">) {
+  return {
+    siteName: config.siteName,
+    companyName: config.companyName,
+    contactEmail: config.contactEmail,
+    publicUrl: config.publicUrl,
+    apiBase: `${config.publicUrl}/api/v1`,
+    gatewayBase: `${config.publicUrl}/v1/tools`,
+    currency: CURRENCY,
+  };
+}
+
+interface SourcePage {
+  slug: string;
+  markdown: string;
+}
+
+function readOptional(file: string): string | null {
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
+}
+
+function sourcePages(siteDir: string, snapshot: ServerSnapshot): { sections: { title: string; slugs: string[] }[]; pages: SourcePage[] } {
+  const pages: SourcePage[] = GUIDE_SECTIONS.flatMap((section) =>
+    section.slugs.map((slug) => ({
+      slug,
+      markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`),
+    })),
+  );
+  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY) });
+  for (const tool of snapshot.tools) {
+    const fragment =
+      readOptional(path.join(siteDir, "tools", `${tool.id}.md`)) ??
+      (tool.builtin ? readOptional(path.join(siteDir, "tools", `${tool.builtin}.md`)) : null);
+    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY) });
+  }
+  pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi) });
+  const sections = [
+    ...GUIDE_SECTIONS.map((s) => ({ title: s.title, slugs: [...s.slugs] })),
+    { title: "Tools", slugs: ["tools", ...snapshot.tools.map(toolSlug)] },
+    { title: "Reference", slugs: ["api"] },
+  ];
+  return { sections, pages };
+}
+
+function linkResolver(fromSlug: string, slugs: ReadonlySet<string>) {
+  return (href: string): string => {
+    const [file = "", fragment] = href.split("#", 2);
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(fromSlug), file)).replace(/\.md$/, "");
+    if (!slugs.has(target)) throw new Error(`docs: ${fromSlug}.md links to ${href}, which is not a docs page`);
+    return docsHref(target) + (fragment ? `#${fragment}` : "");
+  };
+}
+
+function writeStylesheet(root: string, clientDir: string): string {
+  const css = [path.join(root, "src/web/app.css"), path.join(root, "scripts/docs/docs.css")]
+    .map((file) => fs.readFileSync(file, "utf8"))
+    .join("\n");
+  const name = `docs-${createHash("sha256").update(css).digest("hex").slice(0, 10)}.css`;
+  fs.mkdirSync(path.join(clientDir, "assets"), { recursive: true });
+  fs.writeFileSync(path.join(clientDir, "assets", name), css);
+  return `/assets/${name}`;
+}
+
+export interface DocsBuildResult {
+  /** Every page written, by its address (`/docs.html`, `/docs/quickstart.html`, …). */
+  pages: string[];
+}
+
+export async function buildDocs(options: {
+  root: string;
+  clientDir: string;
+  env?: Record<string, string | undefined>;
+  snapshot?: ServerSnapshot;
+}): Promise<DocsBuildResult> {
+  const { root, clientDir } = options;
+  const snapshot = options.snapshot ?? (await snapshotServer(options.env));
+  const { sections, pages } = sourcePages(path.join(root, "docs/site"), snapshot);
+  const values = docsTemplateValues(snapshot.config);
+  const slugs = new Set(pages.map((p) => p.slug));
+
+  const highlighter = await createHighlighter({ themes: [HIGHLIGHT_THEME], langs: HIGHLIGHT_LANGS });
+  const languages = new Set(highlighter.getLoadedLanguages());
+  const highlight = (code: string, lang: string) =>
+    languages.has(lang) ? highlighter.codeToHtml(code, { lang, theme: HIGHLIGHT_THEME }) : null;
+
+  const rendered = pages.map((page) => {
+    const markdown = fillPlaceholders(page.markdown, values);
+    const unfilled = /\{\{(\w+)\}\}/.exec(markdown);
+    if (unfilled) throw new Error(`docs: ${page.slug}.md uses {{${unfilled[1]}}}, which has no value`);
+    const renderer = createMarkdownRenderer({ highlight, resolveMarkdownLink: linkResolver(page.slug, slugs) });
+    return { slug: page.slug, ...renderer.render(markdown) };
+  });
+  highlighter.dispose();
+
+  const titles = new Map(rendered.map((page) => [page.slug, page.title]));
+  const nav: NavSection[] = sections.map((section) => ({
+    title: section.title,
+    links: section.slugs.map((slug) => ({ title: NAV_TITLES[slug] ?? titles.get(slug) ?? slug, href: docsHref(slug) })),
+  }));
+  const order: NavLink[] = nav.flatMap((section) => section.links);
+  const cssHref = writeStylesheet(root, clientDir);
+  const year = new Date().getFullYear();
+
+  for (const page of rendered) {
+    const href = docsHref(page.slug);
+    const index = order.findIndex((link) => link.href === href);
+    const html = renderDocsPage({
+      siteName: snapshot.config.siteName,
+      title: page.title,
+      href,
+      bodyHtml: page.html,
+      headings: page.headings,
+      nav,
+      previous: order[index - 1] ?? null,
+      next: order[index + 1] ?? null,
+      cssHref,
+      year,
+    });
+    const file = path.join(clientDir, href);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, html);
+  }
+  return { pages: rendered.map((page) => docsHref(page.slug)) };
+}

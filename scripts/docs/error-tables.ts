@@ -1,0 +1,46 @@
+/** Error tables generated from the server's own error registries, so the docs list every code. */
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../src/shared/gateway";
+
+const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
+  invalid_key: "Send `Authorization: Bearer <API key>` with an active key from [API keys](/console/api-keys).",
+  insufficient_balance: "[Top up](/console/charge-details), then retry.",
+  spend_limit_reached: "Raise or remove the key's spend limit on [API keys](/console/api-keys), or use another key.",
+  ip_not_allowed: "Call from an address on the key's IP allowlist, or add this address to it.",
+  tool_not_allowed: "Add the tool to the key's allowed tools, or use another key.",
+  tool_not_approved: "[Apply for access](/console/apply) and wait for the approval.",
+  unknown_tool: "Check the tool id on the [tools](tools.md) page.",
+  idempotency_in_progress: "The first call with this key is still running: retry shortly. See [idempotency](billing.md#idempotent-gateway-calls).",
+  idempotency_key_reused: "Use a new `Idempotency-Key` for a different call.",
+  invalid_idempotency_key: "Send 8 to 128 letters, digits, `-` or `_`.",
+  rate_limited: "Wait the seconds the `Retry-After` header gives, then retry.",
+  upstream_failed: "Retry after a moment; if it persists, contact us with the request id.",
+  upstream_timeout: "Retry after a moment, perhaps with a smaller request.",
+  internal_error: "Retry later; if it persists, contact us with the request id.",
+};
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|");
+}
+
+export function gatewayErrorsMarkdown(): string {
+  const rows = (Object.entries(GATEWAY_ERRORS) as [GatewayErrorCode, { status: number; message: string }][])
+    .sort(([, a], [, b]) => a.status - b.status)
+    .map(([code, { status, message }]) => {
+      const meaning = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+      return `| \`${status}\` | \`${code}\` | ${cell(meaning)} | ${GATEWAY_ADVICE[code] ?? "See the message."} |`;
+    });
+  return ["| Status | Code | Meaning | What to do |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+export const GENERATED_BLOCKS: Record<string, () => string> = {
+  "gateway-errors": gatewayErrorsMarkdown,
+};
+
+/** Replaces each `<!-- generated:NAME -->` line with its generated Markdown. */
+export function expandGeneratedBlocks(markdown: string, source: string): string {
+  return markdown.replace(/<!-- generated:([\w-]+) -->/g, (_, name: string) => {
+    const block = GENERATED_BLOCKS[name];
+    if (!block) throw new Error(`docs: ${source} asks for the generated block "${name}", which does not exist`);
+    return block();
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * The one Markdown renderer for the docs site (scripts/docs) and the legal pages (through the
+ * Vite plugin beside this file): headings get stable ids and a permalink, relative `.md` links
+ * become site links, and fenced code is highlighted at build time when a highlighter is given.
+ */
+import GithubSlugger from "github-slugger";
+import MarkdownIt from "markdown-it";
+import type { Token } from "markdown-it";
+
+export interface Heading {
+  level: number;
+  id: string;
+  text: string;
+}
+
+export interface RenderedMarkdown {
+  /** The text of the leading `# ` heading; the body does not repeat it. */
+  title: string;
+  html: string;
+  /** Every heading of level 2 and 3 in the body, in order. */
+  headings: Heading[];
+}
+
+export interface MarkdownOptions {
+  /** Highlights one fenced block; returns null to fall back to plain escaped code. */
+  highlight?: (code: string, lang: string) => string | null;
+  /** Rewrites a relative link to a `.md` file (`guide.md#part`) to its address on the site. */
+  resolveMarkdownLink?: (href: string) => string;
+}
+
+export interface CodeExample {
+  lang: string;
+  /** The fence's words after the language, e.g. `example` or `example=curl`. */
+  flags: string[];
+  code: string;
+}
+
+const TOC_LEVELS = new Set([2, 3]);
+const MARKDOWN_LINK = /^(?![a-z][a-z0-9+.-]*:|\/|#)([^?#]+\.md)(#.*)?$/i;
+
+function headingText(inline: Token | undefined): string {
+  return (inline?.children ?? [])
+    .filter((child) => child.type === "text" || child.type === "code_inline")
+    .map((child) => child.content)
+    .join("");
+}
+
+function splitTitle(source: string): { title: string; body: string } {
+  const match = /^\s*#\s+(.+?)\s*#*\s*(?:\r?\n|$)/.exec(source);
+  if (!match) return { title: "", body: source };
+  return { title: match[1]!, body: source.slice(match[0].length) };
+}
+
+export function fenceInfo(info: string): { lang: string; flags: string[] } {
+  const [lang = "", ...flags] = info.trim().split(/\s+/).filter(Boolean);
+  return { lang: lang.toLowerCase(), flags };
+}
+
+export function createMarkdownRenderer(options: MarkdownOptions = {}) {
+  const md = new MarkdownIt({ html: true, linkify: false, typographer: false });
+
+  md.core.ruler.push("tollgate_headings_and_links", (state) => {
+    const slugger = new GithubSlugger();
+    const headings = (state.env as { headings: Heading[] }).headings;
+    state.tokens.forEach((token, i) => {
+      if (token.type === "heading_open") {
+        const text = headingText(state.tokens[i + 1]);
+        const id = slugger.slug(text);
+        token.attrSet("id", id);
+        const close = state.tokens.slice(i).find((t) => t.type === "heading_close");
+        if (close) close.meta = { id };
+        const level = Number(token.tag.slice(1));
+        if (TOC_LEVELS.has(level)) headings.push({ level, id, text });
+      }
+      if (token.type === "inline" && options.resolveMarkdownLink) {
+        for (const child of token.children ?? []) {
+          const href = child.type === "link_open" ? String(child.attrGet("href") ?? "") : "";
+          if (MARKDOWN_LINK.test(href)) child.attrSet("href", options.resolveMarkdownLink(href));
+        }
+      }
+    });
+  });
+
+  md.renderer.rules.heading_close = (tokens, idx) => {
+    const token = tokens[idx]!;
+    const id = (token.meta as { id?: string } | null)?.id;
+    const anchor = id ? `<a class="heading-anchor" href="#${md.utils.escapeHtml(id)}" aria-label="Link to this section">#</a>` : "";
+    return `${anchor}</${token.tag}>\n`;
+  };
+
+  const plainFence = md.renderer.rules.fence!;
+  md.renderer.rules.fence = (tokens, idx, opts, env, self) => {
+    const token = tokens[idx]!;
+    const { lang } = fenceInfo(token.info);
+    const highlighted = lang && options.highlight ? options.highlight(token.content, lang) : null;
+    return highlighted ?? plainFence(tokens, idx, opts, env, self);
+  };
+
+  return {
+    render(source: string): RenderedMarkdown {
+      const { title, body } = splitTitle(source);
+      const env = { headings: [] as Heading[] };
+      const html = md.render(body, env);
+      return { title, html, headings: env.headings };
+    },
+  };
+}
+
+/** The fenced blocks carrying the `example` flag, in order: the docs' runnable examples. */
+export function extractExamples(source: string): CodeExample[] {
+  const md = new MarkdownIt();
+  return md
+    .parse(source, {})
+    .filter((token) => token.type === "fence")
+    .map((token) => ({ ...fenceInfo(token.info), code: token.content }))
+    .filter((block) => block.flags.some((flag) => flag === "example" || flag.startsWith("example=")));
+}

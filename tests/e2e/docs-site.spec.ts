@@ -1,0 +1,86 @@
+import { expect, test, type Page } from "@playwright/test";
+
+async function expectNoSidewaysScroll(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+test("/docs lands on the start page, with the site's header and footer and no scripts", async ({ page }) => {
+  const response = await page.goto("/docs");
+  expect(response?.status()).toBe(200);
+  await expect(page).toHaveURL("/docs.html");
+  await expect(page.getByRole("heading", { level: 1, name: "Tollgate documentation" })).toBeVisible();
+  await expect(page.getByRole("banner").getByRole("link", { name: "Tollgate" })).toHaveAttribute("href", "/");
+  for (const name of ["User agreement", "Privacy agreement", "Service level"]) {
+    await expect(page.getByRole("contentinfo").getByRole("link", { name })).toBeVisible();
+  }
+  await expect(page.locator("script")).toHaveCount(0);
+});
+
+test("the sidebar leads from page to page and the table of contents to each section", async ({ page }) => {
+  await page.goto("/docs.html");
+  const sidebar = page.getByRole("navigation", { name: "Documentation" });
+  await sidebar.getByRole("link", { name: "Quickstart" }).click();
+  await expect(page).toHaveURL("/docs/quickstart.html");
+  await expect(sidebar.getByRole("link", { name: "Quickstart" })).toHaveAttribute("aria-current", "page");
+  await page.locator(".docs-toc").getByRole("link", { name: "5. See what it cost" }).click();
+  await expect(page).toHaveURL("/docs/quickstart.html#5-see-what-it-cost");
+  await expect(page.getByRole("heading", { name: "5. See what it cost" })).toBeInViewport();
+  await page.getByRole("link", { name: "Next Authentication" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Authentication" })).toBeVisible();
+});
+
+test("a docs address without .html opens the page, with code highlighted", async ({ page }) => {
+  await page.goto("/docs/quickstart");
+  await expect(page).toHaveURL("/docs/quickstart.html");
+  const curl = page.locator("pre.shiki").filter({ hasText: "curl -sS -X POST" });
+  await expect(curl).toBeVisible();
+  const colours = await curl.locator("span[style]").evaluateAll((spans) => new Set(spans.map((s) => getComputedStyle(s).color)).size);
+  expect(colours).toBeGreaterThan(2);
+});
+
+test("each tool of the landing page's catalog has its docs page with its price", async ({ page }) => {
+  await page.goto("/");
+  const echo = page.getByTestId("tool-echo");
+  await expect(echo).toBeVisible();
+  const price = (await echo.locator(".catalog-price").innerText()).split("/")[0]!.trim();
+  await echo.getByRole("link", { name: "Documentation" }).click();
+  await expect(page).toHaveURL("/docs/tools/echo.html");
+  await expect(page.getByRole("heading", { level: 1, name: "Echo" })).toBeVisible();
+  await expect(page.locator(".docs-content table").first()).toContainText(`${price} per call`);
+});
+
+test("the console API reference links each endpoint to its section", async ({ page }) => {
+  await page.goto("/docs/api.html");
+  const link = page.getByRole("link", { name: "/api/v1/tools/user-info" });
+  await link.click();
+  await expect(page).toHaveURL(/\/docs\/api\.html#.+/);
+  await expect(page.getByRole("heading", { name: "The signed-in user, with the balance" })).toBeInViewport();
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 375, height: 740 } });
+
+  test("the docs fit the screen and the page list comes before the text", async ({ page }) => {
+    for (const path of ["/docs.html", "/docs/quickstart.html", "/docs/api.html", "/docs/errors.html"]) {
+      await page.goto(path);
+      await expectNoSidewaysScroll(page);
+    }
+    const sidebar = await page.getByRole("navigation", { name: "Documentation" }).boundingBox();
+    const heading = await page.getByRole("heading", { level: 1 }).boundingBox();
+    expect(sidebar!.y).toBeLessThan(heading!.y);
+  });
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the docs work fully", async ({ page }) => {
+    await page.goto("/docs");
+    await page.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "Errors" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Errors" })).toBeVisible();
+    await expect(page.getByRole("cell", { name: "insufficient_balance" })).toBeVisible();
+    await page.locator(".docs-toc").getByRole("link", { name: "Console API errors" }).click();
+    await expect(page).toHaveURL("/docs/errors.html#console-api-errors");
+  });
+});

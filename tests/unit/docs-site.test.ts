@@ -1,0 +1,146 @@
+/**
+ * The built site (run `npm run build` first; BUILD_DIR picks the build): every docs page exists,
+ * SPEC.md's /docs redirect lands on real pages, and every internal link of the docs and the legal
+ * pages resolves, served by the real server.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GUIDE_SECTIONS, docsHref } from "../../scripts/docs/build-docs";
+import { apiOperations } from "../../scripts/docs/api-reference";
+import { checkLinks, idsOf } from "../../scripts/docs/link-check";
+import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
+import { toolSlug } from "../../scripts/docs/tool-pages";
+import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
+import { ERROR_CODES } from "../../src/shared/errors";
+import { GATEWAY_ERRORS } from "../../src/shared/gateway";
+
+const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
+const LEGAL_PAGES = ["/privacy", "/protocol-serve", "/service-level"];
+
+let t: TestApp;
+let snapshot: ServerSnapshot;
+let expectedPages: string[];
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(clientDir, "docs.html"))) {
+    throw new Error(`no docs in ${clientDir}: run \`npm run build\` (with the same BUILD_DIR) before this test`);
+  }
+  t = await createTestApp({ WEB_ROOT: clientDir });
+  snapshot = await snapshotServer();
+  expectedPages = [
+    ...GUIDE_SECTIONS.flatMap((s) => s.slugs.map(docsHref)),
+    docsHref("tools"),
+    ...snapshot.tools.map((tool) => docsHref(toolSlug(tool))),
+    docsHref("api"),
+  ];
+});
+afterAll(() => t?.close());
+
+const get = (url: string) => t.app.inject({ method: "GET", url });
+
+describe("the docs build", () => {
+  it("writes every page: the guides, one page per catalog tool, and the API reference", () => {
+    expect(snapshot.tools.length).toBeGreaterThan(0);
+    for (const page of expectedPages) expect(fs.existsSync(path.join(clientDir, page)), page).toBe(true);
+  });
+
+  it("serves each page with the site's header and footer, a sidebar and a table of contents, and no JavaScript", async () => {
+    for (const page of expectedPages) {
+      const res = await get(page);
+      expect(res.statusCode, page).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.body).toContain('<header class="site-header">');
+      expect(res.body).toContain('<footer class="site-footer">');
+      expect(res.body).toContain(`aria-current="page"`);
+      expect(res.body).toContain('<nav class="docs-sidebar"');
+      expect(res.body).not.toMatch(/<script/i);
+      expect(String(res.headers["content-security-policy"])).toContain("script-src 'self'");
+    }
+    expect((await get("/docs/quickstart.html")).body).toContain('<aside class="docs-toc"');
+  });
+
+  it("highlights code at build time", async () => {
+    const body = (await get("/docs/quickstart.html")).body;
+    expect(body).toMatch(/<pre class="shiki github-light"[^>]*><code><span class="line"><span style="color:#[0-9A-Fa-f]{6}">curl/);
+  });
+
+  it("shows each tool's price, access and call from the catalog", async () => {
+    for (const tool of snapshot.tools) {
+      const body = (await get(docsHref(toolSlug(tool)))).body;
+      expect(body).toContain(`<h1>${tool.name}</h1>`);
+      expect(body).toContain(`¥${tool.price} per ${tool.unit ?? "call"}`);
+      expect(body).toContain(`${tool.method} ${snapshot.config.publicUrl}/v1/tools/${tool.id}`);
+      if (tool.requiresApproval) expect(body).toContain('href="/console/apply"');
+    }
+  });
+
+  it("documents every route of the server's OpenAPI document in the API reference", async () => {
+    const body = (await get("/docs/api.html")).body;
+    const operations = [...apiOperations(snapshot.openapi).values()].flat();
+    expect(operations.length).toBeGreaterThan(3);
+    for (const { method, path: route } of operations) expect(body, route).toContain(`<code>${method.toUpperCase()} ${route}</code>`);
+  });
+
+  it("documents every error code of the console API and of the gateway", async () => {
+    const body = (await get("/docs/errors.html")).body;
+    for (const code of Object.values(ERROR_CODES)) expect(body, code).toContain(`<td><code>${code}</code></td>`);
+    for (const [code, { status }] of Object.entries(GATEWAY_ERRORS)) {
+      expect(body, code).toContain(`<td><code>${status}</code></td>\n<td><code>${code}</code></td>`);
+    }
+  });
+});
+
+describe("the /docs redirect rule (SPEC.md §2)", () => {
+  it("lands every docs address without .html on the real page", async () => {
+    for (const page of expectedPages) {
+      const bare = page.replace(/\.html$/, "");
+      const redirect = await get(`${bare}?from=test`);
+      expect(redirect.statusCode, bare).toBe(301);
+      expect(redirect.headers.location).toBe(`${page}?from=test`);
+      const landed = await get(String(redirect.headers.location));
+      expect(landed.statusCode).toBe(200);
+      expect(landed.body).toContain('data-layout="docs"');
+    }
+  });
+
+  it("lands /docs and /docs/ on the start page", async () => {
+    for (const from of ["/docs", "/docs/"]) {
+      const res = await get(from);
+      expect(res.headers.location).toBe("/docs.html");
+      expect((await get("/docs.html")).body).toContain("documentation</h1>");
+    }
+  });
+});
+
+describe("links", () => {
+  it("every internal link of the docs and the legal pages resolves, anchors included", async () => {
+    const { broken, checked } = await checkLinks(
+      async (url) => {
+        const res = await get(url);
+        return {
+          status: res.statusCode,
+          location: res.headers.location ? String(res.headers.location) : undefined,
+          contentType: String(res.headers["content-type"] ?? ""),
+          body: res.body,
+        };
+      },
+      ["/docs.html", ...LEGAL_PAGES],
+      ["/docs", ...LEGAL_PAGES],
+    );
+    expect(broken).toEqual([]);
+    for (const page of [...expectedPages, ...LEGAL_PAGES, "/console/apply", "/"]) expect(checked).toContain(page);
+  });
+
+  it("the legal pages are prerendered with their whole text and working anchors", async () => {
+    for (const page of LEGAL_PAGES) {
+      const body = (await get(page)).body;
+      expect(body).toContain('data-layout="protocol"');
+      const contents = [...body.matchAll(/<nav class="legal-contents"[\s\S]*?<\/nav>/g)][0]?.[0] ?? "";
+      const anchors = [...contents.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
+      expect(anchors.length, page).toBeGreaterThan(4);
+      const ids = idsOf(body);
+      for (const anchor of anchors) expect(ids).toContain(anchor);
+    }
+  });
+});
