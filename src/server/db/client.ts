@@ -21,6 +21,8 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: the whole database as a tarball another instance can start from. */
   dump?(): Promise<Blob>;
+  /** PostgreSQL only: LISTEN on a channel with a connection of its own; resolves to an unsubscribe. */
+  listen?(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
@@ -48,6 +50,18 @@ export function openPostgres(url: string, poolSize = 10): Database {
       }
     },
     close: () => pool.end(),
+    async listen(channel, onMessage) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      client.on("notification", (message) => {
+        if (message.channel === channel && message.payload) onMessage(message.payload);
+      });
+      client.on("error", () => {
+        /* the connection dropped: entries still expire by TTL */
+      });
+      await client.query(`listen "${channel.replace(/"/g, "")}"`);
+      return () => client.end();
+    },
   };
 }
 

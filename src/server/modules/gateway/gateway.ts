@@ -7,7 +7,8 @@ import { toolGrants } from "../../db/schema/index";
 import { GroupCommitter } from "../../lib/group-commit";
 import { WindowLimiter } from "../../lib/window-limiter";
 import type { Tool } from "../catalog/catalog-file";
-import { authenticateApiKey, type ApiKeyRefusal } from "../keys/authenticate";
+import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
+import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import { runnableTool, type RunnableTool } from "./handlers/index";
 import { UpstreamError, type ToolRequest, type ToolResponse } from "./handlers/types";
@@ -47,6 +48,7 @@ export class Gateway {
   private readonly completions: GroupCommitter<CompletionItem, void>;
   private readonly limiter = new WindowLimiter(60_000);
   private readonly tools = new Map<string, RunnableTool>();
+  readonly keys: ApiKeyCache;
 
   constructor(
     private readonly db: Db,
@@ -54,6 +56,7 @@ export class Gateway {
     private readonly log: FastifyBaseLogger,
     options: { concurrency: number },
   ) {
+    this.keys = new ApiKeyCache(db);
     this.charges = new GroupCommitter((items) => chargeBatch(db, items), { maxBatch: 500, concurrency: options.concurrency });
     this.refunds = new GroupCommitter((items) => refundBatch(db, items), { maxBatch: 500, concurrency: 1 });
     this.completions = new GroupCommitter((items) => completeBatch(db, items), { maxBatch: 1000, concurrency: 1 });
@@ -72,8 +75,10 @@ export class Gateway {
   async admit(call: GatewayCall): Promise<{ userId: number; apiKeyId: number }> {
     if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
     const now = this.clock.now();
-    const auth = await authenticateApiKey(this.db, call.rawKey, call.clientIp, call.tool.id, now);
-    if (!auth.ok) throw new GatewayError(REFUSALS[auth.reason]);
+    const auth = await this.keys.get(call.rawKey, now.getTime());
+    if (!auth) throw new GatewayError("invalid_key");
+    const refusal = apiKeyRefusal(auth, call.clientIp, call.tool.id, now);
+    if (refusal) throw new GatewayError(REFUSALS[refusal]);
     if (call.tool.requiresApproval) {
       const [grant] = await this.db
         .select({ toolId: toolGrants.toolId })

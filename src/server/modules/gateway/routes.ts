@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
+import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
 import { Gateway, costHeader } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import type { ToolResponse } from "./handlers/types";
@@ -31,7 +32,13 @@ function sendToolResponse(reply: FastifyReply, response: ToolResponse, cost: big
  */
 export default async function gatewayRoutes(app: FastifyInstance) {
   const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: app.database.kind === "postgres" ? 4 : 1 });
-  app.addHook("onClose", async () => gateway.drain());
+  const stopLocal = onLocalApiKeyChange((hash) => gateway.keys.evict(hash));
+  const stopRemote = app.database.listen ? await app.database.listen(API_KEY_CHANNEL, (hash) => gateway.keys.evict(hash)) : null;
+  app.addHook("onClose", async () => {
+    stopLocal();
+    await stopRemote?.();
+    await gateway.drain();
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));

@@ -24,10 +24,40 @@ function prepareLookup(db: Db) {
 
 const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
 
+export interface FoundApiKey {
+  key: ApiKeyRow;
+  user: UserRow;
+}
+
+/** The live key with this secret and its owner, by one indexed query on the key's hash; null if none. */
+export async function lookupApiKey(db: Db, rawKey: string): Promise<FoundApiKey | null> {
+  if (!API_KEY_PATTERN.test(rawKey)) return null;
+  let lookup = lookups.get(db);
+  if (!lookup) {
+    lookup = prepareLookup(db);
+    lookups.set(db, lookup);
+  }
+  const [row] = await lookup.execute({ keyHash: sha256Hex(rawKey) });
+  return row ?? null;
+}
+
+/**
+ * Why a found key may not make this call now, or null when it may. Checked in this order:
+ * disabled, expired, ip_not_allowed, tool_not_allowed, spend_limit_reached.
+ */
+export function apiKeyRefusal(found: FoundApiKey, clientIp: string, toolId: string, now: Date): ApiKeyRefusal | null {
+  const { key } = found;
+  const status = apiKeyStatus(key, now);
+  if (status !== "active") return status;
+  if (!ipAllowed(key.ipAllowlist, clientIp)) return "ip_not_allowed";
+  if (key.allowedTools.length > 0 && !key.allowedTools.includes(toolId)) return "tool_not_allowed";
+  if (key.spendLimit !== null && key.spent >= key.spendLimit) return "spend_limit_reached";
+  return null;
+}
+
 /**
  * The gateway's check of a bearer key: one indexed query (key joined with its owner), no cache,
- * so a key disabled or deleted a moment ago is refused on the next request. Refusals are checked
- * in this order: unknown, disabled, expired, ip_not_allowed, tool_not_allowed, spend_limit_reached.
+ * so a key disabled or deleted a moment ago is refused on the next request.
  */
 export async function authenticateApiKey(
   db: Db,
@@ -36,19 +66,8 @@ export async function authenticateApiKey(
   toolId: string,
   now: Date,
 ): Promise<ApiKeyAuthResult> {
-  if (!API_KEY_PATTERN.test(rawKey)) return { ok: false, reason: "unknown" };
-  let lookup = lookups.get(db);
-  if (!lookup) {
-    lookup = prepareLookup(db);
-    lookups.set(db, lookup);
-  }
-  const [row] = await lookup.execute({ keyHash: sha256Hex(rawKey) });
-  if (!row) return { ok: false, reason: "unknown" };
-  const { key, user } = row;
-  const status = apiKeyStatus(key, now);
-  if (status !== "active") return { ok: false, reason: status };
-  if (!ipAllowed(key.ipAllowlist, clientIp)) return { ok: false, reason: "ip_not_allowed" };
-  if (key.allowedTools.length > 0 && !key.allowedTools.includes(toolId)) return { ok: false, reason: "tool_not_allowed" };
-  if (key.spendLimit !== null && key.spent >= key.spendLimit) return { ok: false, reason: "spend_limit_reached" };
-  return { ok: true, key, user };
+  const found = await lookupApiKey(db, rawKey);
+  if (!found) return { ok: false, reason: "unknown" };
+  const reason = apiKeyRefusal(found, clientIp, toolId, now);
+  return reason ? { ok: false, reason } : { ok: true, ...found };
 }

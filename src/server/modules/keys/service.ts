@@ -12,6 +12,7 @@ import { parseMoney } from "../../../shared/money";
 import type { Db } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { AppError } from "../../errors";
+import { announceApiKeyChange } from "./changes";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import type { ApiKeyRow } from "./key-view";
 
@@ -98,6 +99,7 @@ export async function updateApiKey(
       ? await db.select().from(apiKeys).where(where)
       : await db.update(apiKeys).set(changes).where(where).returning();
   if (!row) throw AppError.notFound();
+  await announceApiKeyChange(db, row.keyHash);
   return row;
 }
 
@@ -106,6 +108,7 @@ export async function deleteApiKey(db: Db, input: { userId: number; id: number; 
     .update(apiKeys)
     .set({ deletedAt: input.now })
     .where(and(eq(apiKeys.id, input.id), live(input.userId)))
-    .returning({ id: apiKeys.id });
+    .returning({ id: apiKeys.id, keyHash: apiKeys.keyHash });
   if (!row) throw AppError.notFound();
+  await announceApiKeyChange(db, row.keyHash);
 }

@@ -1,0 +1,36 @@
+import { sha256Hex } from "../../lib/crypto";
+import { lookupApiKey, type FoundApiKey } from "../keys/authenticate";
+import type { Db } from "../../db/client";
+
+/**
+ * Authenticated keys kept in memory, so a call costs no key query. A change to a key (disable,
+ * delete, new limits) evicts it: in this process at once, in the others through NOTIFY; the TTL
+ * only bounds how long a lost notification could matter. The spend so far is never taken from
+ * here: the charge transaction reads it under a row lock.
+ */
+export class ApiKeyCache {
+  private readonly entries = new Map<string, { found: FoundApiKey; expiresAt: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
+  ) {}
+
+  async get(rawKey: string, nowMs: number): Promise<FoundApiKey | null> {
+    const hash = sha256Hex(rawKey);
+    const cached = this.entries.get(hash);
+    if (cached && cached.expiresAt > nowMs) return cached.found;
+    const found = await lookupApiKey(this.db, rawKey);
+    if (!found) {
+      this.entries.delete(hash);
+      return null;
+    }
+    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { found, expiresAt: nowMs + this.options.ttlMs });
+    return found;
+  }
+
+  evict(keyHash: string): void {
+    this.entries.delete(keyHash);
+  }
+}
