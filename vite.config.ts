@@ -1,5 +1,6 @@
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
+import { markdownHtml } from "./scripts/markdown/vite-plugin";
 
 const RR_RELOAD = /window\.location\.reload\(\);\s*return new Promise\(\(\) => \{\s*\}\);/;
 
@@ -16,14 +17,18 @@ function guardedRouteModuleReload(): Plugin {
       if (!RR_RELOAD.test(code)) this.error("react-router's loadRouteModule changed: update the chunk-reload guard");
       return code.replace(
         RR_RELOAD,
-        "if (!globalThis.__tollgateReloadAfterChunkError?.(error)) throw error;\n    return new Promise(() => {});",
+        // React Router swallows a failed module of a route without a loader and renders nothing, so a
+        // refused reload hands it a component that throws: the error page shows instead.
+        "if (!globalThis.__tollgateReloadAfterChunkError?.(error)) return { default() { throw error; } };\n    return new Promise(() => {});",
       );
     },
   };
 }
 
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), reactRouter()],
+  plugins: [guardedRouteModuleReload(), markdownHtml(), reactRouter()],
+  // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
+  envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {
     __BUILD_ID__: JSON.stringify(process.env.BUILD_ID ?? "dev"),
   },

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { buildDocs } from "./docs/build-docs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
@@ -17,6 +18,9 @@ execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"],
   stdio: "inherit",
   env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
 });
+
+const docs = await buildDocs({ root, clientDir });
+console.log(`docs: ${docs.pages.length} pages`);
 
 const meta = { id: buildId, timestamp: Date.now() };
 fs.mkdirSync(path.join(clientDir, "builds", "meta"), { recursive: true });

@@ -12,7 +12,8 @@ export function initialJavaScript(clientDir: string, htmlFile: string): { files:
   const html = fs.readFileSync(path.join(clientDir, htmlFile), "utf8");
   const queue = new Set<string>();
   for (const m of html.matchAll(/<(?:script|link)[^>]+(?:src|href)="(\/assets\/[^"]+\.js)"/g)) queue.add(m[1]!);
-  for (const m of html.matchAll(/import\s*["'](\/assets\/[^"']+\.js)["']/g)) queue.add(m[1]!);
+  // The inline module script imports the route modules and, at once, the client entry.
+  for (const m of html.matchAll(/(?:import|from)\s*\(?\s*["'](\/assets\/[^"']+\.js)["']/g)) queue.add(m[1]!);
   const seen = new Set<string>();
   let gzipBytes = 0;
   for (const file of queue) {
@@ -29,7 +30,7 @@ export function initialJavaScript(clientDir: string, htmlFile: string): { files:
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = initialJavaScript(path.resolve("build/client"), process.argv[2] ?? "index.html");
+  const result = initialJavaScript(path.resolve(process.env.BUILD_DIR ?? "build", "client"), process.argv[2] ?? "index.html");
   console.log(result.files.join("\n"));
-  console.log(`initial JavaScript: ${(result.gzipBytes / 1024).toFixed(1)} kB gzip`);
+  console.log(`initial JavaScript: ${(result.gzipBytes / 1000).toFixed(1)} kB gzip`);
 }

@@ -14,7 +14,14 @@ import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
 import healthRoutes from "./modules/health/routes";
 import catalogRoutes from "./modules/catalog/routes";
+import gatewayRoutes from "./modules/gateway/routes";
+import billingRoutes from "./modules/billing/routes";
 import userRoutes from "./modules/users/routes";
+import chargesRoutes from "./modules/charges/routes";
+import paymentRoutes from "./modules/payments/routes";
+import keyRoutes from "./modules/keys/routes";
+import accountRoutes from "./modules/account/routes";
+import authRoutes from "./modules/auth/routes";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -67,14 +74,24 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       await api.register(healthRoutes);
       await api.register(catalogRoutes);
       await api.register(userRoutes);
+      await api.register(chargesRoutes);
+      await api.register(paymentRoutes);
+      await api.register(keyRoutes);
+      await api.register(accountRoutes);
+      await api.register(authRoutes);
+      await api.register(billingRoutes);
       for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
     { prefix: "/api/v1" },
   );
+  await app.register(gatewayRoutes, { prefix: "/v1" });
   await app.register(webPlugin, {
     webRoot: config.webRoot,
     siteConfig: {
       siteName: config.siteName,
+      companyName: config.companyName,
+      contactEmail: config.contactEmail,
+      legalEffectiveDate: config.legalEffectiveDate,
       cookieDomain: config.cookieDomain ?? null,
       currencySymbol: "¥",
       buildPollSeconds: config.buildPollSeconds,

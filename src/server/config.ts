@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { moneyConfigFrom, moneyEnv, type MoneyConfig } from "./money-config";
+import { authConfigFrom, authEnv, type AuthConfig } from "./auth-config";
+import { SITE_IDENTITY_DEFAULTS } from "../shared/site-identity";
 
 const boolFromEnv = z
   .enum(["true", "false", "1", "0", ""])
@@ -25,11 +28,19 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   SITE_NAME: z.string().min(1).max(64).default("Tollgate"),
+  COMPANY_NAME: z.string().max(120).optional(),
+  CONTACT_EMAIL: z.email({ message: "must be an email address such as legal@example.com" }).default(SITE_IDENTITY_DEFAULTS.contactEmail),
+  LEGAL_EFFECTIVE_DATE: z.iso.date({ message: "must be a date such as 2026-01-31" }).default(SITE_IDENTITY_DEFAULTS.legalEffectiveDate),
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TRUST_PROXY: boolFromEnv,
   WEB_ROOT: z.string().default("./build/client"),
   BUILD_POLL_SECONDS: z.coerce.number().int().min(5).max(86400).default(60),
+  ...moneyEnv,
+  ...authEnv,
+  TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
+  UNMETERED_ECHO: boolFromEnv,
+  API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -43,12 +54,25 @@ export interface AppConfig {
   publicUrl: string;
   cookieDomain: string | undefined;
   siteName: string;
+  /** The operator named by the legal pages (COMPANY_NAME, default the site name), their contact and effective date. */
+  companyName: string;
+  contactEmail: string;
+  legalEffectiveDate: string;
   /** Key for HMACs of codes and for sealing stored responses; outside production a generated one is kept in DATA_DIR. */
   sessionSecret: string;
   logLevel: string;
   trustProxy: boolean;
   webRoot: string;
   buildPollSeconds: number;
+  /** Top-ups, referral bonus and payment providers (src/server/money-config.ts). */
+  money: MoneyConfig;
+  /** Phone login: limits, SMS and captcha providers (src/server/auth-config.ts). */
+  auth: AuthConfig;
+  /** The operator's tool catalog (JSON), validated at start-up. */
+  toolsCatalog: string;
+  /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
+  unmeteredEcho: boolean;
+  apiKeysMaxPerUser: number;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +92,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(["SESSION_SECRET: required in production (at least 32 characters)"]);
   }
   const dataDir = path.resolve(e.DATA_DIR);
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const money = moneyConfigFrom(e, publicUrl);
+  if (money.problems.length > 0) throw new ConfigError(money.problems);
+  const auth = authConfigFrom(e);
+  if (auth.problems.length > 0) throw new ConfigError(auth.problems);
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -77,11 +106,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     cookieDomain: e.COOKIE_DOMAIN,
     siteName: e.SITE_NAME,
+    companyName: e.COMPANY_NAME || e.SITE_NAME,
+    contactEmail: e.CONTACT_EMAIL,
+    legalEffectiveDate: e.LEGAL_EFFECTIVE_DATE,
     sessionSecret: e.SESSION_SECRET ?? localSecret(dataDir),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     webRoot: path.resolve(e.WEB_ROOT),
     buildPollSeconds: e.BUILD_POLL_SECONDS,
+    money: money.config,
+    auth: auth.config,
+    toolsCatalog: path.resolve(e.TOOLS_CATALOG),
+    unmeteredEcho: e.UNMETERED_ECHO,
+    apiKeysMaxPerUser: e.API_KEYS_MAX_PER_USER,
   };
 }
 

@@ -3,4 +3,8 @@ declare const __BUILD_ID__: string;
 
 interface ImportMetaEnv {
   readonly VITE_SITE_NAME?: string;
+  readonly SITE_NAME?: string;
+  readonly COMPANY_NAME?: string;
+  readonly CONTACT_EMAIL?: string;
+  readonly LEGAL_EFFECTIVE_DATE?: string;
 }

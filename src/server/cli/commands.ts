@@ -1,4 +1,10 @@
 import type { CliCommand } from "./command";
+import { creditCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
+import { codesCreateCommand } from "../modules/redemption/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
-export const COMMANDS: CliCommand[] = [];
+export const COMMANDS: CliCommand[] = [
+  codesCreateCommand,
+  creditCommand,
+  ledgerVerifyCommand,
+];

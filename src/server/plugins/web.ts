@@ -105,7 +105,7 @@ export default fp(
         } catch {
           return notFound(reply, url.pathname);
         }
-        if (pathname.startsWith("/api/")) {
+        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) {
           return reply.code(404).send({ code: "not_found", message: "server resource does not exist" });
         }
         const docsTarget = docsRedirectTarget(pathname);

@@ -22,10 +22,14 @@ export function reloadAfterChunkError(): boolean {
 
 /** Dynamic import for our own lazy chunks, with the same reload-on-failure rule as route modules. */
 export function loadChunk<T>(load: () => Promise<T>): Promise<T> {
-  return load().catch((error: unknown) => {
-    if (reloadAfterChunkError()) return new Promise<T>(() => {});
-    throw error;
-  });
+  return load().then(
+    // Vite resolves a failed import to undefined once the vite:preloadError handler below has started a reload.
+    (module) => module ?? new Promise<T>(() => {}),
+    (error: unknown) => {
+      if (reloadAfterChunkError()) return new Promise<T>(() => {});
+      throw error;
+    },
+  );
 }
 
 export function installChunkReloadGuard(): void {

@@ -7,6 +7,9 @@ import pg from "pg";
 import { buildApp } from "../../../src/server/app";
 import { loadConfig } from "../../../src/server/config";
 import { E2E_DATA_DIR, E2E_DATABASE_NAME, E2E_PORT, E2E_WEB_ROOT } from "./e2e-env";
+import { E2E_SITE_IDENTITY } from "./site-identity";
+import { fakeAlipayEnv } from "./fake-alipay";
+import { seedRedemptionCodes } from "./seed-codes";
 
 async function freshPostgres(url: string): Promise<string> {
   const admin = new pg.Client({ connectionString: url });
@@ -34,8 +37,21 @@ const config = loadConfig({
   SESSION_SECRET: "e2e-secret-0123456789abcdef0123456789abcdef",
   LOG_LEVEL: "warn",
   BUILD_POLL_SECONDS: "5",
+  ...E2E_SITE_IDENTITY,
+  // Every browser test signs in from 127.0.0.1: the login limits must not get in their way.
+  AUTH_CODE_RESEND_SECONDS: "0",
+  AUTH_CODE_PER_PHONE_HOUR: "1000",
+  AUTH_CODE_PER_PHONE_DAY: "1000",
+  AUTH_CODE_PER_IP_HOUR: "1000000",
+  AUTH_CODE_PHONES_PER_IP_HOUR: "1000000",
+  AUTH_SMS_DAILY_BUDGET: "1000000",
+  AUTH_LOCKOUT_FAILURES: "1000",
+  ALTCHA_MAX_NUMBER: "2000",
+  REDEEM_FAILURES_PER_IP_PER_HOUR: "100000",
+  ...(await fakeAlipayEnv(`http://127.0.0.1:${E2E_PORT}`)),
 });
 const app = await buildApp(config);
+await seedRedemptionCodes(app.db);
 await app.listen({ port: config.port, host: config.host });
 const stop = () => void app.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);

@@ -1,2 +1,6 @@
 // Each feature keeps its tables in its own file here; this index is what drizzle and the app see.
 export * from "./core";
+export * from "./keys";
+export * from "./money";
+export * from "./auth";
+export * from "./gateway";

@@ -1,0 +1,155 @@
+/**
+ * Gateway benchmark (run on demand: `npm run bench:gateway -- [--db pglite|postgres]`).
+ * Starts the real server, signs up through the real API, tops up with a redemption code, then
+ * drives metered `echo` calls and the unmetered `/v1/echo` baseline with the same load, and
+ * checks the money: final balance = start − price × successful calls, exactly; ledger verifies.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+import { formatMoney, parseMoney } from "../../src/shared/money";
+import { BenchClient } from "./client";
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: "string", default: "pglite" },
+    calls: { type: "string", default: "20000" },
+    connections: { type: "string", default: "100" },
+    keys: { type: "string", default: "10" },
+    "log-level": { type: "string", default: "info" },
+  },
+});
+const CALLS = Number(args.calls);
+const CONNECTIONS = Number(args.connections);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const PORT = 3900 + Math.floor(Math.random() * 90);
+const BASE = `http://127.0.0.1:${PORT}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+
+async function freshPostgres(): Promise<string> {
+  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query("drop database if exists tollgate_bench with (force)");
+  await admin.query("create database tollgate_bench");
+  await admin.end();
+  const parsed = new URL(url);
+  parsed.pathname = "/tollgate_bench";
+  return parsed.toString();
+}
+
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  NODE_ENV: "production",
+  SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
+  DATA_DIR: dataDir,
+  PORT: String(PORT),
+  HOST: "127.0.0.1",
+  LOG_LEVEL: args["log-level"]!,
+  UNMETERED_ECHO: "true",
+  ALTCHA_MAX_NUMBER: "1000",
+  DATABASE_URL: args.db === "postgres" ? await freshPostgres() : "",
+};
+
+function cli(...argv: string[]): { code: number; out: string; err: string } {
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/server/cli/index.ts"), "admin", ...argv], { env, encoding: "utf8" });
+  return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
+}
+
+async function startServer(): Promise<ChildProcess> {
+  const server = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/server/server.ts")], { env, stdio: ["ignore", "ignore", "inherit"] });
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${BASE}/api/v1/health`)).ok) return server;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  server.kill();
+  throw new Error("the server did not start");
+}
+
+interface Run {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  other: number;
+  errors: number;
+}
+
+async function load(label: string, urlPath: string, keys: string[], amount: number): Promise<Run> {
+  let next = 0;
+  const result = await autocannon({
+    url: `${BASE}${urlPath}`,
+    connections: CONNECTIONS,
+    amount,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ hello: "world", n: 42 }),
+    setupClient: (client) => {
+      if (keys.length > 0) client.setHeaders({ "content-type": "application/json", authorization: `Bearer ${keys[next++ % keys.length]}` });
+    },
+  });
+  return {
+    label,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result["2xx"],
+    other: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+const codes = cli("codes", "create", "--amount", "100000", "--count", "1");
+if (codes.code !== 0) throw new Error(`could not create a redemption code: ${codes.err}`);
+const redemptionCode = codes.out.trim().split("\n")[0]!;
+
+const server = await startServer();
+try {
+  const client = new BenchClient(BASE, dataDir);
+  await client.login(`139${String(Date.now()).slice(-8)}`);
+  await client.redeem(redemptionCode);
+  const keys = await Promise.all(Array.from({ length: Number(args.keys) }, (_, i) => client.createKey(`bench ${i}`)));
+  const price = parseMoney((await client.json<{ tools: { id: string; price: string }[] }>("GET", "/api/v1/tools")).tools.find((t) => t.id === "echo")!.price);
+
+  await load("warm-up", "/v1/tools/echo", keys, 2000);
+  await load("warm-up", "/v1/echo", [], 2000);
+  const before = parseMoney(await client.balance());
+  const metered = await load("metered /v1/tools/echo", "/v1/tools/echo", keys, CALLS);
+  const baseline = await load("unmetered /v1/echo", "/v1/echo", [], CALLS);
+  const after = parseMoney(await client.balance());
+
+  const expected = before - price * BigInt(metered.ok);
+  console.log(`\ngateway benchmark on ${args.db} — ${CALLS} calls, ${CONNECTIONS} connections, ${keys.length} keys, log level ${args["log-level"]}`);
+  console.table([metered, baseline].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+  const ratio = metered.requestsPerSecond / baseline.requestsPerSecond;
+  console.log(`metered / unmetered throughput: ${(ratio * 100).toFixed(1)}%`);
+  console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
+
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+  const verify = cli("ledger", "verify");
+  console.log(verify.out.trim() || verify.err.trim());
+
+  const failures = [
+    after !== expected && "money difference",
+    verify.code !== 0 && "ledger does not verify",
+    metered.errors > 0 && "metered calls errored",
+    metered.other > 0 && "metered calls were refused",
+    metered.requestsPerSecond < 3000 && "below 3,000 metered calls/s",
+    ratio < 0.5 && "metered below 50% of unmetered",
+  ].filter(Boolean);
+  console.log(failures.length === 0 ? "all targets met" : `targets missed: ${failures.join(", ")}`);
+  process.exitCode = failures.length === 0 ? 0 : 1;
+} finally {
+  if (server.exitCode === null) server.kill("SIGTERM");
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
