@@ -1,4 +1,5 @@
 import { buildApp } from "./app";
+import { startControlSocket } from "./cli/control-socket";
 import { ConfigError, loadConfig } from "./config";
 
 async function main(): Promise<void> {
@@ -13,6 +14,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const app = await buildApp(config);
+  if (app.database.kind === "pglite") {
+    const stopControlSocket = await startControlSocket(app);
+    app.addHook("onClose", stopControlSocket);
+  }
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

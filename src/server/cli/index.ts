@@ -1,6 +1,7 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
 import { ConfigError, loadConfig } from "../config";
 import { openDatabase } from "../db/client";
+import { runViaControlSocket } from "./control-socket";
 import { runCli } from "./run";
 
 async function main(): Promise<number> {
@@ -14,10 +15,16 @@ async function main(): Promise<number> {
     }
     throw error;
   }
+  const argv = process.argv.slice(2);
+  if (!config.databaseUrl) {
+    const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
+    const viaServer = await runViaControlSocket(config.dataDir, argv, io);
+    if (viaServer !== null) return viaServer;
+  }
   const database = openDatabase(config);
   try {
     await database.migrate();
-    return await runCli(process.argv.slice(2), { database, config });
+    return await runCli(argv, { database, config });
   } finally {
     await database.close();
   }

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import pg from "pg";
 import { buildApp } from "../../../src/server/app";
+import { startControlSocket } from "../../../src/server/cli/control-socket";
 import { loadConfig } from "../../../src/server/config";
 import { E2E_DATA_DIR, E2E_DATABASE_NAME, E2E_PORT, E2E_WEB_ROOT } from "./e2e-env";
 import { E2E_SITE_IDENTITY } from "./site-identity";
@@ -52,6 +53,7 @@ const config = loadConfig({
 });
 const app = await buildApp(config);
 await seedRedemptionCodes(app.db);
+if (app.database.kind === "pglite") app.addHook("onClose", await startControlSocket(app));
 await app.listen({ port: config.port, host: config.host });
 const stop = () => void app.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);

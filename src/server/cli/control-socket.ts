@@ -1,0 +1,101 @@
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import readline from "node:readline";
+import type { FastifyInstance } from "fastify";
+import { runCli } from "./run";
+
+/**
+ * The embedded database (PGlite) belongs to one process, so while the server runs, `tollgate
+ * admin …` sends its arguments to the server over a unix socket in DATA_DIR (owner-only) and the
+ * server runs the command against its own database. One JSON line in; JSON lines out:
+ * `{"out": line}`, `{"err": line}`, then `{"exit": code}`.
+ */
+export function controlSocketPath(dataDir: string): string {
+  return path.join(dataDir, "admin.sock");
+}
+
+export async function startControlSocket(app: FastifyInstance): Promise<() => Promise<void>> {
+  const socketPath = controlSocketPath(app.config.dataDir);
+  fs.mkdirSync(app.config.dataDir, { recursive: true });
+  fs.rmSync(socketPath, { force: true });
+  const server = net.createServer((socket) => {
+    const send = (message: object) => socket.write(`${JSON.stringify(message)}\n`);
+    const lines = readline.createInterface({ input: socket });
+    lines.on("error", () => {});
+    lines.once("line", (line) => {
+      lines.close();
+      let argv: unknown;
+      try {
+        argv = (JSON.parse(line) as { argv?: unknown }).argv;
+      } catch {
+        argv = null;
+      }
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) {
+        send({ err: "malformed request" });
+        send({ exit: 64 });
+        return void socket.end();
+      }
+      runCli(argv, {
+        database: app.database,
+        config: app.config,
+        clock: app.clock,
+        out: (text) => send({ out: text }),
+        err: (text) => send({ err: text }),
+      }).then(
+        (exit) => {
+          send({ exit });
+          socket.end();
+        },
+        (error: unknown) => {
+          send({ err: `error: ${(error as Error).message}` });
+          send({ exit: 1 });
+          socket.end();
+        },
+      );
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  fs.chmodSync(socketPath, 0o600);
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      fs.rmSync(socketPath, { force: true });
+    });
+}
+
+/**
+ * Runs the command through a running server's socket. Resolves to null when no server answers
+ * there (none running, or a socket left by one that stopped), so the caller opens the database itself.
+ */
+export function runViaControlSocket(
+  dataDir: string,
+  argv: string[],
+  io: { out(line: string): void; err(line: string): void },
+): Promise<number | null> {
+  const socketPath = controlSocketPath(dataDir);
+  if (!fs.existsSync(socketPath)) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    let exit: number | null = null;
+    let connected = false;
+    socket.on("connect", () => {
+      connected = true;
+      socket.write(`${JSON.stringify({ argv })}\n`);
+    });
+    const lines = readline.createInterface({ input: socket });
+    lines.on("error", () => {});
+    lines.on("line", (line) => {
+      const message = JSON.parse(line) as { out?: string; err?: string; exit?: number };
+      if (message.out !== undefined) io.out(message.out);
+      if (message.err !== undefined) io.err(message.err);
+      if (message.exit !== undefined) exit = message.exit;
+    });
+    socket.on("error", () => resolve(connected ? 1 : null));
+    socket.on("close", () => resolve(connected ? (exit ?? 1) : null));
+  });
+}
