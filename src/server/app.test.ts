@@ -126,3 +126,30 @@ describe("errors", () => {
     expect(res.statusCode).toBe(401);
   });
 });
+
+describe("CSP with a third-party captcha", () => {
+  it("lets the pages load the configured captcha's script, frames and API, and nothing else", async () => {
+    const tencent = await createTestApp(
+      {
+        WEB_ROOT: createWebFixture(),
+        CAPTCHA_PROVIDER: "tencent",
+        TENCENT_SECRET_ID: "id",
+        TENCENT_SECRET_KEY: "key",
+        TENCENT_CAPTCHA_APP_ID: "190000000",
+        TENCENT_CAPTCHA_APP_SECRET_KEY: "secret",
+      },
+      { database: t.database },
+    );
+    try {
+      const csp = String((await tencent.app.inject({ url: "/" })).headers["content-security-policy"]);
+      expect(csp).toMatch(/script-src 'self' 'sha256-[^']+' https:\/\/turing\.captcha\.qcloud\.com https:\/\/\*\.captcha\.qcloud\.com;/);
+      expect(csp).toContain("frame-src https://turing.captcha.qcloud.com https://*.captcha.qcloud.com");
+      expect(csp).toContain("connect-src 'self' https://*.captcha.qcloud.com");
+    } finally {
+      await tencent.close();
+    }
+    const own = String((await t.app.inject({ url: "/" })).headers["content-security-policy"]);
+    expect(own).not.toContain("qcloud");
+    expect(own).not.toContain("frame-src");
+  });
+});

@@ -1,18 +1,21 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import helmet from "@fastify/helmet";
+import { NO_SOURCES, type CspSources } from "../providers/captcha/csp";
+
+const join = (...parts: string[]) => parts.filter(Boolean).join(" ");
 
 /** The CSP for everything the server sends; HTML pages add hashes of their own inline scripts to it. */
-export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extraConnect: readonly string[] = []): string {
-  const scripts = ["'self'", ...scriptHashes.map((h) => `'${h}'`)];
+export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extra: CspSources = NO_SOURCES): string {
   return [
     "default-src 'self'",
-    `script-src ${scripts.join(" ")}`,
+    `script-src ${join("'self'", ...scriptHashes.map((h) => `'${h}'`), ...extra.script)}`,
     // antd writes its CSS-in-JS into <style> elements at run time.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
+    `img-src ${join("'self' data: blob:", ...extra.img)}`,
     "font-src 'self' data:",
-    `connect-src 'self' ${extraConnect.join(" ")}`.trim(),
+    `connect-src ${join("'self'", ...extra.connect)}`,
+    ...(extra.frame.length > 0 ? [`frame-src ${extra.frame.join(" ")}`] : []),
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'self'",

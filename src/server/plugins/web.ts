@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import fastifyStatic from "@fastify/static";
 import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "../../shared/site-routes";
+import { captchaCspSources } from "../providers/captcha/csp";
 import { contentSecurityPolicy } from "./security";
 
 const SPA_FALLBACK = "/__spa-fallback.html";
@@ -70,7 +71,7 @@ export default fp(
     for (const file of files) {
       if (!file.endsWith(".html")) continue;
       const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), opts.siteConfig);
-      pages.set(file, { body: Buffer.from(html), csp: contentSecurityPolicy(inlineScriptHashes(html)) });
+      pages.set(file, { body: Buffer.from(html), csp: contentSecurityPolicy(inlineScriptHashes(html), captchaCspSources(app.config.auth.captcha)) });
     }
     if (!available) app.log.warn({ root }, "web build not found: run `npm run build` to serve the app");
 
