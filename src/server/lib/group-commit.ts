@@ -2,10 +2,15 @@
  * Group commit: callers submit one item each; items that arrive while a flush is in flight wait
  * and go together in the next flush. Nothing waits on a timer, so a lone caller is flushed at
  * once, and under load one flush (one transaction) carries many items.
+ *
+ * A flush starts from setImmediate, after the event loop has taken in pending I/O: an embedded
+ * database runs its queries on this thread, and a flush started straight from the previous one
+ * would keep incoming requests from ever reaching the queue, leaving every batch at one item.
  */
 export class GroupCommitter<Item, Result> {
   private readonly queue: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = [];
   private inFlight = 0;
+  private scheduled = false;
 
   constructor(
     private readonly flush: (items: Item[]) => Promise<Result[]>,
@@ -15,13 +20,22 @@ export class GroupCommitter<Item, Result> {
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.pump();
+      this.schedule();
     });
   }
 
   /** Resolves when everything submitted so far has been flushed. */
   async drain(): Promise<void> {
     while (this.queue.length > 0 || this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
   }
 
   private pump(): void {
@@ -40,7 +54,7 @@ export class GroupCommitter<Item, Result> {
         .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)))
         .finally(() => {
           this.inFlight -= 1;
-          this.pump();
+          this.schedule();
         });
     }
   }
