@@ -4,7 +4,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/", "dist/", "node_modules/", ".react-router/", ".test-output/", "drizzle/", "data/"] },
+  { ignores: ["build/", "build-*/", "dist/", "node_modules/", ".react-router/", ".test-output/", "test-results/", "test-results-*/", "playwright-report/", "drizzle/", "data/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

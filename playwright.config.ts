@@ -18,6 +18,8 @@ const CHROMIUM_ARGS = [
 export default defineConfig({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
+  // One folder per server port, so suites run side by side never clear each other's results.
+  outputDir: `test-results/${E2E_PORT}`,
   fullyParallel: true,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,

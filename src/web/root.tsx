@@ -1,3 +1,4 @@
+import "./lib/zod-jitless";
 import { useEffect, lazy, Suspense } from "react";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLocation } from "react-router";
 import type { Route } from "./+types/root";

@@ -68,6 +68,7 @@ test.describe("every route renders with its layout", () => {
   });
 
   test("a visitor on a console page sees the console frame and the login modal", async ({ page }) => {
+    const errors = await collectErrors(page);
     let userInfoCalls = 0;
     await page.route(USER_INFO_ROUTE, (r) => {
       userInfoCalls += 1;
@@ -79,5 +80,6 @@ test.describe("every route renders with its layout", () => {
     await expect(page.getByRole("dialog").getByText("verification code login")).toBeVisible();
     // No session, so the app does not ask for user info.
     expect(userInfoCalls).toBe(0);
+    expect(await errors()).toEqual([]);
   });
 });
