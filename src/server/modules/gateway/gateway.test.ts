@@ -10,6 +10,7 @@ import { ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
+import { chargeBatch, refundAbandonedCalls, refundBatch } from "./metering";
 
 let t: TestApp;
 let upstream: http.Server;
@@ -287,6 +288,44 @@ describe("concurrency", () => {
     const results = await Promise.all(payers.flatMap(({ key }) => Array.from({ length: 40 }, (_, i) => call(key.secret, "echo", { i }))));
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(125);
     for (const { user } of payers) expect(await balanceOf(user.userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+});
+
+describe("calls abandoned by a stopped server", () => {
+  it("are refunded once, after the grace period, and never twice", async () => {
+    const { user, key } = await funded("1");
+    const [charged] = await chargeBatch(t.database.db, [
+      { userId: user.userId, apiKeyId: key.id, toolId: "echo", units: 1, amount: 10_000n, requestId: "abandoned-1", at: t.clock.now() },
+    ]);
+    expect(charged).toMatchObject({ ok: true });
+    expect(await balanceOf(user.userId)).toBe("0.99");
+
+    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 600_000), now: t.clock.now() })).toBe(0);
+    t.clock.advance(601_000);
+    const cutoff = new Date(t.clock.now().getTime() - 600_000);
+    expect(await refundAbandonedCalls(t.database.db, { olderThan: cutoff, now: t.clock.now() })).toBeGreaterThanOrEqual(1);
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    expect(await refundAbandonedCalls(t.database.db, { olderThan: cutoff, now: t.clock.now() })).toBe(0);
+
+    // The call's own late refund finds it settled and gives nothing back again.
+    await refundBatch(t.database.db, [
+      {
+        usageId: (charged as { usageId: number }).usageId,
+        userId: user.userId,
+        apiKeyId: key.id,
+        amount: 10_000n,
+        requestId: "abandoned-1",
+        at: t.clock.now(),
+        finalStatus: "refunded",
+        units: 1,
+        httpStatus: null,
+        latencyMs: 1,
+      },
+    ]);
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, "abandoned-1"));
+    expect(usage).toMatchObject({ status: "refunded", amount: 0n });
     await expectLedgerConsistent();
   });
 });

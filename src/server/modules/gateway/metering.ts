@@ -146,46 +146,93 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
 
 /** Gives back money for failed or over-charged calls, one transaction for the batch. */
 export async function refundBatch(db: Db, items: RefundItem[]): Promise<void[]> {
-  await db.transaction(async (tx) => {
-    const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
-    const balances = await lockedBalances(tx, userIds);
-    const userTotals = new Map<number, bigint>();
-    const keyTotals = new Map<number, bigint>();
-    const entries: SQL[] = [];
-    for (const item of items) {
-      if (item.amount <= 0n) continue;
-      const after = balances.get(item.userId)! + item.amount;
-      balances.set(item.userId, after);
-      userTotals.set(item.userId, (userTotals.get(item.userId) ?? 0n) + item.amount);
-      keyTotals.set(item.apiKeyId, (keyTotals.get(item.apiKeyId) ?? 0n) + item.amount);
-      entries.push(
-        sql`(${item.userId}, ${item.amount.toString()}::bigint, ${after.toString()}::bigint, 'refund'::ledger_kind, 'gateway',
-             ${item.requestId}, ${`refund:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
-      );
-    }
-    await applyBalanceChanges(tx, userTotals, "credit");
-    if (entries.length > 0) {
-      await tx.execute(sql`
-        insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
-        values ${values(entries)}`);
-      await tx.execute(sql`
-        update api_keys set spent = greatest(api_keys.spent - d.total, 0)
-        from (values ${values([...keyTotals].map(([id, total]) => sql`(${id}::bigint, ${total.toString()}::bigint)`))}) as d(id, total)
-        where api_keys.id = d.id`);
-    }
-    await tx.execute(sql`
-      update usage_records set status = d.status::usage_status, amount = usage_records.amount - d.refund,
-        units = d.units, http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
-      from (values ${values(
-        items.map(
-          (i) =>
-            sql`(${i.usageId}::bigint, ${i.finalStatus}, ${i.amount.toString()}::bigint, ${i.units}::bigint, ${i.httpStatus}::int,
-                 ${i.latencyMs}::int, ${i.at.toISOString()}::timestamptz)`,
-        ),
-      )}) as d(id, status, refund, units, http_status, latency_ms, at)
-      where usage_records.id = d.id`);
-  });
+  await db.transaction((tx) => refundInTransaction(tx, items));
   return items.map(() => undefined);
+}
+
+/**
+ * Refunds calls that are still pending, under a lock on their usage rows: a call settled
+ * meanwhile (by its own request, or by the sweeper) is skipped, so no call is refunded twice.
+ */
+async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<void> {
+  const pending = await queryRows<{ id: number | string }>(
+    tx,
+    sql`select id from usage_records where id in (${ids(requested.map((i) => i.usageId))}) and status = 'pending'
+        order by id for update`,
+  );
+  const stillPending = new Set(pending.map((r) => Number(r.id)));
+  const items = requested.filter((i) => stillPending.has(i.usageId));
+  if (items.length === 0) return;
+  const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
+  const balances = await lockedBalances(tx, userIds);
+  const userTotals = new Map<number, bigint>();
+  const keyTotals = new Map<number, bigint>();
+  const entries: SQL[] = [];
+  for (const item of items) {
+    if (item.amount <= 0n) continue;
+    const after = balances.get(item.userId)! + item.amount;
+    balances.set(item.userId, after);
+    userTotals.set(item.userId, (userTotals.get(item.userId) ?? 0n) + item.amount);
+    keyTotals.set(item.apiKeyId, (keyTotals.get(item.apiKeyId) ?? 0n) + item.amount);
+    entries.push(
+      sql`(${item.userId}, ${item.amount.toString()}::bigint, ${after.toString()}::bigint, 'refund'::ledger_kind, 'gateway',
+           ${item.requestId}, ${`refund:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
+    );
+  }
+  await applyBalanceChanges(tx, userTotals, "credit");
+  if (entries.length > 0) {
+    await tx.execute(sql`
+      insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
+      values ${values(entries)}`);
+    await tx.execute(sql`
+      update api_keys set spent = greatest(api_keys.spent - d.total, 0)
+      from (values ${values([...keyTotals].map(([id, total]) => sql`(${id}::bigint, ${total.toString()}::bigint)`))}) as d(id, total)
+      where api_keys.id = d.id`);
+  }
+  await tx.execute(sql`
+    update usage_records set status = d.status::usage_status, amount = usage_records.amount - d.refund,
+      units = d.units, http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
+    from (values ${values(
+      items.map(
+        (i) =>
+          sql`(${i.usageId}::bigint, ${i.finalStatus}, ${i.amount.toString()}::bigint, ${i.units}::bigint, ${i.httpStatus}::int,
+               ${i.latencyMs}::int, ${i.at.toISOString()}::timestamptz)`,
+      ),
+    )}) as d(id, status, refund, units, http_status, latency_ms, at)
+    where usage_records.id = d.id`);
+}
+
+/**
+ * A call is charged before its tool runs; if the server stops before the call ends, its usage
+ * row stays pending. Such calls (older than `olderThan`, far beyond any tool's timeout) were
+ * never answered, so they are refunded in full. Returns how many.
+ */
+export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number }): Promise<number> {
+  return db.transaction(async (tx) => {
+    const stale = await queryRows<{ id: number | string; user_id: number | string; api_key_id: number | string; amount: string; units: number | string; request_id: string }>(
+      tx,
+      sql`select id, user_id, api_key_id, amount::text as amount, units, request_id from usage_records
+          where status = 'pending' and created_at < ${input.olderThan.toISOString()}::timestamptz
+          order by id limit ${input.limit ?? 500}`,
+    );
+    if (stale.length === 0) return 0;
+    await refundInTransaction(
+      tx,
+      stale.map((r) => ({
+        usageId: Number(r.id),
+        userId: Number(r.user_id),
+        apiKeyId: Number(r.api_key_id),
+        amount: BigInt(r.amount),
+        requestId: r.request_id,
+        at: input.now,
+        finalStatus: "refunded",
+        units: Number(r.units),
+        httpStatus: null,
+        latencyMs: 0,
+      })),
+    );
+    return stale.length;
+  });
 }
 
 /** Records how successful calls ended; money is not touched. */

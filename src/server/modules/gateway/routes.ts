@@ -5,8 +5,11 @@ import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
 import { Gateway, costHeader } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import type { ToolResponse } from "./handlers/types";
+import { refundAbandonedCalls } from "./metering";
 
 const BODY_LIMIT = 10 * 1024 * 1024;
+/** Far beyond the longest tool timeout (120 s): a call still pending then was never answered. */
+export const ABANDONED_AFTER_MS = 10 * 60_000;
 
 function bearer(request: FastifyRequest): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
@@ -34,7 +37,16 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: app.database.kind === "postgres" ? 4 : 1 });
   const stopLocal = onLocalApiKeyChange((hash) => gateway.keys.evict(hash));
   const stopRemote = app.database.listen ? await app.database.listen(API_KEY_CHANNEL, (hash) => gateway.keys.evict(hash)) : null;
+  // Calls charged by a process that stopped before they ended get their money back.
+  const sweeper = setInterval(() => {
+    const now = app.clock.now();
+    refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - ABANDONED_AFTER_MS), now })
+      .then((refunded) => refunded > 0 && app.log.warn({ refunded }, "refunded calls abandoned by a stopped server"))
+      .catch((error: unknown) => app.log.error({ err: error }, "could not refund abandoned calls"));
+  }, 60_000);
+  sweeper.unref();
   app.addHook("onClose", async () => {
+    clearInterval(sweeper);
     stopLocal();
     await stopRemote?.();
     await gateway.drain();
