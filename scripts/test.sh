@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-bash scripts/ensure-chromium.sh
+PYTHON="$(bash scripts/ensure-test-tools.sh)"
+export PYTHON
 rm -rf .test-output && mkdir -p .test-output
 echo "== database: ${DATABASE_URL:+PostgreSQL server}${DATABASE_URL:-embedded PGlite}"
 npm run build

@@ -21,7 +21,8 @@ const QUICKSTART = fs.readFileSync(path.resolve("docs/site/quickstart.md"), "utf
 const RUNNERS: Record<string, { file: string; command: (file: string) => [string, string[]] }> = {
   sh: { file: "example.sh", command: (file) => ["bash", [file]] },
   js: { file: "example.mjs", command: (file) => [process.execPath, [file]] },
-  python: { file: "example.py", command: (file) => ["python3", [file]] },
+  // scripts/test.sh points PYTHON at an interpreter that has `requests`.
+  python: { file: "example.py", command: (file) => [process.env.PYTHON ?? "python3", [file]] },
 };
 
 let t: TestApp;

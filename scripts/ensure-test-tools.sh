@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What the tests need beyond npm packages, from Debian's packages when missing (needs root, as on
+# CI): Chromium for the browser tests, and a Python with `requests` for the docs' Python example.
+# Prints the Python interpreter to use.
+set -euo pipefail
+missing=()
+chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
+[ -x "$chromium_path" ] || missing+=(chromium fonts-noto-cjk)
+python=python3
+if ! python3 -c "import requests" >/dev/null 2>&1; then
+  python=/usr/bin/python3
+  /usr/bin/python3 -c "import requests" >/dev/null 2>&1 || missing+=(python3-requests)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" != "0" ]; then
+    echo "missing for the tests: ${missing[*]} — install them with apt-get (Debian) or set CHROMIUM_PATH." >&2
+    exit 1
+  fi
+  echo "Installing ${missing[*]} from Debian's packages…" >&2
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "$python"
