@@ -22,6 +22,7 @@ import paymentRoutes from "./modules/payments/routes";
 import keyRoutes from "./modules/keys/routes";
 import accountRoutes from "./modules/account/routes";
 import authRoutes from "./modules/auth/routes";
+import applicationRoutes from "./modules/applications/routes";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -77,6 +78,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       await api.register(chargesRoutes);
       await api.register(paymentRoutes);
       await api.register(keyRoutes);
+      await api.register(applicationRoutes);
       await api.register(accountRoutes);
       await api.register(authRoutes);
       await api.register(billingRoutes);

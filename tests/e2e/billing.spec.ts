@@ -1,14 +1,12 @@
 import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
-import { readSeedCodes } from "./support/seed-codes";
+import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 
-/** Seeded redemption code reserved for this spec (see support/seed-codes.ts). */
-const SEED_CODE_INDEX = 9;
 
 test("a key created in the console is used for a call; billing details shows the row and the balance drops", async ({ page, request }) => {
   const { token } = await loginViaApi(request);
   const auth = { authorization: `Bearer ${token}` };
-  const redeemed = await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODE_INDEX] }, headers: auth });
+  const redeemed = await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODES_FOR.billing] }, headers: auth });
   expect(redeemed.status(), await redeemed.text()).toBe(200);
   await signInPage(page, token);
 

@@ -1,10 +1,9 @@
 import fs from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
-import { readSeedCodes } from "./support/seed-codes";
+import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 
 /** Each test takes its own seeded codes, so tests running side by side never race for one. */
-const CODES_FOR = { redeemInPage: [0], exportCsv: [1, 2] } as const;
 
 async function openChargeDetails(page: Page, request: APIRequestContext) {
   const { token } = await loginViaApi(request);
@@ -23,7 +22,7 @@ const localDay = (page: Page, offsetDays = 0) =>
 
 test("redeem a code: the header balance and the charge-details row update without a reload", async ({ page, request }) => {
   const seed = readSeedCodes();
-  const code = seed.codes[CODES_FOR.redeemInPage[0]]!;
+  const code = seed.codes[SEED_CODES_FOR.chargesRedeemInPage]!;
   await openChargeDetails(page, request);
   await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
   await expect(page.getByTestId("charges-table")).toContainText("No credits yet");
@@ -61,7 +60,7 @@ test("redeem a code: the header balance and the charge-details row update withou
 test("CSV export downloads the rows shown for the date filter", async ({ page, request }) => {
   const seed = readSeedCodes();
   const token = await openChargeDetails(page, request);
-  for (const i of CODES_FOR.exportCsv) {
+  for (const i of SEED_CODES_FOR.chargesExport) {
     const res = await request.post("/api/v1/console/redeem", { headers: { authorization: `Bearer ${token}` }, data: { code: seed.codes[i] } });
     expect(res.status()).toBe(200);
   }

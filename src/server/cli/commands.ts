@@ -1,5 +1,6 @@
 import type { CliCommand } from "./command";
 import { creditCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
+import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
 import { codesCreateCommand } from "../modules/redemption/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
@@ -7,4 +8,7 @@ export const COMMANDS: CliCommand[] = [
   codesCreateCommand,
   creditCommand,
   ledgerVerifyCommand,
+  applicationsListCommand,
+  applicationsApproveCommand,
+  applicationsRejectCommand,
 ];

@@ -26,6 +26,15 @@ export async function seedRedemptionCodes(db: Db, count = Number(process.env.E2E
   fs.writeFileSync(SEED_CODES_FILE, JSON.stringify(seed), { mode: 0o600 });
 }
 
+/** Which seeded code each spec redeems: specs run side by side, and a code works only once. */
+export const SEED_CODES_FOR = {
+  chargesRedeemInPage: 0,
+  chargesExport: [1, 2],
+  accountPage: 3,
+  billing: 4,
+  applications: 5,
+} as const;
+
 export function readSeedCodes(): SeedCodes {
   return JSON.parse(fs.readFileSync(SEED_CODES_FILE, "utf8")) as SeedCodes;
 }

@@ -4,3 +4,4 @@ export * from "./keys";
 export * from "./money";
 export * from "./auth";
 export * from "./gateway";
+export * from "./applications";

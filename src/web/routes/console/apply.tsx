@@ -1,5 +1,41 @@
-import { PlaceholderPage } from "../../components/placeholder-page";
+import { useQuery } from "@tanstack/react-query";
+import { Alert, Card, Skeleton, Space, Typography } from "antd";
+import { useSearchParams } from "react-router";
+import { useT } from "../../i18n";
+import { useSession } from "../../lib/session-store";
+import { applicationsQuery } from "../../features/applications/api/list-applications";
+import { ApplicationForm } from "../../features/applications/application-form";
+import { ApplicationsTable } from "../../features/applications/applications-table";
 
+/** Access applications: apply for a tool that needs approval, and follow each application's review. */
 export default function ConsoleApplyPage() {
-  return <PlaceholderPage titleKey="nav.apply" testId="console-apply" />;
+  const t = useT();
+  const token = useSession((s) => s.token);
+  const [params] = useSearchParams();
+  const query = useQuery(applicationsQuery(token));
+  const tools = query.data?.tools ?? [];
+  const open = tools.some((tool) => !tool.hasAccess && !tool.pending);
+
+  const form = !query.data ? (
+    <Skeleton active />
+  ) : tools.length === 0 ? (
+    <Typography.Text type="secondary">{t("applications.noTools")}</Typography.Text>
+  ) : open ? (
+    <ApplicationForm tools={tools} preferredTool={params.get("tool")} />
+  ) : (
+    <Alert type="info" showIcon title={t("applications.nothingToApply")} data-testid="nothing-to-apply" />
+  );
+
+  return (
+    <section data-testid="console-apply">
+      <Typography.Title level={2}>{t("nav.apply")}</Typography.Title>
+      <Typography.Paragraph type="secondary">{t("applications.intro")}</Typography.Paragraph>
+      <Space orientation="vertical" size="large" style={{ width: "100%" }}>
+        <Card title={t("applications.formTitle")}>{form}</Card>
+        <Card title={t("applications.listTitle")}>
+          <ApplicationsTable applications={query.data?.applications ?? []} loading={query.isPending} />
+        </Card>
+      </Space>
+    </section>
+  );
 }

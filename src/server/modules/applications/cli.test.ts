@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../cli/run";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession } from "../../testing/users";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+async function applyAs(phone: string, project: string): Promise<number> {
+  const user = await createUserWithSession(t, { phone });
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/v1/console/applications",
+    headers: user.headers,
+    payload: { toolId: "pinyin", companyOrProject: project, useCase: `Pinyin for ${project}, with tone marks.`, expectedMonthlyCalls: 1500, contact: "+86 139 0000 1111" },
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json().id;
+}
+
+const applicationsOf = async (phone: string) => (await admin("applications", "list", "--status", "all")).out.split("\n").filter((l) => l.includes(phone));
+
+describe("tollgate admin applications", () => {
+  it("says so when nothing is pending", async () => {
+    const empty = await admin("applications", "list");
+    expect(empty).toEqual({ code: 0, out: "", err: "no pending applications" });
+  });
+
+  it("lists pending applications oldest first with time, masked phone, tool, project, expected calls and contact", async () => {
+    const first = await applyAs("13800000001", "Alpha Labs");
+    t.clock.advance(90_000);
+    const second = await applyAs("13800000002", "Beta Books");
+    const listed = await admin("applications", "list");
+    expect(listed.code).toBe(0);
+    const lines = listed.out.split("\n");
+    expect(lines[0]).toMatch(/^id\s+applied\s+phone\s+tool\s+project\s+calls\/month\s+contact\s+status$/);
+    expect(lines[1]).toMatch(new RegExp(`^${first}\\s+2026-03-01 08:00Z\\s+138\\*{4}0001\\s+pinyin\\s+Alpha Labs\\s+1500\\s+\\+86 139 0000 1111\\s+pending$`));
+    expect(lines[2]).toBe("    use case: Pinyin for Alpha Labs, with tone marks.");
+    expect(lines[3]).toMatch(new RegExp(`^${second}\\s+2026-03-01 08:01Z\\s+138\\*{4}0002\\s+pinyin\\s+Beta Books\\s+`));
+    expect(listed.out).not.toContain("13800000001");
+  });
+
+  it("approves and rejects pending ones; --status filters the list and shows the review", async () => {
+    const approveMe = await applyAs("13800000011", "Gamma");
+    const rejectMe = await applyAs("13800000012", "Delta");
+    expect((await admin("applications", "approve", String(approveMe), "--note", "welcome aboard")).code).toBe(0);
+    expect((await admin("applications", "reject", String(rejectMe), "--note", "  no volume given  ")).code).toBe(0);
+
+    const pending = await admin("applications", "list");
+    expect(pending.out).not.toContain("Gamma");
+    expect(pending.out).not.toContain("Delta");
+    const approved = await admin("applications", "list", "--status", "approved");
+    expect(approved.out).toContain("Gamma");
+    expect(approved.out).toMatch(/ {4}approved 2026-03-01 \d\d:\d\dZ: welcome aboard/);
+    expect(approved.out).not.toContain("Delta");
+    const rejected = await admin("applications", "list", "--status", "rejected");
+    expect(rejected.out).toMatch(/ {4}rejected 2026-03-01 \d\d:\d\dZ: no volume given$/m);
+    expect(await applicationsOf("138****0012")).toHaveLength(1);
+  });
+
+  it("refuses to review an application twice, or one that does not exist, with exit code 1", async () => {
+    const id = await applyAs("13800000021", "Epsilon");
+    expect((await admin("applications", "approve", String(id))).code).toBe(0);
+    const twice = await admin("applications", "approve", String(id));
+    expect(twice.code).toBe(1);
+    expect(twice.err).toMatch(new RegExp(`^application ${id} was already approved at 2026-.*: only pending applications can be reviewed$`));
+    const rejectApproved = await admin("applications", "reject", String(id), "--note", "changed my mind");
+    expect(rejectApproved.code).toBe(1);
+    expect(rejectApproved.err).toContain("already approved");
+    expect((await admin("applications", "list", "--status", "approved")).out).toContain("Epsilon");
+    expect((await admin("applications", "list", "--status", "rejected")).out).not.toContain("Epsilon");
+
+    const missing = await admin("applications", "approve", "999999");
+    expect(missing).toMatchObject({ code: 1, err: "there is no application 999999" });
+  });
+
+  it("needs a note to reject, one numeric id, and a known status (usage errors, exit code 64)", async () => {
+    const id = await applyAs("13800000031", "Zeta");
+    const noNote = await admin("applications", "reject", String(id));
+    expect(noNote.code).toBe(64);
+    expect(noNote.err).toContain("--note is required");
+    const blankNote = await admin("applications", "reject", String(id), "--note", "   ");
+    expect(blankNote.code).toBe(64);
+    expect((await admin("applications", "approve", "abc")).code).toBe(64);
+    expect((await admin("applications", "approve")).code).toBe(64);
+    expect((await admin("applications", "reject", String(id), "--note", "x".repeat(501))).code).toBe(64);
+    const badStatus = await admin("applications", "list", "--status", "done");
+    expect(badStatus.code).toBe(64);
+    expect(badStatus.err).toContain("--status: one of pending, approved, rejected, all");
+    expect(await applicationsOf("138****0031")).toEqual([expect.stringMatching(/Zeta\s+1500\s+.*pending$/)]);
+  });
+});

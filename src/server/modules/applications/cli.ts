@@ -1,0 +1,97 @@
+import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "../../../shared/applications";
+import { maskPhone } from "../../../shared/user";
+import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
+import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
+
+const STATUS_CHOICES = [...APPLICATION_STATUSES, "all"] as const;
+const COLUMNS = ["id", "applied", "phone", "tool", "project", "calls/month", "contact", "status"] as const;
+
+const minute = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")}Z`;
+
+function printApplications(ctx: CliContext, rows: ApplicationWithPhone[]) {
+  const cells = rows.map((a) => [
+    String(a.id),
+    minute(a.createdAt),
+    maskPhone(a.phone),
+    a.toolId,
+    a.companyOrProject,
+    String(a.expectedMonthlyCalls),
+    a.contact,
+    a.status,
+  ]);
+  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: readonly string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
+  ctx.out(line(COLUMNS));
+  rows.forEach((a, i) => {
+    ctx.out(line(cells[i]!));
+    ctx.out(`    use case: ${a.useCase.replace(/\s+/g, " ")}`);
+    if (a.reviewedAt) ctx.out(`    ${a.status} ${minute(a.reviewedAt)}${a.reviewerNote ? `: ${a.reviewerNote}` : ""}`);
+  });
+}
+
+export const applicationsListCommand: CliCommand = {
+  name: "applications list",
+  summary: "list access applications (pending ones unless --status says otherwise)",
+  usage: "applications list [--status pending|approved|rejected|all]",
+  options: { status: true },
+  async run(ctx, { positionals, options }) {
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const status = (options.status ?? "pending") as ApplicationStatus | "all";
+    if (!STATUS_CHOICES.includes(status)) throw new UsageError(`--status: one of ${STATUS_CHOICES.join(", ")}`);
+    const rows = await applicationsForReview(ctx.db, status);
+    if (rows.length === 0) {
+      ctx.err(status === "all" ? "no applications" : `no ${status} applications`);
+      return 0;
+    }
+    printApplications(ctx, rows);
+    return 0;
+  },
+};
+
+function applicationId(positionals: string[]): number {
+  const [text, ...extra] = positionals;
+  if (!text || extra.length > 0 || !/^\d{1,15}$/.test(text)) throw new UsageError("give one application id, as `applications list` shows it");
+  return Number(text);
+}
+
+function note(option: string | boolean | undefined, required: boolean): string | null {
+  const text = typeof option === "string" ? option.trim() : "";
+  if (!text && required) throw new UsageError('--note is required: tell the applicant why, e.g. --note "please describe the volume"');
+  if (text.length > REVIEWER_NOTE_MAX) throw new UsageError(`--note: at most ${REVIEWER_NOTE_MAX} characters`);
+  return text || null;
+}
+
+function reviewCommand(decision: "approved" | "rejected"): CliCommand {
+  const verb = decision === "approved" ? "approve" : "reject";
+  return {
+    name: `applications ${verb}`,
+    summary:
+      decision === "approved"
+        ? "approve a pending application: the user may call the tool at once"
+        : "reject a pending application with a note the user sees",
+    usage: decision === "approved" ? "applications approve <id> [--note …]" : "applications reject <id> --note …",
+    options: { note: true },
+    async run(ctx, { positionals, options }) {
+      const id = applicationId(positionals);
+      const reviewerNote = note(options.note, decision === "rejected");
+      let reviewed;
+      try {
+        reviewed = await reviewApplication(ctx.db, { id, decision, note: reviewerNote, now: ctx.clock.now() });
+      } catch (error) {
+        if (!(error instanceof ReviewError)) throw error;
+        ctx.err(error.message);
+        return 1;
+      }
+      const who = `user ${reviewed.userId} (${maskPhone(reviewed.phone)})`;
+      ctx.out(
+        decision === "approved"
+          ? `approved application ${id}: ${who} may now call ${reviewed.toolId}`
+          : `rejected application ${id} of ${who} for ${reviewed.toolId}: ${reviewerNote}`,
+      );
+      return 0;
+    },
+  };
+}
+
+export const applicationsApproveCommand = reviewCommand("approved");
+export const applicationsRejectCommand = reviewCommand("rejected");

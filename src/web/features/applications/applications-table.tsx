@@ -1,0 +1,69 @@
+import { Table, Tag, Typography, type TableColumnsType } from "antd";
+import type { Application, ApplicationStatus } from "../../../shared/applications";
+import { useLanguage, useT } from "../../i18n";
+import { formatDateTime } from "../../lib/format-date";
+
+const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", approved: "green", rejected: "red" };
+
+/** The user's applications, newest first, with the decision and the reviewer's note. */
+export function ApplicationsTable({ applications, loading }: { applications: Application[]; loading: boolean }) {
+  const t = useT();
+  const language = useLanguage((s) => s.language);
+  const columns: TableColumnsType<Application> = [
+    { title: t("applications.columns.tool"), dataIndex: "toolName", key: "tool" },
+    {
+      title: t("applications.columns.project"),
+      key: "project",
+      render: (_: unknown, application) => (
+        <>
+          <div>{application.companyOrProject}</div>
+          <Typography.Paragraph type="secondary" ellipsis={{ rows: 2, tooltip: application.useCase }} style={{ margin: 0, maxWidth: 360 }}>
+            {application.useCase}
+          </Typography.Paragraph>
+        </>
+      ),
+    },
+    {
+      title: t("applications.columns.calls"),
+      dataIndex: "expectedMonthlyCalls",
+      key: "calls",
+      align: "right",
+      render: (calls: number) => calls.toLocaleString(language),
+    },
+    {
+      title: t("applications.columns.status"),
+      dataIndex: "status",
+      key: "status",
+      render: (status: ApplicationStatus) => (
+        <Tag color={STATUS_COLORS[status]} data-testid="application-status" data-status={status}>
+          {t(`applications.statuses.${status}`)}
+        </Tag>
+      ),
+    },
+    { title: t("applications.columns.applied"), dataIndex: "createdAt", key: "applied", render: (at: string) => formatDateTime(at, language) },
+    {
+      title: t("applications.columns.reviewed"),
+      dataIndex: "reviewedAt",
+      key: "reviewed",
+      render: (at: string | null) => (at ? formatDateTime(at, language) : t("applications.notReviewed")),
+    },
+    {
+      title: t("applications.columns.note"),
+      dataIndex: "reviewerNote",
+      key: "note",
+      render: (note: string | null) => <span data-testid="application-note">{note ?? ""}</span>,
+    },
+  ];
+  return (
+    <Table<Application>
+      rowKey="id"
+      columns={columns}
+      dataSource={applications}
+      loading={loading}
+      pagination={false}
+      scroll={{ x: "max-content" }}
+      locale={{ emptyText: t("applications.empty") }}
+      onRow={(application) => ({ "data-testid": "application-row", "data-application-id": application.id }) as React.HTMLAttributes<HTMLElement>}
+    />
+  );
+}

@@ -1,0 +1,114 @@
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { runAdminCli } from "./support/admin-cli";
+import { loginViaApi, signInPage } from "./support/auth";
+import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
+
+
+const APPLICATION = {
+  project: "Lantern Reader",
+  useCase: "Pinyin over the text of children's picture books in our reading app.",
+  calls: "20,000",
+  contact: "dev@lantern.example",
+};
+
+const rows = (page: Page) => page.getByTestId("application-row");
+const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
+const fieldError = (page: Page, text: string) => page.locator(".ant-form-item-explain-error").getByText(text, { exact: true });
+
+function callPinyin(request: APIRequestContext, secret: string) {
+  return request.post("/v1/tools/pinyin", { data: { text: "你好" }, headers: { authorization: `Bearer ${secret}` } });
+}
+
+test("apply, see it pending, approve from the CLI, see it approved, then call the tool (403 before)", async ({ page, request }) => {
+  test.slow(); // the operator's CLI is a process of its own
+  const { token } = await loginViaApi(request);
+  const auth = { authorization: `Bearer ${token}` };
+  const redeemed = await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODES_FOR.applications] }, headers: auth });
+  expect(redeemed.status(), await redeemed.text()).toBe(200);
+  const key = await request.post("/api/v1/console/keys", { data: { name: "reader app" }, headers: auth });
+  expect(key.status()).toBe(201);
+  const { secret } = (await key.json()) as { secret: string };
+  await signInPage(page, token);
+
+  await page.goto("/console/apply");
+  await expect(page.getByRole("heading", { name: "Apply for access" })).toBeVisible();
+  await expect(page.getByText("No applications yet.")).toBeVisible();
+  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
+
+  await page.getByTestId("apply-submit").click();
+  await expect(fieldError(page, "company or project is required")).toBeVisible();
+  await expect(fieldError(page, "describe your use case")).toBeVisible();
+  await expect(fieldError(page, "expected monthly calls is required")).toBeVisible();
+  await expect(fieldError(page, "contact is required")).toBeVisible();
+
+  await page.getByLabel("Company or project").fill(APPLICATION.project);
+  await page.getByLabel("Use case").fill("pinyin");
+  await page.getByLabel("Expected monthly calls").fill("12.5");
+  await page.getByLabel("Contact").fill("call me");
+  await expect(fieldError(page, "use case must be at least 10 characters")).toBeVisible();
+  await expect(fieldError(page, "expected monthly calls must be a whole number such as 10000")).toBeVisible();
+  await expect(fieldError(page, "contact must be a phone number or an e-mail address")).toBeVisible();
+  await expect(fieldError(page, "company or project is required")).toBeHidden();
+
+  await page.getByLabel("Use case").fill(APPLICATION.useCase);
+  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
+  await page.getByLabel("Contact").fill(APPLICATION.contact);
+  await page.getByTestId("apply-submit").click();
+  await expect(toastText(page, "Application submitted. The decision will show here.")).toBeVisible();
+
+  await expect(rows(page)).toHaveCount(1);
+  const row = rows(page).first();
+  await expect(row.getByTestId("application-status")).toHaveText("Pending");
+  await expect(row).toContainText("Pinyin");
+  await expect(row).toContainText(APPLICATION.project);
+  await expect(row).toContainText("20,000");
+  await expect(row).toContainText("not yet");
+  // The one tool that needs approval now has an application under review.
+  await expect(page.getByTestId("nothing-to-apply")).toBeVisible();
+
+  const refused = await callPinyin(request, secret);
+  expect(refused.status()).toBe(403);
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("tool_not_approved");
+
+  const id = await row.getAttribute("data-application-id");
+  const listed = await runAdminCli("applications", "list");
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(listed.stdout).toMatch(new RegExp(`^${id}\\s.*pinyin\\s+${APPLICATION.project}\\s+20000\\s+${APPLICATION.contact}\\s+pending$`, "m"));
+  const approved = await runAdminCli("applications", "approve", id!);
+  expect(approved.code, approved.stderr).toBe(0);
+  expect(approved.stdout).toContain(`approved application ${id}`);
+
+  await page.reload();
+  await expect(row.getByTestId("application-status")).toHaveText("Approved");
+  await expect(row).not.toContainText("not yet");
+
+  const call = await callPinyin(request, secret);
+  expect(call.status(), await call.text()).toBe(200);
+  expect(await call.json()).toMatchObject({ pinyin: "nǐ hǎo", characters: 2 });
+  expect(call.headers()["x-tollgate-cost"]).toBe("0.00004");
+});
+
+test("a rejection shows the reviewer's note, and the user may apply again", async ({ page, request }) => {
+  test.slow();
+  const { token } = await loginViaApi(request);
+  const filed = await request.post("/api/v1/console/applications", {
+    headers: { authorization: `Bearer ${token}` },
+    data: { toolId: "pinyin", companyOrProject: "Side project", useCase: "Trying pinyin for a weekend hack.", expectedMonthlyCalls: 50, contact: "13912345678" },
+  });
+  expect(filed.status(), await filed.text()).toBe(201);
+  const { id } = (await filed.json()) as { id: number };
+
+  const rejected = await runAdminCli("applications", "reject", String(id), "--note", "Please name the app and its users.");
+  expect(rejected.code, rejected.stderr).toBe(0);
+  const twice = await runAdminCli("applications", "approve", String(id));
+  expect(twice.code).toBe(1);
+  expect(twice.stderr).toContain(`application ${id} was already rejected`);
+
+  await signInPage(page, token);
+  await page.goto("/console/apply");
+  const row = rows(page).first();
+  await expect(row.getByTestId("application-status")).toHaveText("Rejected");
+  await expect(row.getByTestId("application-note")).toHaveText("Please name the app and its users.");
+  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
+  await expect(page.getByTestId("apply-submit")).toBeEnabled();
+});
