@@ -10,9 +10,14 @@ export const codeRequestSchema = z.object({
  * `failed` is a refusal the user can act on (wait, or solve the captcha again); `message` says
  * what to do and, for a limit, when to retry. It never reveals whether the phone is registered.
  */
+export const CODE_REFUSAL_REASONS = ["captcha_failed", "cooldown", "phone_hourly", "phone_daily", "sms_budget", "locked"] as const;
+export type CodeRefusalReason = (typeof CODE_REFUSAL_REASONS)[number];
+
 export const codeResponseSchema = z.object({
   message: z.string(),
   status: z.enum(["success", "failed"]),
+  reason: z.enum(CODE_REFUSAL_REASONS).optional().describe("Why a code was not sent, for clients that word it themselves"),
+  retryAfterSeconds: z.number().int().optional().describe("When a refusal for a limit ends"),
 });
 
 /** POST /api/v1/auth/phone/login. Login and sign-up are one call; `recommendCode` counts only at sign-up. */

@@ -207,3 +207,24 @@ test.describe("login modal", () => {
     await expect(page.getByRole("dialog")).toBeHidden();
   });
 });
+
+test.describe("login modal in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+
+  test("words the server's refusal in the reader's language", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+    await page.getByTestId("header-login").click();
+    const dialog = page.getByRole("dialog", { name: "验证码登录" });
+    await expect(dialog).toBeVisible();
+    await page.getByRole("textbox", { name: "手机号" }).fill(randomPhone());
+    await page.getByTestId("consent").click();
+    await page.route("**/api/v1/auth/phone/verification_code", (route) =>
+      route.fulfill({
+        json: { status: "failed", message: "please wait 42 seconds before requesting another code", reason: "cooldown", retryAfterSeconds: 42 },
+      }),
+    );
+    await page.getByTestId("get-code").click();
+    await expect(toastText(page, "请等待 42 秒后再获取验证码")).toBeVisible();
+  });
+});

@@ -31,6 +31,15 @@ export const en = {
     codeSendingFailed: "code sending failed",
     close: "close",
     tagline: "Metered APIs, paid from one prepaid balance.",
+    refusals: {
+      captcha_failed: "captcha verification failed, please try again",
+      cooldown: "please wait {{wait}} before requesting another code",
+      phone_hourly: "too many codes requested for this number, please retry in {{wait}}",
+      phone_daily: "too many codes requested for this number today, please retry in {{wait}}",
+      sms_budget: "code sending is paused for now, please retry in {{wait}}",
+      locked: "too many failed logins for this number, please retry in {{wait}}",
+    },
+    wait: { seconds: "{{n}} seconds", minutes: "{{n}} minutes", hours: "{{n}} hours" },
   },
   nav: {
     home: "Home",

@@ -32,6 +32,15 @@ export const zhCN: Messages = {
     codeSendingFailed: "验证码发送失败",
     close: "关闭",
     tagline: "按量计费的 API，一个余额统一支付。",
+    refusals: {
+      captcha_failed: "人机验证未通过，请重试",
+      cooldown: "请等待 {{wait}}后再获取验证码",
+      phone_hourly: "该号码获取验证码过于频繁，请 {{wait}}后重试",
+      phone_daily: "该号码今日获取验证码次数过多，请 {{wait}}后重试",
+      sms_budget: "验证码发送暂时暂停，请 {{wait}}后重试",
+      locked: "该号码登录失败次数过多，请 {{wait}}后重试",
+    },
+    wait: { seconds: "{{n}} 秒", minutes: "{{n}} 分钟", hours: "{{n}} 小时" },
   },
   nav: {
     home: "首页",

@@ -67,7 +67,7 @@ describe("the login flow on the real providers' protocols", () => {
       const login = await phoneLoginClient(t).login("13800002001", sent!.templateParam.code!);
       expect(login.statusCode).toBe(200);
 
-      expect((await codeRequest(t, "13800002002", ticket)).json()).toEqual({ status: "failed", message: "captcha verification failed, please try again" });
+      expect((await codeRequest(t, "13800002002", ticket)).json()).toMatchObject({ status: "failed", message: "captcha verification failed, please try again" });
     });
   });
 

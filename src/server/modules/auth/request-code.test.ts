@@ -83,9 +83,14 @@ describe("per-phone limits (status failed, saying when to retry)", () => {
   it("lets a phone have a new code only 60 s after the last", async () => {
     const ip = freshIp();
     expect((await send("13800000101", ip)).body.status).toBe("success");
-    expect((await send("13800000101", ip)).body).toEqual({ status: "failed", message: "please wait 60 seconds before requesting another code" });
+    expect((await send("13800000101", ip)).body).toEqual({
+      status: "failed",
+      message: "please wait 60 seconds before requesting another code",
+      reason: "cooldown",
+      retryAfterSeconds: 60,
+    });
     t.clock.advance(59 * SECOND);
-    expect((await send("13800000101", ip)).body).toEqual({ status: "failed", message: "please wait 1 second before requesting another code" });
+    expect((await send("13800000101", ip)).body).toMatchObject({ status: "failed", message: "please wait 1 second before requesting another code" });
     t.clock.advance(1 * SECOND);
     expect((await send("13800000101", ip)).body.status).toBe("success");
   });
@@ -101,6 +106,8 @@ describe("per-phone limits (status failed, saying when to retry)", () => {
     expect((await send(phone, freshIp())).body).toEqual({
       status: "failed",
       message: "too many codes requested for this number, please retry in 50 minutes",
+      reason: "phone_hourly",
+      retryAfterSeconds: 50 * 60,
     });
     t.clock.set(new Date(first + HOUR + 1));
     expect((await send(phone, freshIp())).body.status).toBe("success");
@@ -117,6 +124,8 @@ describe("per-phone limits (status failed, saying when to retry)", () => {
     expect((await send(phone, freshIp())).body).toEqual({
       status: "failed",
       message: "too many codes requested for this number today, please retry in 22 hours",
+      reason: "phone_daily",
+      retryAfterSeconds: (21 * 60 + 50) * 60,
     });
     t.clock.set(new Date(first + 24 * HOUR - MINUTE));
     expect((await send(phone, freshIp())).body.status).toBe("failed");
@@ -180,7 +189,7 @@ describe("captcha", () => {
   it("refuses a missing or forged captcha result", async () => {
     for (const captchaResult of ["", "not base64 json", Buffer.from('{"challenge":{},"solution":{}}').toString("base64")]) {
       const res = await client.requestCode("13800000501", { ip: freshIp(), captchaResult });
-      expect(res.json()).toEqual({ status: "failed", message: "captcha verification failed, please try again" });
+      expect(res.json()).toMatchObject({ status: "failed", message: "captcha verification failed, please try again" });
     }
     expect(readOutbox(t.config.dataDir).some((m) => m.to === "13800000501")).toBe(false);
   });
@@ -189,7 +198,7 @@ describe("captcha", () => {
     const captchaResult = await client.solveCaptcha();
     expect((await client.requestCode("13800000502", { ip: freshIp(), captchaResult })).json().status).toBe("success");
     const replay = await client.requestCode("13800000503", { ip: freshIp(), captchaResult });
-    expect(replay.json()).toEqual({ status: "failed", message: "captcha verification failed, please try again" });
+    expect(replay.json()).toMatchObject({ status: "failed", message: "captcha verification failed, please try again" });
     expect(readOutbox(t.config.dataDir).some((m) => m.to === "13800000503")).toBe(false);
   });
 
@@ -212,7 +221,7 @@ describe("captcha", () => {
     const captchaResult = await client.solveCaptcha();
     t.clock.advance(5 * MINUTE + SECOND);
     const res = await client.requestCode("13800000505", { ip: freshIp(), captchaResult });
-    expect(res.json()).toEqual({ status: "failed", message: "captcha verification failed, please try again" });
+    expect(res.json()).toMatchObject({ status: "failed", message: "captcha verification failed, please try again" });
   });
 
   it("tells the browser to use the self-hosted captcha", async () => {
@@ -242,9 +251,10 @@ describe("the global SMS budget", () => {
         expect((await c.requestCode(`1390000000${i}`, { ip: `10.2.0.${i}` })).json().status).toBe("success");
         budget.clock.advance(HOUR);
       }
-      expect((await c.requestCode("13900000009", { ip: "10.2.0.9" })).json()).toEqual({
+      expect((await c.requestCode("13900000009", { ip: "10.2.0.9" })).json()).toMatchObject({
         status: "failed",
         message: "code sending is paused for now, please retry in 21 hours",
+        reason: "sms_budget",
       });
       budget.clock.advance(21 * HOUR + 1);
       expect((await c.requestCode("13900000009", { ip: "10.2.0.9" })).json().status).toBe("success");

@@ -55,7 +55,7 @@ export async function requestCode(app: FastifyInstance, providers: AuthProviders
   }
   if (!verdict.ok) {
     await refuse(`captcha_${verdict.reason}`);
-    return { status: "failed", message: CAPTCHA_FAILED };
+    return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
   }
 
   const code = generateCode();
@@ -63,11 +63,17 @@ export async function requestCode(app: FastifyInstance, providers: AuthProviders
   const reserved = await app.db.transaction((tx) => reserveCode(tx, { target, codeHmac: hmac, captcha: verdict, now, limits }));
   if (reserved.kind === "replayed") {
     await refuse("captcha_replayed");
-    return { status: "failed", message: CAPTCHA_FAILED };
+    return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
   }
   if (reserved.kind === "refused") {
     await refuse(reserved.reason);
-    return { status: "failed", message: PHONE_REFUSALS[reserved.reason](waitText(reserved.retryAt.getTime() - now.getTime())) };
+    const waitMs = reserved.retryAt.getTime() - now.getTime();
+    return {
+      status: "failed",
+      message: PHONE_REFUSALS[reserved.reason](waitText(waitMs)),
+      reason: reserved.reason,
+      retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+    };
   }
 
   try {

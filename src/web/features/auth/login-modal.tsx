@@ -2,7 +2,7 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { App as AntApp, Button, Checkbox, ConfigProvider, Input, Modal } from "antd";
 import { CODE_LENGTH, isValidCode, phoneProblem } from "../../../shared/phone";
-import { useLanguage, useT } from "../../i18n";
+import { useLanguage, useT, type Translate } from "../../i18n";
 import { antdTheme } from "../../lib/antd-theme";
 import { ApiError } from "../../lib/http";
 import { useSession } from "../../lib/session-store";
@@ -10,7 +10,7 @@ import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../account/api/get-user-info";
 import { login } from "./api/login";
-import { requestCode } from "./api/request-code";
+import { requestCode, type CodeResponse } from "./api/request-code";
 import { rememberedReferral } from "./referral";
 import { useCaptcha } from "./use-captcha";
 import { useCountdown } from "./use-countdown";
@@ -18,6 +18,19 @@ import { useMediaQuery } from "./use-media-query";
 import "./login-modal.css";
 
 export const RESEND_SECONDS = 60;
+
+/** The server's refusal in the reader's language, when the server said which refusal it was. */
+function refusalText(t: Translate, response: CodeResponse): string | null {
+  if (!response.reason) return null;
+  const seconds = response.retryAfterSeconds ?? 0;
+  const wait =
+    seconds <= 90
+      ? t("login.wait.seconds", { n: Math.max(1, seconds) })
+      : seconds <= 5400
+        ? t("login.wait.minutes", { n: Math.ceil(seconds / 60) })
+        : t("login.wait.hours", { n: Math.ceil(seconds / 3600) });
+  return t(`login.refusals.${response.reason}`, { wait });
+}
 const WIDE_SCREEN = "(min-width: 1025px)";
 
 /**
@@ -66,7 +79,7 @@ export default function LoginModal() {
         toast("success", response.message || t("login.codeSent"));
         countdown.start(RESEND_SECONDS);
       } else {
-        toast("error", response.message || t("login.codeSendingFailed"));
+        toast("error", refusalText(t, response) ?? (response.message || t("login.codeSendingFailed")));
       }
     } finally {
       setSending(false);

@@ -1,14 +1,7 @@
+import type { CodeRequest, CodeResponse } from "../../../../shared/auth";
 import { api } from "../../../lib/http";
 
-export interface CodeRequest {
-  telephone: string;
-  captchaResult: string;
-}
-
-export interface CodeResponse {
-  message: string;
-  status: "success" | "failed";
-}
+export type { CodeRequest, CodeResponse };
 
 /** POST /api/v1/auth/phone/verification_code; the caller reports every failure itself. */
 export function requestCode(body: CodeRequest): Promise<CodeResponse> {
