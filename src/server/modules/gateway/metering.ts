@@ -71,22 +71,35 @@ async function applyBalanceChanges(tx: Tx, totals: Map<number, bigint>, directio
 }
 
 /**
- * Charges a batch of calls in one transaction: the users and keys involved are locked in id order,
- * each call is admitted in arrival order while the balance covers it and the key's spend limit
- * allows it, and the balances, ledger entries, key spend and usage records are written with one
- * statement each. A refused call writes nothing.
+ * One array parameter, as a PostgreSQL array literal (cast in the query to its element type):
+ * a batch is a handful of parameters however many calls it holds, and bigints stay exact.
+ */
+const arr = (values: (string | number)[]) =>
+  sql`${`{${values.map((v) => `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`}`;
+
+/**
+ * Charges a batch of calls in one transaction: one statement locks the users and keys involved in
+ * id order and reads their balances and spend; each call is admitted in arrival order while the
+ * balance covers it and the key's spend limit allows it; one more statement writes the balances,
+ * ledger entries, key spend and usage records. A refused call writes nothing.
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   return db.transaction(async (tx) => {
     const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
     const keyIds = [...new Set(items.map((i) => i.apiKeyId))].sort((a, b) => a - b);
-    const balances = await lockedBalances(tx, userIds);
-    const keyRows = await queryRows<{ id: number | string; spent: string; spend_limit: string | null }>(
+    const locked = await queryRows<{ kind: "u" | "k"; id: number | string; amount: string; spend_limit: string | null }>(
       tx,
-      sql`select id, spent::text as spent, spend_limit::text as spend_limit from api_keys
-          where id in (${ids(keyIds)}) order by id for update`,
+      sql`with lu as (select id, balance from users where id = any(${arr(userIds)}::bigint[]) order by id for update),
+               lk as (select id, spent, spend_limit from api_keys where id = any(${arr(keyIds)}::bigint[]) order by id for update)
+          select 'u' as kind, id, balance::text as amount, null::text as spend_limit from lu
+          union all select 'k', id, spent::text, spend_limit::text from lk`,
     );
-    const keys = new Map(keyRows.map((k) => [Number(k.id), { spent: BigInt(k.spent), limit: k.spend_limit === null ? null : BigInt(k.spend_limit) }]));
+    const balances = new Map<number, bigint>();
+    const keys = new Map<number, { spent: bigint; limit: bigint | null }>();
+    for (const row of locked) {
+      if (row.kind === "u") balances.set(Number(row.id), BigInt(row.amount));
+      else keys.set(Number(row.id), { spent: BigInt(row.amount), limit: row.spend_limit === null ? null : BigInt(row.spend_limit) });
+    }
 
     const userTotals = new Map<number, bigint>();
     const keyTotals = new Map<number, bigint>();
@@ -106,37 +119,43 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
     });
     if (admitted.length === 0) return outcomes as ChargeOutcome[];
 
-    await applyBalanceChanges(tx, userTotals, "debit");
+    const debited = [...userTotals].filter(([, total]) => total > 0n);
     const paid = admitted.filter((a) => a.item.amount > 0n);
-    if (paid.length > 0) {
-      await tx.execute(sql`
-        insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
-        values ${values(
-          paid.map(
-            ({ item, balanceAfter }) =>
-              sql`(${item.userId}, ${(-item.amount).toString()}::bigint, ${balanceAfter.toString()}::bigint, 'charge'::ledger_kind,
-                   ${item.toolId}, ${item.requestId}, ${`usage:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
-          ),
-        )}`);
-    }
-    const lastUsed = admitted[admitted.length - 1]!.item.at.toISOString();
-    await tx.execute(sql`
-      update api_keys set spent = api_keys.spent + d.total, last_used_at = ${lastUsed}::timestamptz
-      from (values ${values([...keyTotals].map(([id, total]) => sql`(${id}::bigint, ${total.toString()}::bigint)`))}) as d(id, total)
-      where api_keys.id = d.id`);
-    const inserted = await queryRows<{ id: number | string; request_id: string }>(
+    const rows = await queryRows<{ id: number | string; request_id: string; users_debited: number | string }>(
       tx,
-      sql`insert into usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at)
-          values ${values(
-            admitted.map(
-              ({ item }) =>
-                sql`(${item.userId}, ${item.apiKeyId}, ${item.toolId}, ${item.units}, ${item.amount.toString()}::bigint,
-                     'pending'::usage_status, ${item.requestId}, ${item.at.toISOString()}::timestamptz)`,
-            ),
-          )}
-          returning id, request_id`,
+      sql`with
+        debit as (
+          update users set balance = users.balance - d.total
+          from unnest(${arr(debited.map(([id]) => id))}::bigint[], ${arr(debited.map(([, t]) => t.toString()))}::bigint[]) as d(id, total)
+          where users.id = d.id and users.balance >= d.total
+          returning users.id),
+        entries as (
+          insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
+          select e.user_id, e.amount, e.balance_after, 'charge', e.method, e.reference, 'usage:' || e.reference, e.created_at
+          from unnest(${arr(paid.map((a) => a.item.userId))}::bigint[], ${arr(paid.map((a) => (-a.item.amount).toString()))}::bigint[],
+                      ${arr(paid.map((a) => a.balanceAfter.toString()))}::bigint[], ${arr(paid.map((a) => a.item.toolId))}::text[],
+                      ${arr(paid.map((a) => a.item.requestId))}::text[], ${arr(paid.map((a) => a.item.at.toISOString()))}::timestamptz[])
+            as e(user_id, amount, balance_after, method, reference, created_at)),
+        spend as (
+          update api_keys set spent = api_keys.spent + d.total, last_used_at = ${admitted[admitted.length - 1]!.item.at.toISOString()}::timestamptz
+          from unnest(${arr([...keyTotals.keys()])}::bigint[], ${arr([...keyTotals.values()].map(String))}::bigint[]) as d(id, total)
+          where api_keys.id = d.id),
+        usage as (
+          insert into usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at)
+          select r.user_id, r.api_key_id, r.tool_id, r.units, r.amount, 'pending', r.request_id, r.created_at
+          from unnest(${arr(admitted.map((a) => a.item.userId))}::bigint[], ${arr(admitted.map((a) => a.item.apiKeyId))}::bigint[],
+                      ${arr(admitted.map((a) => a.item.toolId))}::text[], ${arr(admitted.map((a) => a.item.units))}::bigint[],
+                      ${arr(admitted.map((a) => a.item.amount.toString()))}::bigint[], ${arr(admitted.map((a) => a.item.requestId))}::text[],
+                      ${arr(admitted.map((a) => a.item.at.toISOString()))}::timestamptz[])
+            as r(user_id, api_key_id, tool_id, units, amount, request_id, created_at)
+          returning id, request_id)
+      select usage.id, usage.request_id, (select count(*) from debit) as users_debited from usage`,
     );
-    const usageIds = new Map(inserted.map((r) => [r.request_id, Number(r.id)]));
+    // The balances were locked and checked above, so every debit applies; if one did not, roll back.
+    if (rows.length !== admitted.length || Number(rows[0]?.users_debited ?? 0) !== debited.length) {
+      throw new Error("a locked balance changed under the batch: rolled back");
+    }
+    const usageIds = new Map(rows.map((r) => [r.request_id, Number(r.id)]));
     for (const { item, index, balanceAfter } of admitted) {
       outcomes[index] = { ok: true, usageId: usageIds.get(item.requestId)!, balance: balanceAfter };
     }
