@@ -258,9 +258,9 @@ export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now
 export async function completeBatch(db: Db, items: CompletionItem[]): Promise<void[]> {
   await db.execute(sql`
     update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
-    from (values ${values(
-      items.map((i) => sql`(${i.usageId}::bigint, ${i.httpStatus}::int, ${i.latencyMs}::int, ${i.at.toISOString()}::timestamptz)`),
-    )}) as d(id, http_status, latency_ms, at)
+    from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.httpStatus))}::int[],
+                ${arr(items.map((i) => i.latencyMs))}::int[], ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[])
+      as d(id, http_status, latency_ms, at)
     where usage_records.id = d.id and usage_records.status = 'pending'`);
   return items.map(() => undefined);
 }
