@@ -86,7 +86,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     },
     { prefix: "/api/v1" },
   );
-  await app.register(gatewayRoutes, { prefix: "/v1" });
+  // Each gateway call is recorded as a usage row, so its access log lines would only repeat it.
+  await app.register(gatewayRoutes, { prefix: "/v1", logLevel: "warn" });
   await app.register(webPlugin, {
     webRoot: config.webRoot,
     siteConfig: {
