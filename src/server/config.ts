@@ -82,6 +82,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** For the entry points: the config, or the problems printed and the process ended (exit 78, EX_CONFIG). */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

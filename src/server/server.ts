@@ -1,18 +1,9 @@
 import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
-import { ConfigError, loadConfig } from "./config";
+import { loadConfigOrExit } from "./config";
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const app = await buildApp(config);
   if (app.database.kind === "pglite") {
     const stopControlSocket = await startControlSocket(app);

@@ -1,20 +1,11 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
-import { ConfigError, loadConfig } from "../config";
+import { loadConfigOrExit } from "../config";
 import { openDatabase } from "../db/client";
 import { runViaControlSocket } from "./control-socket";
 import { runCli } from "./run";
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 78;
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const argv = process.argv.slice(2);
   if (!config.databaseUrl) {
     const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };

@@ -1,6 +1,8 @@
 import { randomInt } from "node:crypto";
 import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import { CODE_LENGTH } from "../../../shared/phone";
+import { AUTH_ERROR_CODES, INVALID_PHONE_MESSAGE } from "../../../shared/auth";
+import { CODE_LENGTH, normalizePhone } from "../../../shared/phone";
+import { AppError } from "../../errors";
 import type { Tx } from "../../db/client";
 import { authVerificationCodes } from "../../db/schema/index";
 import { equalHex, hmacHex } from "../../lib/crypto";
@@ -10,6 +12,13 @@ export const LOGIN_PURPOSE = "login";
 /** A stable, secret-keyed name for a phone number: rows about numbers that never signed up do not hold the number. */
 export function phoneKey(secret: string, phone: string): string {
   return hmacHex(secret, `phone:${phone}`);
+}
+
+/** The phone of a request as the server reads it, and its key; a phone that is not a mainland mobile is a 400. */
+export function requestPhone(secret: string, telephone: string): { phone: string; target: string } {
+  const phone = normalizePhone(telephone);
+  if (!phone) throw AppError.badRequest(INVALID_PHONE_MESSAGE, AUTH_ERROR_CODES.invalidPhone);
+  return { phone, target: phoneKey(secret, phone) };
 }
 
 export function generateCode(): string {

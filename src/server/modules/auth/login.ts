@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, INVALID_PHONE_MESSAGE, type LoginRequest, type LoginResponse } from "../../../shared/auth";
-import { normalizePhone } from "../../../shared/phone";
+import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest, type LoginResponse } from "../../../shared/auth";
 import { AppError } from "../../errors";
 import { findOrCreateUser } from "./accounts";
 import { recordAuthEvent } from "./audit";
-import { checkAndConsumeCode, LOGIN_PURPOSE, phoneKey } from "./codes";
+import { checkAndConsumeCode, LOGIN_PURPOSE, requestPhone } from "./codes";
 import { lockedUntil, recordLoginFailure } from "./lockout";
 import { PHONE_REFUSALS, waitText } from "./messages";
 import { lockRateKeys } from "./rate-limits";
@@ -18,12 +17,10 @@ import { createSession } from "./sessions";
  * answer is a 400, because forgetting failed guesses would make guessing free.
  */
 export async function login(app: FastifyInstance, request: FastifyRequest, body: LoginRequest): Promise<LoginResponse> {
-  const phone = normalizePhone(body.telephone);
-  if (!phone) throw AppError.badRequest(INVALID_PHONE_MESSAGE, AUTH_ERROR_CODES.invalidPhone);
-  const { limits } = app.config.auth;
   const secret = app.config.sessionSecret;
+  const { phone, target } = requestPhone(secret, body.telephone);
+  const { limits } = app.config.auth;
   const now = app.clock.now();
-  const target = phoneKey(secret, phone);
 
   const outcome = await app.db.transaction(async (tx) => {
     await lockRateKeys(tx, [`phone:${target}`]);

@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { eq } from "drizzle-orm";
-import { AUTH_ERROR_CODES, INVALID_PHONE_MESSAGE, type CodeRequest, type CodeResponse } from "../../../shared/auth";
-import { normalizePhone } from "../../../shared/phone";
+import { AUTH_ERROR_CODES, type CodeRequest, type CodeResponse } from "../../../shared/auth";
 import { authCaptchaUses } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import type { CaptchaProvider } from "../../providers/captcha/index";
 import { ProviderFailure } from "../../providers/http";
 import type { SmsProvider } from "../../providers/sms/index";
 import { recordAuthEvent } from "./audit";
-import { codeHmac, generateCode, LOGIN_PURPOSE, phoneKey, withdrawCode } from "./codes";
+import { codeHmac, generateCode, LOGIN_PURPOSE, requestPhone, withdrawCode } from "./codes";
 import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
 import { countIpRequest, reserveCode } from "./code-limits";
 import { deleteRateEvents } from "./rate-limits";
@@ -27,12 +26,10 @@ export interface AuthProviders {
  * nothing changed, so the client's retry starts afresh).
  */
 export async function requestCode(app: FastifyInstance, providers: AuthProviders, request: FastifyRequest, body: CodeRequest): Promise<CodeResponse> {
-  const phone = normalizePhone(body.telephone);
-  if (!phone) throw AppError.badRequest(INVALID_PHONE_MESSAGE, AUTH_ERROR_CODES.invalidPhone);
-  const { limits } = app.config.auth;
   const secret = app.config.sessionSecret;
+  const { phone, target } = requestPhone(secret, body.telephone);
+  const { limits } = app.config.auth;
   const now = app.clock.now();
-  const target = phoneKey(secret, phone);
   const ip = request.ip;
   const refuse = (reason: string) => recordAuthEvent(app.db, request, { type: "code_refused", at: now, reason, phone });
 

@@ -1,17 +1,14 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "../../../shared/billing";
-import { AppError } from "../../errors";
+import { timeRange } from "../../lib/time-range";
 import { csvCell } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
 
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
 
 function filterFor(userId: number, query: { from?: string; to?: string; toolId?: string; keyId?: number }): BillingFilter {
-  const from = query.from ? new Date(query.from) : undefined;
-  const to = query.to ? new Date(query.to) : undefined;
-  if (from && to && from >= to) throw AppError.badRequest("the start of the range must be before its end");
-  return { userId, from, to, toolId: query.toolId || undefined, keyId: query.keyId };
+  return { userId, ...timeRange(query), toolId: query.toolId || undefined, keyId: query.keyId };
 }
 
 function csvLine(row: BillingRow): string {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { formatMoney } from "../../../shared/money";
 import { chargesPageSchema, chargesQuerySchema, redeemBodySchema, redeemResponseSchema } from "../../../shared/money-api";
 import { AppError } from "../../errors";
+import { timeRange } from "../../lib/time-range";
 import { REDEEM_ERRORS, redeemCode } from "../redemption/service";
 import { redeemLimiter } from "../redemption/limits";
 import { chargesCsvStream } from "./csv";
@@ -11,10 +12,7 @@ const REDEEM_FAILURES = new Set<string>(Object.values(REDEEM_ERRORS));
 const filterQuery = chargesQuerySchema.pick({ from: true, to: true });
 
 function filterFor(userId: number, query: { from?: string; to?: string }): ChargesFilter {
-  const from = query.from ? new Date(query.from) : undefined;
-  const to = query.to ? new Date(query.to) : undefined;
-  if (from && to && from >= to) throw AppError.badRequest("the start of the range must be before its end");
-  return { userId, from, to };
+  return { userId, ...timeRange(query) };
 }
 
 /** /console/charge-details: the credits list, its CSV export and the redeem form. */
