@@ -52,9 +52,10 @@ export function SiteHeader() {
   return (
     <header className="site-header">
       <Link to="/" className="brand">
-        <span className="brand-mark" aria-hidden="true">
-          ⛩
-        </span>
+        <svg className="brand-mark" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true">
+          <rect width="32" height="32" rx="7" fill="#0f766e" />
+          <path d="M7 10h18M9 10v14M23 10v14M7 15h18" stroke="#fff" strokeWidth="3" strokeLinecap="round" />
+        </svg>
         {siteConfig.siteName}
       </Link>
       <nav className="site-nav" aria-label="main">
