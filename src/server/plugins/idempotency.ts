@@ -4,7 +4,7 @@ import { ERROR_CODES } from "../../shared/errors";
 import { AppError } from "../errors";
 import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore } from "../lib/idempotency-store";
 
-export const IDEMPOTENCY_HEADER = "idempotency-key";
+const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 declare module "fastify" {
@@ -17,7 +17,7 @@ declare module "fastify" {
 }
 
 /** The Idempotency-Key header, validated; null when absent. */
-export function idempotencyKeyOf(request: FastifyRequest): string | null {
+function idempotencyKeyOf(request: FastifyRequest): string | null {
   const key = request.headers[IDEMPOTENCY_HEADER];
   if (key === undefined) return null;
   if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {

@@ -96,7 +96,6 @@ export const en = {
     errorTitle: "Something went wrong",
     error: "An unexpected error occurred. Reload the page or try again later.",
     backHome: "Back to home",
-    comingSoon: "This page is being built.",
     loginRequired: "Log in to see this page.",
     lastUpdated: "Last updated: {{date}}",
   },

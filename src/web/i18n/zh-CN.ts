@@ -97,7 +97,6 @@ export const zhCN: Messages = {
     errorTitle: "出错了",
     error: "发生了意外错误。请刷新页面或稍后再试。",
     backHome: "返回首页",
-    comingSoon: "该页面正在建设中。",
     loginRequired: "登录后查看此页面。",
     lastUpdated: "最后更新：{{date}}",
   },
