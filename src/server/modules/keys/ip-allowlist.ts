@@ -13,13 +13,24 @@ export function ipAllowed(rules: readonly string[], clientIp: string): boolean {
   if (rules.length === 0) return true;
   const clientFamily = family(clientIp);
   if (!clientFamily) return false;
-  const list = new BlockList();
-  for (const rule of rules) {
-    const [address = "", prefix] = rule.split("/");
-    const ruleFamily = family(address);
-    if (!ruleFamily) continue;
-    if (prefix === undefined) list.addAddress(address, ruleFamily);
-    else list.addSubnet(address, Number(prefix), ruleFamily);
+  return blockListFor(rules).check(clientIp, clientFamily);
+}
+
+/** Built once per rules array: the gateway's key cache hands the same array to every call with that key. */
+const built = new WeakMap<readonly string[], BlockList>();
+
+function blockListFor(rules: readonly string[]): BlockList {
+  let list = built.get(rules);
+  if (!list) {
+    list = new BlockList();
+    for (const rule of rules) {
+      const [address = "", prefix] = rule.split("/");
+      const ruleFamily = family(address);
+      if (!ruleFamily) continue;
+      if (prefix === undefined) list.addAddress(address, ruleFamily);
+      else list.addSubnet(address, Number(prefix), ruleFamily);
+    }
+    built.set(rules, list);
   }
-  return list.check(clientIp, clientFamily);
+  return list;
 }
