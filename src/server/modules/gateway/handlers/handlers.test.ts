@@ -102,6 +102,11 @@ describe("http upstream", () => {
     expect(res.status).toBe(500);
   });
 
+  it("leaves units unknown when the upstream does not report them, not zero", async () => {
+    const res = await httpUpstream(config("/fail"))(request({}));
+    expect(res.units).toBeUndefined();
+  });
+
   it("turns a timeout into an UpstreamError of kind timeout", async () => {
     await expect(httpUpstream(config("/slow", 200))(request({}))).rejects.toMatchObject({ kind: "timeout" });
   });

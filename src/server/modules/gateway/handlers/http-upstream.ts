@@ -30,12 +30,13 @@ export function httpUpstream(config: HttpHandlerConfig): ToolHandler {
       if (signal.aborted) throw new UpstreamError("timeout", `the tool did not answer within ${config.timeoutMs} ms`);
       throw new UpstreamError("failed", `the tool could not be reached: ${(error as Error).message}`);
     }
-    const units = Number(response.headers.get(UNITS_HEADER));
+    const reported = response.headers.get(UNITS_HEADER);
+    const units = reported === null || reported.trim() === "" ? NaN : Number(reported);
     return {
       status: response.status,
       contentType: response.headers.get("content-type") ?? "application/octet-stream",
       body,
-      units: Number.isFinite(units) && units >= 0 ? units : undefined,
+      units: Number.isInteger(units) && units >= 0 ? units : undefined,
     };
   };
 }

@@ -19,6 +19,10 @@ const BUILTINS: Record<"echo" | "qrcode" | "pinyin", RunnableTool> = {
 
 export function runnableTool(tool: Tool): RunnableTool {
   if (tool.handler.type === "builtin") return BUILTINS[tool.handler.name];
-  const units = tool.unit ? tool.maxUnitsPerCall : 1;
-  return { run: httpUpstream(tool.handler), unitsBefore: () => units };
+  if (!tool.unit) {
+    // Priced per call: whatever units the upstream reports do not change the price.
+    const run = httpUpstream(tool.handler);
+    return { run: async (request) => ({ ...(await run(request)), units: undefined }), unitsBefore: () => 1 };
+  }
+  return { run: httpUpstream(tool.handler), unitsBefore: () => tool.maxUnitsPerCall };
 }
