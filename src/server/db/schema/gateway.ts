@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { apiKeys } from "./keys";
 import { users } from "./core";
@@ -6,8 +7,10 @@ export const USAGE_STATUSES = ["pending", "succeeded", "refunded"] as const;
 export const usageStatus = pgEnum("usage_status", USAGE_STATUSES);
 
 /**
- * One row per metered call. Written with the call's charge before the tool runs (`pending`),
- * then `succeeded` with its latency, or `refunded` together with the refund entry when the tool failed.
+ * One row per metered call, written with the call's charge. A built-in tool's call is charged
+ * after it ran, so its row is `succeeded` from the start. An upstream's call is charged before
+ * it runs (`pending`), then becomes `succeeded` with its latency, or `refunded` with the refund
+ * entry when the upstream failed.
  */
 export const usageRecords = pgTable(
   "usage_records",
@@ -32,7 +35,8 @@ export const usageRecords = pgTable(
   },
   (t) => [
     index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),
-    index("usage_records_pending_idx").on(t.status, t.createdAt),
+    // Only calls charged before an upstream ran are ever pending; the sweeper looks for old ones.
+    index("usage_records_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
   ],
 );
 

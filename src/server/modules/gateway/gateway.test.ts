@@ -14,6 +14,8 @@ import { chargeBatch, refundAbandonedCalls, refundBatch } from "./metering";
 
 let t: TestApp;
 let upstream: http.Server;
+/** Requests the fake upstream has received, to show which calls reached it. */
+let upstreamCalls = 0;
 
 function writeCatalog(upstreamBase: string): string {
   const tool = (id: string, handler: object, extra: object = {}) => ({
@@ -47,6 +49,7 @@ function writeCatalog(upstreamBase: string): string {
 
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
+    upstreamCalls += 1;
     req.resume();
     req.on("end", () => {
       if (req.url?.startsWith("/slow")) return;
@@ -109,11 +112,10 @@ describe("a successful call", () => {
       ["adjustment", "1.00", "1.00"],
       ["charge", "-0.01", "0.99"],
     ]);
-    await expect
-      .poll(async () => (await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)))[0]?.status)
-      .toBe("succeeded");
+    // A built-in call's usage row is written once, complete, before the answer.
     const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
-    expect(usage).toMatchObject({ toolId: "echo", units: 1, amount: 10_000n, httpStatus: 200, requestId: res.headers["x-request-id"] });
+    expect(usage).toMatchObject({ toolId: "echo", units: 1, amount: 10_000n, status: "succeeded", httpStatus: 200, requestId: res.headers["x-request-id"] });
+    expect(usage!.completedAt).toBeInstanceOf(Date);
     expect(usage!.latencyMs).toBeGreaterThanOrEqual(0);
     const keys = await t.app.inject({ url: "/api/v1/console/keys", headers: user.headers });
     expect(keys.json().keys[0].spent).toBe("0.01");
@@ -125,6 +127,18 @@ describe("a successful call", () => {
     const res = await t.app.inject({ method: "GET", url: "/v1/tools/weather/today?city=hz", headers: { authorization: `Bearer ${key.secret}` } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ path: "/ok/today?city=hz", temperature: 21 });
+  });
+
+  it("charges an HTTP upstream call before it runs, then records how it ended", async () => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, "weather");
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["x-tollgate-cost"]).toBe("0.01");
+    expect(await balanceOf(user.userId)).toBe("0.99");
+    await expect
+      .poll(async () => (await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)))[0])
+      .toMatchObject({ toolId: "weather", status: "succeeded", httpStatus: 200, amount: 10_000n });
+    await expectLedgerConsistent();
   });
 
   it("prices per-unit tools by the units used", async () => {
@@ -279,6 +293,17 @@ describe("concurrency", () => {
     const statuses = results.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(123);
     expect(statuses.filter((s) => s === 402)).toHaveLength(377);
+    expect(await balanceOf(user.userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+
+  it("concurrent HTTP upstream calls against a balance for 7: exactly 7 are served, the rest get 402 without reaching the upstream", async () => {
+    const { user, key } = await funded(formatMoney(parseMoney("0.01") * 7n));
+    const before = upstreamCalls;
+    const results = await Promise.all(Array.from({ length: 40 }, () => call(key.secret, "weather")));
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(7);
+    expect(results.filter((r) => r.statusCode === 402)).toHaveLength(33);
+    expect(upstreamCalls - before).toBe(7);
     expect(await balanceOf(user.userId)).toBe("0.00");
     await expectLedgerConsistent();
   });

@@ -31,6 +31,11 @@ export interface GatewayCall {
   request: ToolRequest;
 }
 
+type Payer = { userId: number; apiKeyId: number };
+
+const ABORTED = "the call was aborted by the caller; it was not charged";
+const succeeded = (response: ToolResponse) => response.status >= 200 && response.status < 300;
+
 export interface GatewayResult {
   response: ToolResponse;
   /** Micro-units the call cost in the end. */
@@ -38,9 +43,10 @@ export interface GatewayResult {
 }
 
 /**
- * The metered call: key, access and rate checks, the charge (batched with concurrent calls into
- * one transaction, durable before the tool runs), the tool, then the refund of a call that failed.
- * See docs/decisions for why calls are charged before they run.
+ * The metered call: key, access and rate checks, then the tool and its charge, batched with
+ * concurrent calls into one transaction that commits before the answer is sent. Built-in tools
+ * run before they are charged; HTTP upstreams are charged first and refunded if they fail
+ * (docs/decisions/010 and 011).
  */
 export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
@@ -72,7 +78,7 @@ export class Gateway {
   }
 
   /** Checks the caller may make this call now; returns who pays. */
-  async admit(call: GatewayCall): Promise<{ userId: number; apiKeyId: number }> {
+  async admit(call: GatewayCall): Promise<Payer> {
     if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
     const now = this.clock.now();
     const auth = await this.keys.get(call.rawKey, now.getTime());
@@ -91,9 +97,40 @@ export class Gateway {
     return { userId: auth.user.id, apiKeyId: auth.key.id };
   }
 
-  /** Charges, runs and settles an admitted call. Throws GatewayError; any thrown call costs nothing. */
-  async run(call: GatewayCall, payer: { userId: number; apiKeyId: number }): Promise<GatewayResult> {
+  /** Runs an admitted call and charges it if it succeeded. Throws GatewayError; any thrown call costs nothing. */
+  async run(call: GatewayCall, payer: Payer): Promise<GatewayResult> {
     const tool = this.runnable(call.tool);
+    return tool.local ? this.runThenCharge(call, payer, tool) : this.chargeThenRun(call, payer, tool);
+  }
+
+  /**
+   * A built-in tool costs nothing outside this process to run, so it runs first and a success is
+   * charged with its usage row complete, in one write; a call the balance no longer covers is
+   * answered 402 and its result dropped.
+   */
+  private async runThenCharge(call: GatewayCall, payer: Payer, tool: RunnableTool): Promise<GatewayResult> {
+    const units = tool.unitsBefore(call.request);
+    const startedAt = this.clock.now();
+    const started = performance.now();
+    const response = await this.invoke(call, tool);
+    if (call.request.signal.aborted) throw new GatewayError("upstream_failed", ABORTED);
+    if (!succeeded(response)) {
+      if (response.status >= 500) throw new GatewayError("upstream_failed");
+      return { response, cost: 0n };
+    }
+    const usedUnits = this.usedUnits(call, response, units);
+    const cost = call.tool.priceMicros * BigInt(usedUnits);
+    const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
+    const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
+    if (!charged.ok) throw new GatewayError(charged.reason);
+    return { response, cost };
+  }
+
+  /**
+   * An upstream may cost its operator money and cannot be taken back, so the price is taken
+   * before it is called (durably), and given back if the call fails.
+   */
+  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: RunnableTool): Promise<GatewayResult> {
     const units = tool.unitsBefore(call.request);
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
@@ -116,28 +153,21 @@ export class Gateway {
 
     let response: ToolResponse;
     try {
-      response = await tool.run(call.request);
+      response = await this.invoke(call, tool);
     } catch (error) {
       await settle("refunded", amount, units, null);
-      if (error instanceof UpstreamError) {
-        throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);
-      }
-      this.log.error({ err: error, tool: call.tool.id }, "tool crashed");
-      throw new GatewayError("internal_error");
+      throw error;
     }
     if (call.request.signal.aborted) {
       await settle("refunded", amount, units, null);
-      throw new GatewayError("upstream_failed", "the call was aborted by the caller; it was not charged");
+      throw new GatewayError("upstream_failed", ABORTED);
     }
-    if (response.status < 200 || response.status >= 300) {
+    if (!succeeded(response)) {
       await settle("refunded", amount, units, response.status);
       if (response.status >= 500) throw new GatewayError("upstream_failed");
       return { response, cost: 0n };
     }
-    const usedUnits = Math.min(response.units ?? units, units);
-    if ((response.units ?? units) > units) {
-      this.log.warn({ tool: call.tool.id, reported: response.units, charged: units }, "tool reported more units than were charged");
-    }
+    const usedUnits = this.usedUnits(call, response, units);
     const cost = call.tool.priceMicros * BigInt(usedUnits);
     if (cost < amount) {
       await settle("succeeded", amount - cost, usedUnits, response.status);
@@ -148,6 +178,28 @@ export class Gateway {
         .catch((error: unknown) => this.log.error({ err: error }, "could not record a call's completion"));
     }
     return { response, cost };
+  }
+
+  /** The tool's answer; a failure of the tool itself becomes the GatewayError the caller gets. */
+  private async invoke(call: GatewayCall, tool: RunnableTool): Promise<ToolResponse> {
+    try {
+      return await tool.run(call.request);
+    } catch (error) {
+      if (error instanceof UpstreamError) {
+        throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);
+      }
+      this.log.error({ err: error, tool: call.tool.id }, "tool crashed");
+      throw new GatewayError("internal_error");
+    }
+  }
+
+  /** Units to charge: what the tool reports, never more than were priced before it ran. */
+  private usedUnits(call: GatewayCall, response: ToolResponse, unitsBefore: number): number {
+    const reported = response.units ?? unitsBefore;
+    if (reported > unitsBefore) {
+      this.log.warn({ tool: call.tool.id, reported, charged: unitsBefore }, "tool reported more units than were charged");
+    }
+    return Math.min(reported, unitsBefore);
   }
 
   async drain(): Promise<void> {

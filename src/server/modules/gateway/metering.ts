@@ -1,7 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { queryRows, type Db, type Tx } from "../../db/client";
 
-/** One call to charge before its tool runs. */
+/**
+ * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
+ * tool succeeded, with how it ended (its usage row is written once, `succeeded`).
+ */
 export interface ChargeItem {
   userId: number;
   apiKeyId: number;
@@ -11,6 +14,7 @@ export interface ChargeItem {
   amount: bigint;
   requestId: string;
   at: Date;
+  ended?: { httpStatus: number; latencyMs: number; at: Date };
 }
 
 export type ChargeOutcome =
@@ -74,8 +78,8 @@ async function applyBalanceChanges(tx: Tx, totals: Map<number, bigint>, directio
  * One array parameter, as a PostgreSQL array literal (cast in the query to its element type):
  * a batch is a handful of parameters however many calls it holds, and bigints stay exact.
  */
-const arr = (values: (string | number)[]) =>
-  sql`${`{${values.map((v) => `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`}`;
+const arr = (values: (string | number | null)[]) =>
+  sql`${`{${values.map((v) => (v === null ? "NULL" : `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",")}}`}`;
 
 /**
  * Charges a batch of calls in one transaction: one statement locks the users and keys involved in
@@ -141,13 +145,18 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
           from unnest(${arr([...keyTotals.keys()])}::bigint[], ${arr([...keyTotals.values()].map(String))}::bigint[]) as d(id, total)
           where api_keys.id = d.id),
         usage as (
-          insert into usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at)
-          select r.user_id, r.api_key_id, r.tool_id, r.units, r.amount, 'pending', r.request_id, r.created_at
+          insert into usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at)
+          select r.user_id, r.api_key_id, r.tool_id, r.units, r.amount,
+                 case when r.http_status is null then 'pending' else 'succeeded' end::usage_status,
+                 r.request_id, r.created_at, r.http_status, r.latency_ms, r.completed_at
           from unnest(${arr(admitted.map((a) => a.item.userId))}::bigint[], ${arr(admitted.map((a) => a.item.apiKeyId))}::bigint[],
                       ${arr(admitted.map((a) => a.item.toolId))}::text[], ${arr(admitted.map((a) => a.item.units))}::bigint[],
                       ${arr(admitted.map((a) => a.item.amount.toString()))}::bigint[], ${arr(admitted.map((a) => a.item.requestId))}::text[],
-                      ${arr(admitted.map((a) => a.item.at.toISOString()))}::timestamptz[])
-            as r(user_id, api_key_id, tool_id, units, amount, request_id, created_at)
+                      ${arr(admitted.map((a) => a.item.at.toISOString()))}::timestamptz[],
+                      ${arr(admitted.map((a) => a.item.ended?.httpStatus ?? null))}::int[],
+                      ${arr(admitted.map((a) => a.item.ended?.latencyMs ?? null))}::int[],
+                      ${arr(admitted.map((a) => a.item.ended?.at.toISOString() ?? null))}::timestamptz[])
+            as r(user_id, api_key_id, tool_id, units, amount, request_id, created_at, http_status, latency_ms, completed_at)
           returning id, request_id)
       select usage.id, usage.request_id, (select count(*) from debit) as users_debited from usage`,
     );

@@ -7,14 +7,16 @@ import type { ToolHandler, ToolRequest } from "./types";
 
 export interface RunnableTool {
   run: ToolHandler;
-  /** Units the call will use, known before it runs; charged up front, corrected after. */
+  /** Units the call will use at most, known before it runs. */
   unitsBefore(request: ToolRequest): number;
+  /** Runs in this process and reaches nothing outside it (a built-in), so it may run before it is paid for. */
+  local: boolean;
 }
 
 const BUILTINS: Record<"echo" | "qrcode" | "pinyin", RunnableTool> = {
-  echo: { run: echo, unitsBefore: () => 1 },
-  qrcode: { run: qrcode, unitsBefore: () => 1 },
-  pinyin: { run: pinyin, unitsBefore: pinyinUnits },
+  echo: { run: echo, unitsBefore: () => 1, local: true },
+  qrcode: { run: qrcode, unitsBefore: () => 1, local: true },
+  pinyin: { run: pinyin, unitsBefore: pinyinUnits, local: true },
 };
 
 export function runnableTool(tool: Tool): RunnableTool {
@@ -22,7 +24,7 @@ export function runnableTool(tool: Tool): RunnableTool {
   if (!tool.unit) {
     // Priced per call: whatever units the upstream reports do not change the price.
     const run = httpUpstream(tool.handler);
-    return { run: async (request) => ({ ...(await run(request)), units: undefined }), unitsBefore: () => 1 };
+    return { run: async (request) => ({ ...(await run(request)), units: undefined }), unitsBefore: () => 1, local: false };
   }
-  return { run: httpUpstream(tool.handler), unitsBefore: () => tool.maxUnitsPerCall };
+  return { run: httpUpstream(tool.handler), unitsBefore: () => tool.maxUnitsPerCall, local: false };
 }
