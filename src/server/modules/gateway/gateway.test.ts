@@ -317,6 +317,19 @@ describe("concurrency", () => {
   });
 });
 
+describe("a charge batch", () => {
+  it("stores text with quotes, backslashes and commas exactly as given", async () => {
+    const { user, key } = await funded("1");
+    const requestId = 'odd "id", with \\ and {braces}';
+    const [charged] = await chargeBatch(t.database.db, [
+      { userId: user.userId, apiKeyId: key.id, toolId: "echo", units: 1, amount: 10_000n, requestId, at: t.clock.now() },
+    ]);
+    expect(charged).toMatchObject({ ok: true });
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId));
+    expect(usage).toMatchObject({ requestId, status: "pending", httpStatus: null });
+  });
+});
+
 describe("calls abandoned by a stopped server", () => {
   it("are refunded once, after the grace period, and never twice", async () => {
     const { user, key } = await funded("1");

@@ -29,6 +29,8 @@ export interface GatewayCall {
   clientIp: string;
   requestId: string;
   request: ToolRequest;
+  /** True once the caller has gone away without its answer. */
+  callerGone(): boolean;
 }
 
 type Payer = { userId: number; apiKeyId: number };
@@ -113,7 +115,7 @@ export class Gateway {
     const startedAt = this.clock.now();
     const started = performance.now();
     const response = await this.invoke(call, tool);
-    if (call.request.signal.aborted) throw new GatewayError("upstream_failed", ABORTED);
+    if (call.callerGone()) throw new GatewayError("upstream_failed", ABORTED);
     if (!succeeded(response)) {
       if (response.status >= 500) throw new GatewayError("upstream_failed");
       return { response, cost: 0n };
@@ -158,7 +160,7 @@ export class Gateway {
       await settle("refunded", amount, units, null);
       throw error;
     }
-    if (call.request.signal.aborted) {
+    if (call.callerGone()) {
       await settle("refunded", amount, units, null);
       throw new GatewayError("upstream_failed", ABORTED);
     }

@@ -78,8 +78,13 @@ async function applyBalanceChanges(tx: Tx, totals: Map<number, bigint>, directio
  * One array parameter, as a PostgreSQL array literal (cast in the query to its element type):
  * a batch is a handful of parameters however many calls it holds, and bigints stay exact.
  */
-const arr = (values: (string | number | null)[]) =>
-  sql`${`{${values.map((v) => (v === null ? "NULL" : `"${String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",")}}`}`;
+const arr = (values: (string | number | null)[]) => sql`${`{${values.map(arrayElement).join(",")}}`}`;
+
+function arrayElement(value: string | number | null): string {
+  if (value === null) return "NULL";
+  if (typeof value === "number") return String(value);
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
 
 /**
  * Charges a batch of calls in one transaction: one statement locks the users and keys involved in

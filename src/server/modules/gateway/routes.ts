@@ -30,6 +30,26 @@ function sendToolResponse(reply: FastifyReply, response: ToolResponse, cost: big
 }
 
 /**
+ * A signal aborted when the caller goes away before the answer is sent. Made on first use:
+ * built-in tools never look, and an AbortController per call is a measurable share of a call.
+ */
+function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (!controller) {
+      const made = new AbortController();
+      const abortIfUnanswered = () => {
+        if (!reply.raw.writableFinished) made.abort();
+      };
+      if (reply.raw.destroyed) abortIfUnanswered();
+      else reply.raw.once("close", abortIfUnanswered);
+      controller = made;
+    }
+    return controller.signal;
+  };
+}
+
+/**
  * `{gateway}/v1/tools/{toolId}[/sub/path]` with `Authorization: Bearer <api key>`: the product.
  * Bodies arrive as raw bytes and go to the tool untouched; errors are `{error: {code, message}}`.
  */
@@ -69,10 +89,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     if (!tool) throw new GatewayError("unknown_tool");
     const url = request.raw.url ?? "";
     const queryStart = url.indexOf("?");
-    const controller = new AbortController();
-    reply.raw.on("close", () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
+    const callerSignal = abortWhenCallerLeaves(reply);
     const call = {
       tool,
       rawKey: bearer(request),
@@ -85,8 +102,11 @@ export default async function gatewayRoutes(app: FastifyInstance) {
         contentType: request.headers["content-type"],
         accept: request.headers.accept,
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-        signal: controller.signal,
+        get signal() {
+          return callerSignal();
+        },
       },
+      callerGone: () => reply.raw.destroyed && !reply.raw.writableFinished,
     };
     const payer = await gateway.admit(call);
 
