@@ -9,7 +9,9 @@ function read(file) {
   }
 }
 const vitest = read(".test-output/vitest.json");
-const playwright = read(".test-output/playwright.json");
+// scripts/test.sh empties .test-output first; Playwright names its report after the port outside CI.
+const playwrightReport = fs.readdirSync(".test-output").find((name) => /^playwright(-\d+)?\.json$/.test(name));
+const playwright = playwrightReport ? read(`.test-output/${playwrightReport}`) : null;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
