@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "../../../shared/money";
 import { ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
@@ -135,9 +135,9 @@ describe("a successful call", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["x-tollgate-cost"]).toBe("0.01");
     expect(await balanceOf(user.userId)).toBe("0.99");
-    await expect
-      .poll(async () => (await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)))[0])
-      .toMatchObject({ toolId: "weather", status: "succeeded", httpStatus: 200, amount: 10_000n });
+    // Recorded before the answer: a row left pending would be refunded by the sweeper.
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage).toMatchObject({ toolId: "weather", status: "succeeded", httpStatus: 200, amount: 10_000n });
     await expectLedgerConsistent();
   });
 
@@ -153,10 +153,10 @@ describe("a successful call", () => {
 
 describe("refusals: each has its status and code, and none costs anything", () => {
   it.each([
-    ["no key", null, 401, "invalid_key"],
-    ["an unknown key", "tg_" + "x".repeat(43), 401, "invalid_key"],
-    ["a malformed key", "sk-123", 401, "invalid_key"],
-  ])("%s → %i %s", async (_label, secret, status, code) => {
+    { label: "no key", secret: null, status: 401, code: "invalid_key" },
+    { label: "an unknown key", secret: "tg_" + "x".repeat(43), status: 401, code: "invalid_key" },
+    { label: "a malformed key", secret: "sk-123", status: 401, code: "invalid_key" },
+  ])("$label → $status $code", async ({ secret, status, code }) => {
     const res = await call(secret);
     expect(res.statusCode).toBe(status);
     expect(res.json()).toEqual({ error: { code, message: expect.any(String) } });
@@ -240,10 +240,10 @@ describe("refusals: each has its status and code, and none costs anything", () =
 
 describe("failed tools are not charged", () => {
   it.each([
-    ["an upstream 500", "broken", 502, "upstream_failed"],
-    ["an upstream that times out", "slow", 504, "upstream_timeout"],
-    ["an upstream that closes the connection", "hangup", 502, "upstream_failed"],
-  ])("%s → %i %s, balance unchanged, usage refunded", async (_label, toolId, status, code) => {
+    { label: "an upstream 500", toolId: "broken", status: 502, code: "upstream_failed" },
+    { label: "an upstream that times out", toolId: "slow", status: 504, code: "upstream_timeout" },
+    { label: "an upstream that closes the connection", toolId: "hangup", status: 502, code: "upstream_failed" },
+  ])("$label → $status $code, balance unchanged, usage refunded", async ({ toolId, status, code }) => {
     const { user, key } = await funded("1");
     const res = await call(key.secret, toolId);
     expect(res.statusCode).toBe(status);
@@ -283,6 +283,36 @@ describe("Idempotency-Key", () => {
     expect((await call(key.secret, "broken", {}, { "idempotency-key": "retry-fail-01" })).statusCode).toBe(502);
     expect((await call(key.secret, "broken", {}, { "idempotency-key": "retry-fail-01" })).statusCode).toBe(502);
     expect(await balanceOf(user.userId)).toBe("1.00");
+  });
+});
+
+/** Makes the database refuse some updates of `table`, as a full disk or a lost connection would. */
+async function refuseUpdates(table: string, when: string): Promise<() => Promise<void>> {
+  const name = `refuse_${table}_${Date.now()}`;
+  const { db } = t.database;
+  await db.execute(sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$`));
+  await db.execute(sql.raw(`create trigger ${name} before update on ${table} for each row when (${when}) execute function ${name}()`));
+  return async () => {
+    await db.execute(sql.raw(`drop trigger ${name} on ${table}`));
+    await db.execute(sql.raw(`drop function ${name}()`));
+  };
+}
+
+describe("when the database refuses a write after the charge", () => {
+  it("an upstream call whose success cannot be recorded is answered 500 and refunded, not answered and later given away", async () => {
+    const { user, key } = await funded("1");
+    const restore = await refuseUpdates("usage_records", `new.status = 'succeeded' and new.user_id = ${user.userId}`);
+    try {
+      const res = await call(key.secret, "weather");
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error.code).toBe("internal_error");
+    } finally {
+      await restore();
+    }
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage).toMatchObject({ status: "refunded", amount: 0n });
+    await expectLedgerConsistent();
   });
 });
 

@@ -171,13 +171,20 @@ export class Gateway {
     }
     const usedUnits = this.usedUnits(call, response, units);
     const cost = call.tool.priceMicros * BigInt(usedUnits);
-    if (cost < amount) {
-      await settle("succeeded", amount - cost, usedUnits, response.status);
-    } else {
-      // Money is settled; how the call ended is bookkeeping and need not hold up the answer.
-      this.completions
-        .submit({ usageId: charged.usageId, httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
-        .catch((error: unknown) => this.log.error({ err: error }, "could not record a call's completion"));
+    try {
+      if (cost < amount) {
+        await settle("succeeded", amount - cost, usedUnits, response.status);
+      } else {
+        await this.completions.submit({ usageId: charged.usageId, httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+      }
+    } catch (error) {
+      // A row left pending is refunded by the sweeper, so an answer whose success was not
+      // recorded must not be sent: the caller gets an error and, if possible, its money now.
+      this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
+      await settle("refunded", amount, units, response.status).catch((refundError: unknown) =>
+        this.log.error({ err: refundError }, "could not refund the call; the sweeper will"),
+      );
+      throw new GatewayError("internal_error");
     }
     return { response, cost };
   }
