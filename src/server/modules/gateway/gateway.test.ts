@@ -314,6 +314,24 @@ describe("when the database refuses a write after the charge", () => {
     expect(usage).toMatchObject({ status: "refunded", amount: 0n });
     await expectLedgerConsistent();
   });
+
+  it("a charged call whose answer cannot be kept for replay is still answered, and its Idempotency-Key never charges again", async () => {
+    const { user, key } = await funded("1");
+    const restore = await refuseUpdates("idempotency_keys", `new.scope = 'apikey:${key.id}'`);
+    try {
+      const first = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
+      expect(first.statusCode).toBe(200);
+      expect(first.json()).toEqual({ n: 1 });
+      expect(first.headers["x-tollgate-cost"]).toBe("0.01");
+      const retry = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json().error.code).toBe("idempotency_in_progress");
+    } finally {
+      await restore();
+    }
+    expect(await balanceOf(user.userId)).toBe("0.99");
+    expect(t.logs()).toContain("could not keep a charged call's answer for replay");
+  });
 });
 
 describe("concurrency", () => {

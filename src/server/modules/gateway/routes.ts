@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
 import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
-import { Gateway, costHeader } from "./gateway";
+import { Gateway, costHeader, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import type { ToolResponse } from "./handlers/types";
 import { refundAbandonedCalls } from "./metering";
@@ -139,22 +139,23 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     }
     if (claim.outcome === "mismatch") throw new GatewayError("idempotency_key_reused");
     if (claim.outcome === "in_progress") throw new GatewayError("idempotency_in_progress");
+    let result: GatewayResult;
     try {
-      const { response, cost } = await gateway.run(call, payer);
-      if (response.status >= 200 && response.status < 300) {
-        await app.idempotency.complete(scope, idempotencyKey, {
-          statusCode: response.status,
-          contentType: response.contentType,
-          body: Buffer.from(response.body).toString("base64"),
-        });
-      } else {
-        await app.idempotency.release(scope, idempotencyKey);
-      }
-      return sendToolResponse(reply, response, cost);
+      result = await gateway.run(call, payer);
     } catch (error) {
       await app.idempotency.release(scope, idempotencyKey);
       throw error;
     }
+    const { response, cost } = result;
+    if (response.status < 200 || response.status >= 300) {
+      await app.idempotency.release(scope, idempotencyKey);
+    } else {
+      // The call is charged: whatever happens to its replay copy, the key must never run it again.
+      await app.idempotency
+        .complete(scope, idempotencyKey, { statusCode: response.status, contentType: response.contentType, body: Buffer.from(response.body).toString("base64") })
+        .catch((error: unknown) => request.log.error({ err: error }, "could not keep a charged call's answer for replay; its key stays claimed"));
+    }
+    return sendToolResponse(reply, response, cost);
   };
 
   app.all("/tools/:toolId", handle);
