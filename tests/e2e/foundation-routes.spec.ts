@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { USER_INFO, USER_INFO_ROUTE, countDocumentLoads, isSameDocument, markDocument, navigateInApp, signIn, watchCspViolations } from "./support/foundation";
+import { USER_INFO, USER_INFO_ROUTE, countDocumentLoads, isSameDocument, markDocument, navigateInApp, openLandingPage, signIn, watchCspViolations } from "./support/foundation";
 
 test.describe("unknown routes", () => {
   test("an unknown address shows the 404 page with HTTP status 404", async ({ page }) => {
@@ -60,7 +60,7 @@ test.describe("client-side navigation", () => {
     await signIn(page, request);
     await page.route(USER_INFO_ROUTE, (r) => r.fulfill({ json: USER_INFO }));
     const loads = countDocumentLoads(page);
-    await page.goto("/");
+    await openLandingPage(page);
     await expect(page.getByTestId("header-balance")).toHaveText("¥12.34");
     await markDocument(page);
 

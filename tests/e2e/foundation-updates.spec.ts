@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { countDocumentLoads, isSameDocument, markDocument, signIn, waitForApp, waitForReload, watchForErrorPage } from "./support/foundation";
+import { countDocumentLoads, isSameDocument, markDocument, openLandingPage, signIn, waitForApp, waitForReload, watchForErrorPage } from "./support/foundation";
 
 /** SPEC.md §4: a page chunk that fails to load reloads the page, but not again within 10 s. */
 test.describe("a failed chunk load", () => {
@@ -78,7 +78,7 @@ test.describe("build updates", () => {
       return route.fulfill({ json: { id: latestId, timestamp: Date.now() }, headers: { "cache-control": "no-cache" } });
     });
     const loads = countDocumentLoads(page);
-    await page.goto("/");
+    await openLandingPage(page);
     await waitForApp(page);
     await markDocument(page);
 

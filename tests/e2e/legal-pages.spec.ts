@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { openLandingPage } from "./support/foundation";
 import { E2E_SITE_IDENTITY } from "./support/site-identity";
 
 const { COMPANY_NAME, CONTACT_EMAIL, LEGAL_EFFECTIVE_DATE } = E2E_SITE_IDENTITY;
@@ -59,7 +60,7 @@ for (const legal of PAGES) {
     });
 
     test("opens from the footer of the landing page", async ({ page }) => {
-      await page.goto("/");
+      await openLandingPage(page);
       await page.getByRole("contentinfo").getByRole("link", { name: legal.footerLink }).click();
       await expect(page).toHaveURL(legal.path);
       await expect(page.getByTestId("legal-effective-date")).toContainText(COMPANY_NAME);

@@ -104,3 +104,12 @@ export async function navigateInApp(page: Page, to: string): Promise<void> {
     void router.navigate(target);
   }, to);
 }
+
+/**
+ * Opens the landing page and waits for its tool catalog. Until the catalog arrives, everything
+ * below it (the footer) is about 150 px higher, and a click there can land as it moves.
+ */
+export async function openLandingPage(page: Page): Promise<void> {
+  await page.goto("/");
+  await expect(page.locator(".catalog-grid")).toHaveAttribute("aria-busy", "false");
+}
