@@ -3,10 +3,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "../../../shared/money";
 import { ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { refuseUpdates } from "../../testing/faults";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -286,22 +287,10 @@ describe("Idempotency-Key", () => {
   });
 });
 
-/** Makes the database refuse some updates of `table`, as a full disk or a lost connection would. */
-async function refuseUpdates(table: string, when: string): Promise<() => Promise<void>> {
-  const name = `refuse_${table}_${Date.now()}`;
-  const { db } = t.database;
-  await db.execute(sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$`));
-  await db.execute(sql.raw(`create trigger ${name} before update on ${table} for each row when (${when}) execute function ${name}()`));
-  return async () => {
-    await db.execute(sql.raw(`drop trigger ${name} on ${table}`));
-    await db.execute(sql.raw(`drop function ${name}()`));
-  };
-}
-
 describe("when the database refuses a write after the charge", () => {
   it("an upstream call whose success cannot be recorded is answered 500 and refunded, not answered and later given away", async () => {
     const { user, key } = await funded("1");
-    const restore = await refuseUpdates("usage_records", `new.status = 'succeeded' and new.user_id = ${user.userId}`);
+    const restore = await refuseUpdates(t.database.db, "usage_records", `new.status = 'succeeded' and new.user_id = ${user.userId}`);
     try {
       const res = await call(key.secret, "weather");
       expect(res.statusCode).toBe(500);
@@ -317,7 +306,7 @@ describe("when the database refuses a write after the charge", () => {
 
   it("a charged call whose answer cannot be kept for replay is still answered, and its Idempotency-Key never charges again", async () => {
     const { user, key } = await funded("1");
-    const restore = await refuseUpdates("idempotency_keys", `new.scope = 'apikey:${key.id}'`);
+    const restore = await refuseUpdates(t.database.db, "idempotency_keys", `new.scope = 'apikey:${key.id}'`);
     try {
       const first = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
       expect(first.statusCode).toBe(200);

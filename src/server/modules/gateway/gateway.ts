@@ -36,7 +36,8 @@ export interface GatewayCall {
 type Payer = { userId: number; apiKeyId: number };
 
 const ABORTED = "the call was aborted by the caller; it was not charged";
-const succeeded = (response: ToolResponse) => response.status >= 200 && response.status < 300;
+/** Whether a tool answered with success (2xx): only such calls are charged. */
+export const succeeded = (response: ToolResponse) => response.status >= 200 && response.status < 300;
 
 export interface GatewayResult {
   response: ToolResponse;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
 import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
-import { Gateway, costHeader, type GatewayResult } from "./gateway";
+import { Gateway, costHeader, succeeded, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import type { ToolResponse } from "./handlers/types";
 import { refundAbandonedCalls } from "./metering";
@@ -147,7 +147,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       throw error;
     }
     const { response, cost } = result;
-    if (response.status < 200 || response.status >= 300) {
+    if (!succeeded(response)) {
       await app.idempotency.release(scope, idempotencyKey);
     } else {
       // The call is charged: whatever happens to its replay copy, the key must never run it again.
