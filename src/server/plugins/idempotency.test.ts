@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../db/client";
 import { AppError } from "../errors";
+import { refuseUpdates } from "../testing/faults";
 import { createTestApp, type TestApp } from "../testing/test-app";
 
 /** A fixture action with a visible side effect: it counts how often it really ran. */
@@ -93,6 +94,22 @@ describe("Idempotency-Key", () => {
     expect(rows).toHaveLength(1);
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain("shown-once");
+  });
+
+  it("answers an action that ran even when its replay copy cannot be stored, and never runs it again for that key", async () => {
+    const restore = await refuseUpdates(t.database.db, "idempotency_keys", "new.key = 'key-unkept-0001'");
+    try {
+      const first = await post("key-unkept-0001");
+      expect(first.statusCode).toBe(200);
+      expect(first.json()).toEqual({ run: 1, secret: "shown-once-1" });
+      const retry = await post("key-unkept-0001");
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json().code).toBe("idempotency_in_progress");
+    } finally {
+      await restore();
+    }
+    expect(runs).toBe(1);
+    expect(t.logs()).toContain("could not keep a response for replay");
   });
 
   it("rejects a malformed key with a clear message", async () => {

@@ -80,11 +80,15 @@ export default fp(
       request.idempotencyClaim = null;
       const storable = typeof payload === "string" || Buffer.isBuffer(payload) || payload === null;
       if (reply.statusCode >= 200 && reply.statusCode < 300 && storable) {
-        await store.complete(claim.scope, claim.key, {
-          statusCode: reply.statusCode,
-          contentType: reply.getHeader("content-type")?.toString(),
-          body: Buffer.from(payload ?? "").toString("base64"),
-        });
+        // The action has run: its answer goes out even if the copy cannot be kept, and the key
+        // stays claimed so that a retry is refused rather than run twice.
+        await store
+          .complete(claim.scope, claim.key, {
+            statusCode: reply.statusCode,
+            contentType: reply.getHeader("content-type")?.toString(),
+            body: Buffer.from(payload ?? "").toString("base64"),
+          })
+          .catch((error: unknown) => request.log.error({ err: error }, "could not keep a response for replay; its key stays claimed"));
       } else {
         await store.release(claim.scope, claim.key);
       }
