@@ -9,6 +9,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { PgliteOnThread } from "./pglite-on-thread";
 import * as schema from "./schema/index";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -65,28 +66,40 @@ export function openPostgres(url: string, poolSize = 10): Database {
   };
 }
 
-/** `dataDir` undefined keeps the database in memory; `template` is a dump made by dumpDataDir. */
-export function openPglite(options: { dataDir?: string; template?: Blob }): Database {
+/**
+ * `dataDir` undefined keeps the database in memory; `template` is a dump made by dumpDataDir.
+ * `onThread` runs it on a worker thread of its own (pglite-on-thread.ts), as the server does.
+ */
+export function openPglite(options: { dataDir?: string; template?: Uint8Array; onThread?: boolean }): Database {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite({ dataDir: options.dataDir, loadDataDir: options.template });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return {
-    db,
-    kind: "pglite",
-    async migrate() {
-      await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
-    },
+  if (options.onThread) {
+    const client = new PgliteOnThread({ dataDir: options.dataDir, template: options.template });
+    return pgliteDatabase(client.asPglite(), { close: () => client.close() });
+  }
+  const client = new PGlite({ dataDir: options.dataDir, loadDataDir: options.template && new Blob([options.template as BlobPart]) });
+  return pgliteDatabase(client, {
     async close() {
       if (!client.closed) await client.close();
     },
     dump: () => client.dumpDataDir("none"),
+  });
+}
+
+function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump">): Database {
+  return {
+    db: drizzlePglite({ client, schema }) as unknown as Db,
+    kind: "pglite",
+    async migrate() {
+      await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: MIGRATIONS_DIR });
+    },
+    ...rest,
   };
 }
 
 export function openDatabase(config: { databaseUrl?: string; dataDir: string }): Database {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl)
-    : openPglite({ dataDir: path.join(config.dataDir, "pglite") });
+    : openPglite({ dataDir: path.join(config.dataDir, "pglite"), onThread: true });
 }
 
 export async function pingDatabase(db: Db): Promise<boolean> {

@@ -11,14 +11,14 @@ function withDatabase(url: string, database: string): string {
 }
 
 /**
- * A fresh, migrated database for one test file: a copy of the run's template, on PGlite by
- * default and on the PostgreSQL server when DATABASE_URL is set. Closing it removes the copy.
+ * A fresh, migrated database for one test file: a copy of the run's template, on PGlite (on a
+ * thread of its own, as the server runs it) by default and on the PostgreSQL server when
+ * DATABASE_URL is set. Closing it removes the copy.
  */
 export async function createTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const template = new Blob([fs.readFileSync(inject("pgliteTemplate"))]);
-    return openPglite({ template });
+    return openPglite({ template: fs.readFileSync(inject("pgliteTemplate")), onThread: true });
   }
   const name = `tollgate_t_${process.ppid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });

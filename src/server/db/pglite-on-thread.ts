@@ -1,0 +1,121 @@
+import { Worker } from "node:worker_threads";
+import type { PGlite, QueryOptions, Results, Transaction } from "@electric-sql/pglite";
+
+type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name?: string; message: string; fields?: Record<string, unknown> } };
+
+/** A database error from the other thread, with PostgreSQL's fields (code, constraint, detail…) on it. */
+export class DatabaseThreadError extends Error {
+  [field: string]: unknown;
+  constructor(error: { name?: string; message: string; fields?: Record<string, unknown> }) {
+    super(error.message);
+    this.name = error.name ?? "DatabaseError";
+    Object.assign(this, error.fields);
+  }
+}
+
+/**
+ * PGlite on a worker thread of its own, with the part of PGlite's interface drizzle uses (query,
+ * exec, transaction, close). PGlite runs Postgres compiled to WebAssembly on the thread that made
+ * it; on the server's event-loop thread every statement stops HTTP work, so the gateway's charge
+ * batches and the requests they answer could not use the machine's other core
+ * (docs/decisions/012). Same semantics as PGlite in-thread: one statement at a time, and an open
+ * transaction holds back every other statement until it ends.
+ */
+export class PgliteOnThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  private nextId = 0;
+  private nextTransaction = 0;
+  private stopped: Error | null = null;
+
+  /** `template`: a dump made by dumpDataDir to start from. */
+  constructor(options: { dataDir?: string; template?: Uint8Array }) {
+    this.worker = new Worker(new URL("./pglite-thread.js", import.meta.url), { workerData: options });
+    this.worker.on("message", (reply: Reply) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) waiting.resolve(reply.value);
+      else waiting.reject(new DatabaseThreadError(reply.error));
+    });
+    this.worker.on("error", (error) => this.stop(error));
+    this.worker.on("exit", (code) => this.stop(new Error(`the database thread exited with code ${code}`)));
+  }
+
+  get closed(): boolean {
+    return this.stopped !== null;
+  }
+
+  private stop(reason: Error): void {
+    this.stopped ??= reason;
+    for (const waiting of this.pending.values()) waiting.reject(reason);
+    this.pending.clear();
+  }
+
+  private call<T>(message: Record<string, unknown>): Promise<T> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  private runQuery<T>(tx: number | undefined, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    // Parsers are functions and cannot cross threads: drizzle's only ones keep a type's text as it is.
+    const textTypes = Object.keys(options?.parsers ?? {}).map(Number);
+    return this.call({ op: "query", tx, sql, params, rowMode: options?.rowMode, textTypes });
+  }
+
+  query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.runQuery(undefined, sql, params, options);
+  }
+
+  exec(sql: string): Promise<Results[]> {
+    return this.call({ op: "exec", sql });
+  }
+
+  async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
+    const id = this.nextTransaction++;
+    await this.call({ op: "begin", tx: id });
+    let open = true;
+    const tx = {
+      query: <R>(sql: string, params?: unknown[], options?: QueryOptions) => this.runQuery<R>(id, sql, params, options),
+      exec: (sql: string) => this.call<Results[]>({ op: "exec", tx: id, sql }),
+      rollback: async () => {
+        open = false;
+        await this.call({ op: "end", tx: id, commit: false });
+      },
+      get closed() {
+        return !open;
+      },
+    } as unknown as Transaction;
+    let result: T;
+    try {
+      result = await callback(tx);
+    } catch (error) {
+      if (open) {
+        open = false;
+        await this.call({ op: "end", tx: id, commit: false });
+      }
+      throw error;
+    }
+    if (open) {
+      open = false;
+      await this.call({ op: "end", tx: id, commit: true });
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    await this.call({ op: "close" });
+    this.stop(new Error("the database is closed"));
+    await this.worker.terminate();
+  }
+
+  /** For drizzle, which is typed for PGlite itself. */
+  asPglite(): PGlite {
+    return this as unknown as PGlite;
+  }
+}
