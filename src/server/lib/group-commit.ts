@@ -3,9 +3,8 @@
  * and go together in the next flush. Nothing waits on a timer, so a lone caller is flushed at
  * once, and under load one flush (one transaction) carries many items.
  *
- * A flush starts from setImmediate, after the event loop has taken in pending I/O: an embedded
- * database runs its queries on this thread, and a flush started straight from the previous one
- * would keep incoming requests from ever reaching the queue, leaving every batch at one item.
+ * A flush starts from setImmediate, after the event loop has taken in pending I/O, so the
+ * requests that arrived meanwhile join it instead of waiting for the next one.
  */
 export class GroupCommitter<Item, Result> {
   private readonly queue: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = [];

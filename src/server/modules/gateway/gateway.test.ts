@@ -367,6 +367,62 @@ describe("a charge batch", () => {
   });
 });
 
+describe("a charge batch, in one statement", () => {
+  const item = (userId: number, apiKeyId: number, amount: string, requestId: string) => ({
+    userId,
+    apiKeyId,
+    toolId: "echo",
+    units: 1,
+    amount: parseMoney(amount),
+    requestId,
+    at: t.clock.now(),
+    ended: { httpStatus: 200, latencyMs: 3, at: t.clock.now() },
+  });
+
+  it("admits calls in arrival order while the balance and each key's spend limit allow, and a refusal does not stop a later call that fits", async () => {
+    const { user, key: limited } = await funded("0.05", { spendLimit: "0.04" });
+    const open = await newKey(user);
+    const outcomes = await chargeBatch(t.database.db, [
+      item(user.userId, limited.id, "0.03", "order-1"),
+      item(user.userId, limited.id, "0.02", "order-2"),
+      item(user.userId, open.id, "0.03", "order-3"),
+      item(user.userId, open.id, "0.02", "order-4"),
+    ]);
+    expect(outcomes).toEqual([
+      { ok: true, usageId: expect.any(Number), balance: parseMoney("0.02") },
+      { ok: false, reason: "spend_limit_reached" },
+      { ok: false, reason: "insufficient_balance" },
+      { ok: true, usageId: expect.any(Number), balance: 0n },
+    ]);
+    expect(await balanceOf(user.userId)).toBe("0.00");
+    const entries = await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId));
+    const charges = entries.filter((e) => e.kind === "charge").map((e) => [e.reference, formatMoney(e.amount), formatMoney(e.balanceAfter)]);
+    expect(charges).toEqual([
+      ["order-1", "-0.03", "0.02"],
+      ["order-4", "-0.02", "0.00"],
+    ]);
+    const usage = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage.map((u) => [u.requestId, u.status, u.httpStatus])).toEqual([
+      ["order-1", "succeeded", 200],
+      ["order-4", "succeeded", 200],
+    ]);
+    const keys = await t.app.inject({ method: "GET", url: "/api/v1/console/keys", headers: user.headers });
+    const spent = Object.fromEntries(keys.json().keys.map((k: { id: number; spent: string }) => [k.id, k.spent]));
+    expect(spent).toEqual({ [limited.id]: "0.03", [open.id]: "0.02" });
+    await expectLedgerConsistent();
+  });
+
+  it("fails whole, writing nothing, when a call names a user or key that does not exist", async () => {
+    const { user, key } = await funded("1");
+    await expect(
+      chargeBatch(t.database.db, [item(user.userId, key.id, "0.01", "whole-1"), item(user.userId, 987_654_321, "0.01", "whole-2")]),
+    ).rejects.toThrow();
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId))).toEqual([]);
+  });
+
+});
+
 describe("calls abandoned by a stopped server", () => {
   it("are refunded once, after the grace period, and never twice", async () => {
     const { user, key } = await funded("1");

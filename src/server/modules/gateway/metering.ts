@@ -54,23 +54,16 @@ async function lockedBalances(tx: Tx, userIds: number[]): Promise<Map<number, bi
   return new Map(rows.map((r) => [Number(r.id), BigInt(r.balance)]));
 }
 
-async function applyBalanceChanges(tx: Tx, totals: Map<number, bigint>, direction: "debit" | "credit"): Promise<void> {
+async function creditBalances(tx: Tx, totals: Map<number, bigint>): Promise<void> {
   const changed = [...totals].filter(([, total]) => total > 0n);
   if (changed.length === 0) return;
   const rows = changed.map(([id, total]) => sql`(${id}::bigint, ${total.toString()}::bigint)`);
-  const updated =
-    direction === "debit"
-      ? await queryRows(
-          tx,
-          sql`update users set balance = users.balance - d.total from (values ${values(rows)}) as d(id, total)
-              where users.id = d.id and users.balance >= d.total returning users.id`,
-        )
-      : await queryRows(
-          tx,
-          sql`update users set balance = users.balance + d.total from (values ${values(rows)}) as d(id, total)
-              where users.id = d.id returning users.id`,
-        );
-  // The rows are locked and the totals were checked against them, so this cannot happen; if it does, roll back.
+  const updated = await queryRows(
+    tx,
+    sql`update users set balance = users.balance + d.total from (values ${values(rows)}) as d(id, total)
+        where users.id = d.id returning users.id`,
+  );
+  // The rows are locked, so this cannot happen; if it does, roll back.
   if (updated.length !== changed.length) throw new Error("balance changed under a row lock: batch rolled back");
 }
 
@@ -87,94 +80,27 @@ function arrayElement(value: string | number | null): string {
 }
 
 /**
- * Charges a batch of calls in one transaction: one statement locks the users and keys involved in
- * id order and reads their balances and spend; each call is admitted in arrival order while the
- * balance covers it and the key's spend limit allows it; one more statement writes the balances,
- * ledger entries, key spend and usage records. A refused call writes nothing.
+ * Charges a batch of calls with one statement, `charge_calls` (drizzle/0009): it locks the users and
+ * keys involved in id order, admits each call in arrival order while the locked balance covers it
+ * and its key's spend limit allows it, and writes balances, ledger entries, key spend and usage
+ * records. A refused call writes nothing. One statement is one round trip: the row locks are held
+ * only while it runs, and on PGlite's thread it runs without waiting on the event loop
+ * (docs/decisions/012).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
-  return db.transaction(async (tx) => {
-    const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
-    const keyIds = [...new Set(items.map((i) => i.apiKeyId))].sort((a, b) => a - b);
-    const locked = await queryRows<{ kind: "u" | "k"; id: number | string; amount: string; spend_limit: string | null }>(
-      tx,
-      sql`with lu as (select id, balance from users where id = any(${arr(userIds)}::bigint[]) order by id for update),
-               lk as (select id, spent, spend_limit from api_keys where id = any(${arr(keyIds)}::bigint[]) order by id for update)
-          select 'u' as kind, id, balance::text as amount, null::text as spend_limit from lu
-          union all select 'k', id, spent::text, spend_limit::text from lk`,
-    );
-    const balances = new Map<number, bigint>();
-    const keys = new Map<number, { spent: bigint; limit: bigint | null }>();
-    for (const row of locked) {
-      if (row.kind === "u") balances.set(Number(row.id), BigInt(row.amount));
-      else keys.set(Number(row.id), { spent: BigInt(row.amount), limit: row.spend_limit === null ? null : BigInt(row.spend_limit) });
-    }
-
-    const userTotals = new Map<number, bigint>();
-    const keyTotals = new Map<number, bigint>();
-    const admitted: { item: ChargeItem; index: number; balanceAfter: bigint }[] = [];
-    const outcomes: (ChargeOutcome | null)[] = items.map((item, index) => {
-      const balance = balances.get(item.userId);
-      const key = keys.get(item.apiKeyId);
-      if (balance === undefined || key === undefined) throw new Error(`charge for a missing user or key (${item.requestId})`);
-      if (balance < item.amount) return { ok: false, reason: "insufficient_balance" };
-      if (key.limit !== null && key.spent + item.amount > key.limit) return { ok: false, reason: "spend_limit_reached" };
-      balances.set(item.userId, balance - item.amount);
-      key.spent += item.amount;
-      userTotals.set(item.userId, (userTotals.get(item.userId) ?? 0n) + item.amount);
-      keyTotals.set(item.apiKeyId, (keyTotals.get(item.apiKeyId) ?? 0n) + item.amount);
-      admitted.push({ item, index, balanceAfter: balance - item.amount });
-      return null;
-    });
-    if (admitted.length === 0) return outcomes as ChargeOutcome[];
-
-    const debited = [...userTotals].filter(([, total]) => total > 0n);
-    const paid = admitted.filter((a) => a.item.amount > 0n);
-    const rows = await queryRows<{ id: number | string; request_id: string; users_debited: number | string }>(
-      tx,
-      sql`with
-        debit as (
-          update users set balance = users.balance - d.total
-          from unnest(${arr(debited.map(([id]) => id))}::bigint[], ${arr(debited.map(([, t]) => t.toString()))}::bigint[]) as d(id, total)
-          where users.id = d.id and users.balance >= d.total
-          returning users.id),
-        entries as (
-          insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
-          select e.user_id, e.amount, e.balance_after, 'charge', e.method, e.reference, 'usage:' || e.reference, e.created_at
-          from unnest(${arr(paid.map((a) => a.item.userId))}::bigint[], ${arr(paid.map((a) => (-a.item.amount).toString()))}::bigint[],
-                      ${arr(paid.map((a) => a.balanceAfter.toString()))}::bigint[], ${arr(paid.map((a) => a.item.toolId))}::text[],
-                      ${arr(paid.map((a) => a.item.requestId))}::text[], ${arr(paid.map((a) => a.item.at.toISOString()))}::timestamptz[])
-            as e(user_id, amount, balance_after, method, reference, created_at)),
-        spend as (
-          update api_keys set spent = api_keys.spent + d.total, last_used_at = ${admitted[admitted.length - 1]!.item.at.toISOString()}::timestamptz
-          from unnest(${arr([...keyTotals.keys()])}::bigint[], ${arr([...keyTotals.values()].map(String))}::bigint[]) as d(id, total)
-          where api_keys.id = d.id),
-        usage as (
-          insert into usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at)
-          select r.user_id, r.api_key_id, r.tool_id, r.units, r.amount,
-                 case when r.http_status is null then 'pending' else 'succeeded' end::usage_status,
-                 r.request_id, r.created_at, r.http_status, r.latency_ms, r.completed_at
-          from unnest(${arr(admitted.map((a) => a.item.userId))}::bigint[], ${arr(admitted.map((a) => a.item.apiKeyId))}::bigint[],
-                      ${arr(admitted.map((a) => a.item.toolId))}::text[], ${arr(admitted.map((a) => a.item.units))}::bigint[],
-                      ${arr(admitted.map((a) => a.item.amount.toString()))}::bigint[], ${arr(admitted.map((a) => a.item.requestId))}::text[],
-                      ${arr(admitted.map((a) => a.item.at.toISOString()))}::timestamptz[],
-                      ${arr(admitted.map((a) => a.item.ended?.httpStatus ?? null))}::int[],
-                      ${arr(admitted.map((a) => a.item.ended?.latencyMs ?? null))}::int[],
-                      ${arr(admitted.map((a) => a.item.ended?.at.toISOString() ?? null))}::timestamptz[])
-            as r(user_id, api_key_id, tool_id, units, amount, request_id, created_at, http_status, latency_ms, completed_at)
-          returning id, request_id)
-      select usage.id, usage.request_id, (select count(*) from debit) as users_debited from usage`,
-    );
-    // The balances were locked and checked above, so every debit applies; if one did not, roll back.
-    if (rows.length !== admitted.length || Number(rows[0]?.users_debited ?? 0) !== debited.length) {
-      throw new Error("a locked balance changed under the batch: rolled back");
-    }
-    const usageIds = new Map(rows.map((r) => [r.request_id, Number(r.id)]));
-    for (const { item, index, balanceAfter } of admitted) {
-      outcomes[index] = { ok: true, usageId: usageIds.get(item.requestId)!, balance: balanceAfter };
-    }
-    return outcomes as ChargeOutcome[];
-  });
+  const rows = await queryRows<{ o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null }>(
+    db,
+    sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_calls(
+          ${arr(items.map((i) => i.userId))}::bigint[], ${arr(items.map((i) => i.apiKeyId))}::bigint[],
+          ${arr(items.map((i) => i.toolId))}::text[], ${arr(items.map((i) => i.units))}::bigint[],
+          ${arr(items.map((i) => i.amount.toString()))}::bigint[], ${arr(items.map((i) => i.requestId))}::text[],
+          ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[], ${arr(items.map((i) => i.ended?.httpStatus ?? null))}::int[],
+          ${arr(items.map((i) => i.ended?.latencyMs ?? null))}::int[], ${arr(items.map((i) => i.ended?.at.toISOString() ?? null))}::timestamptz[])`,
+  );
+  if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
+  return rows.map((row) =>
+    row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome },
+  );
 }
 
 /** Gives back money for failed or over-charged calls, one transaction for the batch. */
@@ -212,7 +138,7 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
            ${item.requestId}, ${`refund:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
     );
   }
-  await applyBalanceChanges(tx, userTotals, "credit");
+  await creditBalances(tx, userTotals);
   if (entries.length > 0) {
     await tx.execute(sql`
       insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)

@@ -54,9 +54,9 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
  * Bodies arrive as raw bytes and go to the tool untouched; errors are `{error: {code, message}}`.
  */
 export default async function gatewayRoutes(app: FastifyInstance) {
-  // Batches of one user's calls queue on that user's row lock, so more than two in flight only
-  // adds contention (bench/gateway/README.md); PGlite runs one query at a time anyway.
-  const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: app.database.kind === "postgres" ? 2 : 1 });
+  // Two batches in flight: one runs while the next waits at the database, so the database never
+  // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
+  const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: 2 });
   const stopLocal = onLocalApiKeyChange((hash) => gateway.keys.evict(hash));
   const stopRemote = app.database.listen ? await app.database.listen(API_KEY_CHANNEL, (hash) => gateway.keys.evict(hash)) : null;
   // Calls charged by a process that stopped before they ended get their money back.
