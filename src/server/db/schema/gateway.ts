@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { apiKeys } from "./keys";
 import { users } from "./core";
 
 export const USAGE_STATUSES = ["pending", "succeeded", "refunded"] as const;
@@ -16,12 +15,11 @@ export const usageRecords = pgTable(
   "usage_records",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    userId: bigint("user_id", { mode: "number" })
-      .notNull()
-      .references(() => users.id),
-    apiKeyId: bigint("api_key_id", { mode: "number" })
-      .notNull()
-      .references(() => apiKeys.id),
+    // No foreign keys: their per-row checks were a third of a metered call's database work. The
+    // one writer, charge_calls (drizzle/0009), checks both rows exist under its lock, and users and
+    // API keys are never deleted (a trigger refuses it; docs/decisions/012).
+    userId: bigint("user_id", { mode: "number" }).notNull(),
+    apiKeyId: bigint("api_key_id", { mode: "number" }).notNull(),
     toolId: text("tool_id").notNull(),
     units: bigint("units", { mode: "number" }).notNull(),
     /** Micro-units charged for the call (positive); the refund, if any, is a ledger entry of its own. */

@@ -6,7 +6,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "../../../shared/money";
-import { ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { apiKeys, ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
 import { refuseUpdates } from "../../testing/faults";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
@@ -421,6 +421,12 @@ describe("a charge batch, in one statement", () => {
     expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId))).toEqual([]);
   });
 
+  it("keeps billing history's users and keys: neither can be deleted", async () => {
+    const { user, key } = await funded("1");
+    await expect(t.database.db.delete(apiKeys).where(eq(apiKeys.id, key.id))).rejects.toThrow();
+    await expect(t.database.db.delete(users).where(eq(users.id, user.userId))).rejects.toThrow();
+    expect(await balanceOf(user.userId)).toBe("1.00");
+  });
 });
 
 describe("calls abandoned by a stopped server", () => {
