@@ -96,7 +96,8 @@ export class PgliteOnThread {
     } catch (error) {
       if (open) {
         open = false;
-        await this.call({ op: "end", tx: id, commit: false });
+        // The callback's error says what went wrong; a failed rollback (the thread gone) would only hide it.
+        await this.call({ op: "end", tx: id, commit: false }).catch(() => undefined);
       }
       throw error;
     }
