@@ -416,16 +416,19 @@ describe("a charge batch, in one statement", () => {
     const { user, key } = await funded("1");
     await expect(
       chargeBatch(t.database.db, [item(user.userId, key.id, "0.01", "whole-1"), item(user.userId, 987_654_321, "0.01", "whole-2")]),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/charge for a missing user or key \(whole-2\)/) } });
     expect(await balanceOf(user.userId)).toBe("1.00");
     expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId))).toEqual([]);
   });
 
   it("keeps billing history's users and keys: neither can be deleted", async () => {
-    const { user, key } = await funded("1");
-    await expect(t.database.db.delete(apiKeys).where(eq(apiKeys.id, key.id))).rejects.toThrow();
-    await expect(t.database.db.delete(users).where(eq(users.id, user.userId))).rejects.toThrow();
-    expect(await balanceOf(user.userId)).toBe("1.00");
+    const { key } = await funded("1");
+    const refusal = (table: string) => ({ cause: { message: expect.stringMatching(new RegExp(`${table} rows are never deleted`)) } });
+    await expect(t.database.db.delete(apiKeys).where(eq(apiKeys.id, key.id))).rejects.toMatchObject(refusal("api_keys"));
+    // A user with no ledger entries and no keys, so only the trigger stands in the way.
+    const newcomer = await createUserWithSession(t);
+    await expect(t.database.db.delete(users).where(eq(users.id, newcomer.userId))).rejects.toMatchObject(refusal("users"));
+    expect(await t.database.db.select({ id: users.id }).from(users).where(eq(users.id, newcomer.userId))).toHaveLength(1);
   });
 });
 
