@@ -51,8 +51,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   let database = deps.database;
   if (!database) {
     database = openDatabase(config);
-    await database.migrate();
     const owned = database;
+    await database.migrate().catch(async (error: unknown) => {
+      await owned.close().catch(() => undefined);
+      throw error;
+    });
     app.addHook("onClose", async () => owned.close());
   }
 

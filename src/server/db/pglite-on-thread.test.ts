@@ -92,7 +92,7 @@ describe("PGlite on its own thread", () => {
 
   it("refuses statements once closed, with a clear error", async () => {
     const other = openPglite({ onThread: true });
-    await other.close();
+    await Promise.all([other.close(), other.close()]);
     await expect(queryRows(other.db, sql`select 1`)).rejects.toMatchObject({ cause: { message: "the database is closed" } });
   });
 });

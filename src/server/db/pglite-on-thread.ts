@@ -38,6 +38,7 @@ export class PgliteOnThread {
       if (reply.ok) waiting.resolve(reply.value);
       else waiting.reject(new DatabaseThreadError(reply.error));
     });
+    this.worker.on("messageerror", (error) => this.stop(error));
     this.worker.on("error", (error) => this.stop(error));
     this.worker.on("exit", (code) => this.stop(new Error(`the database thread exited with code ${code}`)));
   }
@@ -57,7 +58,12 @@ export class PgliteOnThread {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ ...message, id });
+      try {
+        this.worker.postMessage({ ...message, id });
+      } catch (error) {
+        this.pending.delete(id);
+        reject(error);
+      }
     });
   }
 
@@ -108,11 +114,19 @@ export class PgliteOnThread {
     return result;
   }
 
-  async close(): Promise<void> {
-    if (this.stopped) return;
-    await this.call({ op: "close" });
-    this.stop(new Error("the database is closed"));
-    await this.worker.terminate();
+  private closing: Promise<void> | null = null;
+
+  /** Waits for the statements already sent, closes PGlite, and ends the thread even if that fails. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        if (!this.stopped) await this.call({ op: "close" });
+      } finally {
+        this.stop(new Error("the database is closed"));
+        await this.worker.terminate();
+      }
+    })();
+    return this.closing;
   }
 
   /** For drizzle, which is typed for PGlite itself. */

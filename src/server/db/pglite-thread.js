@@ -75,9 +75,18 @@ function describe(error) {
   return { name: error.name, message: error.message, fields };
 }
 
+function reply(id, outcome) {
+  try {
+    parentPort.postMessage({ id, ...outcome });
+  } catch (error) {
+    // A value that cannot cross threads: the caller gets an error instead of waiting forever.
+    parentPort.postMessage({ id, ok: false, error: describe(error) });
+  }
+}
+
 parentPort.on("message", (message) => {
   handle(message).then(
-    (value) => parentPort.postMessage({ id: message.id, ok: true, value }),
-    (error) => parentPort.postMessage({ id: message.id, ok: false, error: describe(error) }),
+    (value) => reply(message.id, { ok: true, value }),
+    (error) => reply(message.id, { ok: false, error: describe(error) }),
   );
 });
