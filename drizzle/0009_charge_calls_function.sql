@@ -21,16 +21,19 @@ DECLARE
   "afters" bigint[] := array_fill(NULL::bigint, ARRAY["n"]);
   "u" int;
   "k" int;
+  "debited" int := 0;
   "written" int;
+  "usage_ids" bigint[];
 BEGIN
-  SELECT coalesce(array_agg(l.id ORDER BY l.id), '{}'), coalesce(array_agg(l.balance ORDER BY l.id), '{}')
-    INTO "user_ids", "balances"
-    FROM (SELECT id, balance FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE) AS l;
-  SELECT coalesce(array_agg(l.id ORDER BY l.id), '{}'), coalesce(array_agg(l.spent ORDER BY l.id), '{}'),
-         coalesce(array_agg(l.spend_limit ORDER BY l.id), '{}')
-    INTO "key_ids", "key_spent", "key_limits"
-    FROM (SELECT id, spent, spend_limit FROM api_keys WHERE id = ANY("p_key_ids") ORDER BY id FOR UPDATE) AS l;
-  "debits" := array_fill(0::bigint, ARRAY[coalesce(cardinality("user_ids"), 0)]);
+  -- One statement locks the users, then the keys: the keys' scan waits on reading every user.
+  WITH lu AS (SELECT id, balance FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE),
+       lk AS (SELECT id, spent, spend_limit FROM api_keys
+              WHERE id = ANY("p_key_ids") AND (SELECT count(*) FROM lu) >= 0 ORDER BY id FOR UPDATE)
+  SELECT coalesce((SELECT array_agg(id ORDER BY id) FROM lu), '{}'), coalesce((SELECT array_agg(balance ORDER BY id) FROM lu), '{}'),
+         coalesce((SELECT array_agg(id ORDER BY id) FROM lk), '{}'), coalesce((SELECT array_agg(spent ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(spend_limit ORDER BY id) FROM lk), '{}')
+    INTO "user_ids", "balances", "key_ids", "key_spent", "key_limits";
+  "debits" := array_fill(0::bigint, ARRAY[cardinality("user_ids")]);
 
   FOR i IN 1.."n" LOOP
     "u" := array_position("user_ids", "p_user_ids"[i]);
@@ -43,6 +46,9 @@ BEGIN
     ELSIF "key_limits"["k"] IS NOT NULL AND "key_spent"["k"] + "p_amounts"[i] > "key_limits"["k"] THEN
       "outcomes"[i] := 'spend_limit_reached';
     ELSE
+      IF "debits"["u"] = 0 AND "p_amounts"[i] > 0 THEN
+        "debited" := "debited" + 1;
+      END IF;
       "balances"["u"] := "balances"["u"] - "p_amounts"[i];
       "debits"["u"] := "debits"["u"] + "p_amounts"[i];
       "key_spent"["k"] := "key_spent"["k"] + "p_amounts"[i];
@@ -51,39 +57,44 @@ BEGIN
     END IF;
   END LOOP;
 
-  -- The rows are locked, so each debit applies; the check is a guard, and failing it rolls back.
-  UPDATE users SET balance = users.balance - d.total
-    FROM unnest("user_ids", "debits") AS d(id, total)
-    WHERE users.id = d.id AND d.total > 0 AND users.balance >= d.total;
-  GET DIAGNOSTICS "written" = ROW_COUNT;
-  IF "written" <> (SELECT count(*) FROM unnest("debits") AS d(total) WHERE d.total > 0) THEN
+  -- One statement writes everything. The rows are locked, so every debit applies; the count of
+  -- debited users is a guard, and failing it rolls back.
+  WITH debit AS (
+         UPDATE users SET balance = users.balance - d.total
+         FROM unnest("user_ids", "debits") AS d(id, total)
+         WHERE users.id = d.id AND d.total > 0 AND users.balance >= d.total
+         RETURNING users.id),
+       entries AS (
+         INSERT INTO ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
+         SELECT "p_user_ids"[i], -"p_amounts"[i], "afters"[i], 'charge', "p_tool_ids"[i], "p_request_ids"[i],
+                'usage:' || "p_request_ids"[i], "p_created_ats"[i]
+         FROM generate_series(1, "n") AS i
+         WHERE "outcomes"[i] = 'ok' AND "p_amounts"[i] > 0
+         ORDER BY i),
+       spend AS (
+         UPDATE api_keys SET spent = api_keys.spent + d.total, last_used_at = greatest(api_keys.last_used_at, d.last_at)
+         FROM (SELECT "p_key_ids"[i] AS id, sum("p_amounts"[i]) AS total, max("p_created_ats"[i]) AS last_at
+               FROM generate_series(1, "n") AS i WHERE "outcomes"[i] = 'ok' GROUP BY 1) AS d
+         WHERE api_keys.id = d.id),
+       usage AS (
+         INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at)
+         SELECT "p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_amounts"[i],
+                CASE WHEN "p_http_statuses"[i] IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
+                "p_request_ids"[i], "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i]
+         FROM generate_series(1, "n") AS i
+         WHERE "outcomes"[i] = 'ok'
+         ORDER BY i
+         RETURNING id, request_id)
+  SELECT (SELECT count(*) FROM debit),
+         array_agg(usage.id ORDER BY g.i)
+    INTO "written", "usage_ids"
+    FROM generate_series(1, "n") AS g(i) LEFT JOIN usage ON usage.request_id = "p_request_ids"[g.i] AND "outcomes"[g.i] = 'ok';
+  IF "written" <> "debited" THEN
     RAISE EXCEPTION 'a locked balance changed under the batch';
   END IF;
 
-  INSERT INTO ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
-    SELECT "p_user_ids"[i], -"p_amounts"[i], "afters"[i], 'charge', "p_tool_ids"[i], "p_request_ids"[i],
-           'usage:' || "p_request_ids"[i], "p_created_ats"[i]
-    FROM generate_series(1, "n") AS i
-    WHERE "outcomes"[i] = 'ok' AND "p_amounts"[i] > 0
-    ORDER BY i;
-
-  UPDATE api_keys SET spent = api_keys.spent + d.total, last_used_at = greatest(api_keys.last_used_at, d.last_at)
-    FROM (SELECT "p_key_ids"[i] AS id, sum("p_amounts"[i]) AS total, max("p_created_ats"[i]) AS last_at
-          FROM generate_series(1, "n") AS i WHERE "outcomes"[i] = 'ok' GROUP BY 1) AS d
-    WHERE api_keys.id = d.id;
-
-  RETURN QUERY
-    WITH usage AS (
-      INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at)
-        SELECT "p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_amounts"[i],
-               CASE WHEN "p_http_statuses"[i] IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
-               "p_request_ids"[i], "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i]
-        FROM generate_series(1, "n") AS i
-        WHERE "outcomes"[i] = 'ok'
-        ORDER BY i
-        RETURNING id, request_id)
-    SELECT "outcomes"[i], usage.id, "afters"[i]
-    FROM generate_series(1, "n") AS i LEFT JOIN usage ON usage.request_id = "p_request_ids"[i] AND "outcomes"[i] = 'ok'
-    ORDER BY i;
+  RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after
+    FROM unnest("outcomes", "usage_ids", "afters") WITH ORDINALITY AS r(outcome, usage_id, balance_after, i)
+    ORDER BY r.i;
 END;
 $$;
