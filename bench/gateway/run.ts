@@ -64,7 +64,8 @@ function cli(...argv: string[]): { code: number; out: string; err: string } {
 
 async function startServer(): Promise<ChildProcess> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : [];
-  const server = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "src/server/server.ts")], {
+  // The flags `npm start` gives the server (package.json).
+  const server = spawn(process.execPath, [...profile, "--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "src/server/server.ts")], {
     env,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -80,9 +81,19 @@ async function startServer(): Promise<ChildProcess> {
   throw new Error("the server did not start");
 }
 
+/** CPU time the server process has used, in µs (Linux: utime + stime of /proc/PID/stat, in clock ticks). */
+function serverCpuMicros(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / 100;
+}
+
 interface Run {
   label: string;
   requestsPerSecond: number;
+  /** Server CPU time (all its threads) and the load generator's, per completed call. */
+  serverCpuPerCallUs: number;
+  clientCpuPerCallUs: number;
   p50: number;
   p99: number;
   ok: number;
@@ -91,6 +102,8 @@ interface Run {
 }
 
 async function load(label: string, urlPath: string, keys: string[], amount: number): Promise<Run> {
+  const serverCpuBefore = serverCpuMicros(server.pid!);
+  const clientCpuBefore = process.cpuUsage();
   let next = 0;
   let firstRequestAt = 0;
   let lastResponseAt = 0;
@@ -115,9 +128,13 @@ async function load(label: string, urlPath: string, keys: string[], amount: numb
   // autocannon notices the end of a run on its once-a-second tick, so its own duration is rounded up
   // to the next second; the run lasts from its start to its last response.
   const seconds = (lastResponseAt - firstRequestAt) / 1000;
+  const calls = result["2xx"] + result.non2xx;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   return {
     label,
-    requestsPerSecond: (result["2xx"] + result.non2xx) / seconds,
+    requestsPerSecond: calls / seconds,
+    serverCpuPerCallUs: Math.round((serverCpuMicros(server.pid!) - serverCpuBefore) / calls),
+    clientCpuPerCallUs: Math.round((clientCpu.user + clientCpu.system) / calls),
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok: result["2xx"],
