@@ -86,12 +86,11 @@ export function openPglite(options: { dataDir?: string; template?: Uint8Array; o
 }
 
 function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump">): Database {
+  const db = drizzlePglite({ client, schema });
   return {
-    db: drizzlePglite({ client, schema }) as unknown as Db,
+    db: db as unknown as Db,
     kind: "pglite",
-    async migrate() {
-      await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: MIGRATIONS_DIR });
-    },
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_DIR }),
     ...rest,
   };
 }

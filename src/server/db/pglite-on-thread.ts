@@ -85,13 +85,15 @@ export class PgliteOnThread {
     const id = this.nextTransaction++;
     await this.call({ op: "begin", tx: id });
     let open = true;
+    const end = async (commit: boolean) => {
+      if (!open) return;
+      open = false;
+      await this.call({ op: "end", tx: id, commit });
+    };
     const tx = {
       query: <R>(sql: string, params?: unknown[], options?: QueryOptions) => this.runQuery<R>(id, sql, params, options),
       exec: (sql: string) => this.call<Results[]>({ op: "exec", tx: id, sql }),
-      rollback: async () => {
-        open = false;
-        await this.call({ op: "end", tx: id, commit: false });
-      },
+      rollback: () => end(false),
       get closed() {
         return !open;
       },
@@ -100,17 +102,11 @@ export class PgliteOnThread {
     try {
       result = await callback(tx);
     } catch (error) {
-      if (open) {
-        open = false;
-        // The callback's error says what went wrong; a failed rollback (the thread gone) would only hide it.
-        await this.call({ op: "end", tx: id, commit: false }).catch(() => undefined);
-      }
+      // The callback's error says what went wrong; a failed rollback (the thread gone) would only hide it.
+      await end(false).catch(() => undefined);
       throw error;
     }
-    if (open) {
-      open = false;
-      await this.call({ op: "end", tx: id, commit: true });
-    }
+    await end(true);
     return result;
   }
 

@@ -10,8 +10,16 @@ const transactions = new Map();
 const ROLLBACK = Symbol("rollback");
 
 /** PGlite parsers cannot cross threads; the client names the types whose text is kept as it is. */
+const parsersByTypes = new Map();
+const keepText = (value) => value;
 function keepAsText(types) {
-  return Object.fromEntries(types.map((type) => [type, (value) => value]));
+  const key = types.join(",");
+  let parsers = parsersByTypes.get(key);
+  if (!parsers) {
+    parsers = Object.fromEntries(types.map((type) => [type, keepText]));
+    parsersByTypes.set(key, parsers);
+  }
+  return parsers;
 }
 
 function target(txId) {
