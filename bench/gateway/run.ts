@@ -27,9 +27,23 @@ const { values: args } = parseArgs({
     "cpu-prof": { type: "string" },
   },
 });
-const ROUNDS = Number(args.rounds);
-const CALLS = Math.ceil(Number(args.calls) / ROUNDS) * ROUNDS;
-const CONNECTIONS = Number(args.connections);
+/** A whole number ≥ 1 from the command line, or the run stops naming the option. */
+function count(option: "calls" | "rounds" | "connections" | "keys"): number {
+  const value = Number(args[option]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${option} must be a whole number of at least 1, not ${JSON.stringify(args[option])}`);
+    process.exit(2);
+  }
+  return value;
+}
+if (args.db !== "pglite" && args.db !== "postgres") {
+  console.error(`--db must be pglite or postgres, not ${JSON.stringify(args.db)}`);
+  process.exit(2);
+}
+const ROUNDS = count("rounds");
+const CALLS = Math.ceil(count("calls") / ROUNDS) * ROUNDS;
+const CONNECTIONS = count("connections");
+const KEYS = count("keys");
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PORT = 3900 + Math.floor(Math.random() * 90);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -187,7 +201,7 @@ try {
   const client = new BenchClient(BASE, dataDir);
   await client.login(`139${String(Date.now()).slice(-8)}`);
   await client.redeem(redemptionCode);
-  const keys = await Promise.all(Array.from({ length: Number(args.keys) }, (_, i) => client.createKey(`bench ${i}`)));
+  const keys = await Promise.all(Array.from({ length: KEYS }, (_, i) => client.createKey(`bench ${i}`)));
   const price = parseMoney((await client.json<{ tools: { id: string; price: string }[] }>("GET", "/api/v1/tools")).tools.find((t) => t.id === "echo")!.price);
 
   await load("/v1/tools/echo", keys, 2000);
