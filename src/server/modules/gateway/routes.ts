@@ -6,8 +6,11 @@ import { Gateway, costHeader, succeeded, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import type { ToolResponse } from "./handlers/types";
 import { refundAbandonedCalls } from "./metering";
+import { callerTarget, toolSegmentEnd } from "./upstream-path";
 
 const BODY_LIMIT = 10 * 1024 * 1024;
+/** Where tool routes start in a raw request target: the app registers these routes under /v1. */
+const TOOLS_PREFIX = "/v1/tools/";
 /** Far beyond the longest tool timeout (120 s): a call still pending then was never answered. */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
 
@@ -86,11 +89,11 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   });
   app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError("unknown_tool", "no such gateway route: call /v1/tools/{toolId}")));
 
-  const handle = async (request: FastifyRequest<{ Params: { toolId: string; "*"?: string } }>, reply: FastifyReply) => {
+  const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
     const tool = app.catalog.get(request.params.toolId);
     if (!tool) throw new GatewayError("unknown_tool");
     const url = request.raw.url ?? "";
-    const queryStart = url.indexOf("?");
+    const target = callerTarget(url, toolSegmentEnd(url, TOOLS_PREFIX));
     const callerSignal = abortWhenCallerLeaves(reply);
     const call = {
       tool,
@@ -99,8 +102,8 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       requestId: request.id,
       request: {
         method: request.method,
-        subpath: request.params["*"] ? `/${request.params["*"]}` : "",
-        query: queryStart === -1 ? "" : url.slice(queryStart + 1),
+        subpath: target.subpath,
+        query: target.query,
         contentType: request.headers["content-type"],
         accept: request.headers.accept,
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),

@@ -1,4 +1,5 @@
 import type { HttpHandlerConfig } from "../../catalog/catalog-file";
+import { upstreamUrl } from "../upstream-path";
 import { UpstreamError, type ToolHandler } from "./types";
 
 export const UNITS_HEADER = "x-tool-units";
@@ -6,9 +7,7 @@ export const UNITS_HEADER = "x-tool-units";
 /** Forwards the call to the operator's upstream; its status and body go back to the caller as they are. */
 export function httpUpstream(config: HttpHandlerConfig): ToolHandler {
   return async (request) => {
-    const url = new URL(config.url);
-    if (request.subpath) url.pathname = `${url.pathname.replace(/\/+$/, "")}${request.subpath}`;
-    if (request.query) url.search = url.search ? `${url.search}&${request.query}` : `?${request.query}`;
+    const url = upstreamUrl(config.url, request);
     const method = config.method === "ANY" ? request.method : config.method;
     const headers: Record<string, string> = { ...config.headers };
     if (request.contentType) headers["content-type"] = request.contentType;

@@ -1,6 +1,6 @@
 export interface ToolRequest {
   method: string;
-  /** Whatever followed /v1/tools/{id}, e.g. "/forecast" (empty for the tool itself). */
+  /** Whatever followed /v1/tools/{id}, still percent-encoded and checked (upstream-path.ts), e.g. "/forecast" ("" for none). */
   subpath: string;
   /** The raw query string without "?" (empty when none). */
   query: string;
