@@ -53,7 +53,7 @@ export function callerTarget(rawUrl: string, toolSegmentEnd: number): CallerTarg
     }
     const decoded = decodedFully(segment);
     if (decoded === "." || decoded === "..") throw badPath("'.' and '..' segments are not allowed");
-    if (/[/\\\u0000-\u001f\u007f]/.test(decoded)) throw badPath("encoded slashes, backslashes and control characters are not allowed");
+    if (/[/\\]/.test(decoded) || [...decoded].some((char) => char.charCodeAt(0) < 0x20 || char === "\u007f")) throw badPath("encoded slashes, backslashes and control characters are not allowed");
   });
   return { subpath, query };
 }
