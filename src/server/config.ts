@@ -141,7 +141,7 @@ function localSecret(dataDir: string): string {
   try {
     return fs.readFileSync(file, "utf8").trim();
   } catch {
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(32).toString("hex");
     fs.writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
     return secret;

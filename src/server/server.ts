@@ -1,9 +1,11 @@
 import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
 import { loadConfigOrExit } from "./config";
+import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  securePrivateDataDir(config.dataDir);
   const app = await buildApp(config);
   if (app.database.kind === "pglite") {
     const stopControlSocket = await startControlSocket(app);
@@ -30,6 +32,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(error instanceof DataDirNotPrivateError ? error.message : error);
   process.exit(1);
 });

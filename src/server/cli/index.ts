@@ -1,11 +1,13 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
 import { loadConfigOrExit } from "../config";
 import { openDatabase } from "../db/client";
+import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
 import { runViaControlSocket } from "./control-socket";
 import { runCli } from "./run";
 
 async function main(): Promise<number> {
   const config = loadConfigOrExit();
+  securePrivateDataDir(config.dataDir);
   const argv = process.argv.slice(2);
   if (!config.databaseUrl) {
     const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
@@ -24,7 +26,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error);
+    console.error(error instanceof DataDirNotPrivateError ? error.message : error);
     process.exit(1);
   },
 );

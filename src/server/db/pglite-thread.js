@@ -1,7 +1,16 @@
 // The embedded database's own thread (see pglite-on-thread.ts, which posts the messages handled
 // here). Plain JavaScript, so that tsx, Vitest and node start it alike.
+import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+
+// PGlite's file system (Emscripten's NODEFS) chmods every file it creates to 0666, past the
+// umask. The data folder is its owner's alone, as PostgreSQL's own (lib/private-data-dir.ts):
+// on this thread, which only PGlite uses, group and other bits never reach the disk.
+for (const name of ["chmodSync", "fchmodSync", "lchmodSync"]) {
+  const chmod = fs[name];
+  if (chmod) fs[name] = (target, mode) => chmod(target, typeof mode === "number" ? mode & ~0o077 : mode);
+}
 
 const { dataDir, template } = workerData;
 const db = new PGlite({ dataDir, loadDataDir: template && new Blob([template]) });

@@ -1,0 +1,45 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/** Group and others get nothing: the mask PostgreSQL itself runs under (PG_MODE_MASK_OWNER). */
+const OWNER_ONLY_UMASK = 0o077;
+const GROUP_OR_OTHERS = 0o077;
+
+export class DataDirNotPrivateError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly reachable: string[],
+  ) {
+    super(
+      `DATA_DIR ${dataDir} can be read or written by other accounts (${reachable.slice(0, 3).join(", ")}` +
+        `${reachable.length > 3 ? `, and ${reachable.length - 3} more` : ""}), and this process could not tighten it: ` +
+        `its files must belong to the account that runs the server. Fix it with:\n` +
+        `  chown -R "$(id -u):$(id -g)" ${JSON.stringify(dataDir)} && chmod -R go-rwx ${JSON.stringify(dataDir)}`,
+    );
+    this.name = "DataDirNotPrivateError";
+  }
+}
+
+/**
+ * Makes DATA_DIR (the embedded database, the local secret, the SMS outbox, the admin socket)
+ * reachable by its owner only, whatever the umask: creates it 0700, removes group and other
+ * bits that an older version or a loose umask left on what the process owns, and keeps every
+ * later file owner-only by setting the process umask. Throws when something stays reachable.
+ */
+export function securePrivateDataDir(dataDir: string): void {
+  process.umask(OWNER_ONLY_UMASK);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  const reachable: string[] = [];
+  const visit = (file: string) => {
+    const stat = fs.lstatSync(file);
+    if (stat.isSymbolicLink()) return;
+    if ((stat.mode & GROUP_OR_OTHERS) !== 0) {
+      if (uid === undefined || stat.uid === uid) fs.chmodSync(file, stat.mode & 0o700);
+      else reachable.push(path.relative(dataDir, file) || ".");
+    }
+    if (stat.isDirectory()) for (const entry of fs.readdirSync(file)) visit(path.join(file, entry));
+  };
+  visit(dataDir);
+  if (reachable.length > 0) throw new DataDirNotPrivateError(dataDir, reachable);
+}
