@@ -215,7 +215,7 @@ export const en = {
     loadMore: "Load more",
     empty: "No credits yet",
     columns: { time: "Time", method: "Method", amount: "Amount", status: "Status", reference: "Reference" },
-    methods: { redemption: "Redemption code", operator: "Operator credit", alipay: "Alipay", referral_bonus: "Referral bonus" },
+    methods: { redemption: "Redemption code", operator: "Operator credit", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
     statuses: { succeeded: "Succeeded", pending: "Pending", closed: "Closed" },
   },
   applications: {
