@@ -161,6 +161,11 @@ export const en = {
     limitReached: "You have {{max}} keys, the most allowed. Delete one you no longer use to create another.",
   },
   account: {
+    runwayTitle: "Runway",
+    runwayNoSpend: "No spend in the last 7 days",
+    runwayDays: "About {{days}} days left at {{perDay}} a day (the last 7 days' average)",
+    runwayOneDay: "About 1 day left at {{perDay}} a day (the last 7 days' average)",
+    runwayUnderADay: "Less than a day left at {{perDay}} a day (the last 7 days' average)",
     phone: "Phone",
     userId: "User ID",
     memberSince: "Member since",

@@ -162,6 +162,11 @@ export const zhCN: Messages = {
     limitReached: "你已有 {{max}} 个密钥，达到上限。请先删除不再使用的密钥。",
   },
   account: {
+    runwayTitle: "余额可用时长",
+    runwayNoSpend: "最近 7 天没有消费",
+    runwayDays: "按最近 7 天日均消费 {{perDay}}，余额约可用 {{days}} 天",
+    runwayOneDay: "按最近 7 天日均消费 {{perDay}}，余额约可用 1 天",
+    runwayUnderADay: "按最近 7 天日均消费 {{perDay}}，余额不足 1 天",
     phone: "手机号",
     userId: "用户 ID",
     memberSince: "注册时间",

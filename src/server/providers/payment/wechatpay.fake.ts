@@ -186,6 +186,13 @@ export class FakeWechatPay {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await readBody(req);
     const url = new URL(req.url ?? "/", this.base);
+    // Not WeChat Pay's API: the phone that scans the code and pays, for browser tests.
+    if (req.method === "POST" && url.pathname === "/fake/scan-and-pay") {
+      const outTradeNo = url.searchParams.get("out_trade_no") ?? "";
+      if (!this.orders.has(outTradeNo)) return void res.writeHead(404).end("no such order");
+      const { status } = await this.pay(outTradeNo);
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ notified: status }));
+    }
     const signatureValid = this.requestSignatureValid(req, body);
     this.requests.push({ method: req.method ?? "", path: url.pathname, signatureValid });
     if (!signatureValid) return this.answer(res, 401, { code: "SIGN_ERROR", message: "签名错误" });
