@@ -2,6 +2,8 @@ import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { scanAndPay } from "./support/fake-wechatpay";
 
+test.setTimeout(120_000);
+
 test("top up with WeChat Pay: the card offers it, shows a QR code, and the payment lands without a reload", async ({ page, request }) => {
   const { token } = await loginViaApi(request);
   await signInPage(page, token);
