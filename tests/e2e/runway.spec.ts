@@ -1,11 +1,13 @@
-import { expect, test } from "@playwright/test";
+import { expect as baseExpect, test } from "@playwright/test";
 import { formatMoney, parseMoney } from "../../src/shared/money";
 import { runAdminCli } from "./support/admin-cli";
 import { loginViaApi, signInPage } from "./support/auth";
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-test.setTimeout(120_000);
+// The machine running the suite may be loaded: wait longer than the default for the page to render.
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(180_000);
 
 test("the account page shows the runway: no spend at first, then the days the balance lasts at the 7-day average", async ({ page, request }) => {
   const { token, phone } = await loginViaApi(request);
@@ -30,6 +32,6 @@ test("the account page shows the runway: no spend at first, then the days the ba
   const perDay = formatMoney(spent / 7n);
   await expect(async () => {
     await page.reload();
-    await expect(runway).toHaveText(`About ${days} days left at ¥${perDay} a day (the last 7 days' average)`, { timeout: 2_000 });
+    await expect(runway).toHaveText(`About ${days} days left at ¥${perDay} a day (the last 7 days' average)`, { timeout: 5_000 });
   }).toPass();
 });

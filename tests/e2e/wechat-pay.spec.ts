@@ -1,8 +1,10 @@
-import { expect, test } from "@playwright/test";
+import { expect as baseExpect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { scanAndPay } from "./support/fake-wechatpay";
 
-test.setTimeout(120_000);
+// The machine running the suite may be loaded: wait longer than the default for the page to render.
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(180_000);
 
 test("top up with WeChat Pay: the card offers it, shows a QR code, and the payment lands without a reload", async ({ page, request }) => {
   const { token } = await loginViaApi(request);
