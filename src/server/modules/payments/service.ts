@@ -74,7 +74,8 @@ export async function settlePayment(
   return db.transaction(async (tx) => {
     const order = and(eq(paymentOrders.provider, provider.id), eq(paymentOrders.outTradeNo, notification.outTradeNo));
     const [existing] = await tx.select().from(paymentOrders).where(order);
-    if (!existing) throw new PaymentMismatchError(`no ${provider.id} order ${notification.outTradeNo}`);
+    // Only paid facts get here, so money arrived for an order we do not have: the operator must look.
+    if (!existing) throw new PaymentMismatchError(`no ${provider.id} order ${notification.outTradeNo}`, true);
     if (existing.amount !== notification.amount || notification.currency !== "CNY") {
       throw new PaymentMismatchError(
         `${provider.id} order ${notification.outTradeNo} is for ${formatMoney(existing.amount)} CNY, the provider says ${formatMoney(notification.amount)} ${notification.currency}`,
