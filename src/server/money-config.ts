@@ -16,6 +16,15 @@ export const moneyEnv = {
   ALIPAY_GATEWAY: z.url().default("https://openapi.alipay.com/gateway.do"),
   ALIPAY_NOTIFY_URL: z.url().optional(),
   ALIPAY_RETURN_URL: z.url().optional(),
+  WECHATPAY_MCHID: z.string().regex(/^\d{6,32}$/, "must be the digits of a WeChat Pay merchant id").optional().or(z.literal("").transform(() => undefined)),
+  WECHATPAY_APPID: z.string().regex(/^\w{6,64}$/, "must be an app id such as wx8888888888888888").optional().or(z.literal("").transform(() => undefined)),
+  WECHATPAY_PRIVATE_KEY: z.string().optional(),
+  WECHATPAY_CERT_SERIAL: z.string().regex(/^[0-9A-Fa-f]{8,64}$/, "must be the merchant certificate's serial number in hex").optional().or(z.literal("").transform(() => undefined)),
+  WECHATPAY_PUBLIC_KEY: z.string().optional(),
+  WECHATPAY_PUBLIC_KEY_ID: z.string().regex(/^PUB_KEY_ID_\w+$/, "must be the WeChat Pay public key id, PUB_KEY_ID_…").optional().or(z.literal("").transform(() => undefined)),
+  WECHATPAY_APIV3_KEY: z.string().optional(),
+  WECHATPAY_BASE_URL: z.url().default("https://api.mch.weixin.qq.com").transform((u) => u.replace(/\/+$/, "")),
+  WECHATPAY_NOTIFY_URL: z.url().optional(),
 };
 
 type MoneyEnv = z.output<z.ZodObject<typeof moneyEnv>>;
@@ -31,6 +40,22 @@ export interface AlipayConfig {
   returnUrl: string;
 }
 
+export interface WechatPayConfig {
+  mchId: string;
+  appId: string;
+  /** The merchant's API private key (apiclient_key.pem): signs every request. */
+  privateKey: KeyObject;
+  /** Serial number of the merchant API certificate, named in every request's Authorization. */
+  certificateSerial: string;
+  /** WeChat Pay's public key and its id: verify every answer and notification. */
+  platformPublicKey: KeyObject;
+  platformPublicKeyId: string;
+  /** The APIv3 key, 32 bytes: decrypts notifications. */
+  apiV3Key: Buffer;
+  baseUrl: string;
+  notifyUrl: string;
+}
+
 export interface MoneyConfig {
   /** Share of a referred user's first top-up paid to the referrer, in basis points; 0 = off. */
   referralBonusBasisPoints: number;
@@ -38,6 +63,8 @@ export interface MoneyConfig {
   redeemFailuresPerIpPerHour: number;
   /** Present only when every ALIPAY_* credential is set. */
   alipay: AlipayConfig | undefined;
+  /** Present only when every WECHATPAY_* credential is set. */
+  wechat: WechatPayConfig | undefined;
 }
 
 /** PEM as is; a bare base64 key (as Alipay's console shows it) as DER, PKCS#8 or PKCS#1. Literal "\n" become newlines. */
@@ -92,6 +119,7 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: Money
       };
     }
   }
+  const wechat = wechatPayConfigFrom(e, publicUrl, problems);
   const [whole = "0", fraction = ""] = e.REFERRAL_BONUS_PERCENT.split(".");
   return {
     config: {
@@ -99,7 +127,51 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: Money
       redeemFailuresPerUserPerHour: e.REDEEM_FAILURES_PER_USER_PER_HOUR,
       redeemFailuresPerIpPerHour: e.REDEEM_FAILURES_PER_IP_PER_HOUR,
       alipay,
+      wechat,
     },
     problems,
+  };
+}
+
+function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]): WechatPayConfig | undefined {
+  const credentials = {
+    WECHATPAY_MCHID: e.WECHATPAY_MCHID,
+    WECHATPAY_APPID: e.WECHATPAY_APPID,
+    WECHATPAY_PRIVATE_KEY: e.WECHATPAY_PRIVATE_KEY,
+    WECHATPAY_CERT_SERIAL: e.WECHATPAY_CERT_SERIAL,
+    WECHATPAY_PUBLIC_KEY: e.WECHATPAY_PUBLIC_KEY,
+    WECHATPAY_PUBLIC_KEY_ID: e.WECHATPAY_PUBLIC_KEY_ID,
+    WECHATPAY_APIV3_KEY: e.WECHATPAY_APIV3_KEY,
+  };
+  const missing = Object.entries(credentials).filter(([, v]) => !v).map(([k]) => k);
+  if (missing.length === Object.keys(credentials).length) return undefined;
+  if (missing.length > 0) {
+    problems.push(`${missing.join(", ")}: required when any WECHATPAY_* credential is set`);
+    return undefined;
+  }
+  const start = problems.length;
+  const key = (name: "WECHATPAY_PRIVATE_KEY" | "WECHATPAY_PUBLIC_KEY") => {
+    try {
+      return readKey(name === "WECHATPAY_PRIVATE_KEY" ? "private" : "public", e[name]!);
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const privateKey = key("WECHATPAY_PRIVATE_KEY");
+  const platformPublicKey = key("WECHATPAY_PUBLIC_KEY");
+  const apiV3Key = Buffer.from(e.WECHATPAY_APIV3_KEY!, "utf8");
+  if (apiV3Key.length !== 32) problems.push("WECHATPAY_APIV3_KEY: must be the 32-character APIv3 key set in the merchant platform");
+  if (problems.length > start || !privateKey || !platformPublicKey) return undefined;
+  return {
+    mchId: e.WECHATPAY_MCHID!,
+    appId: e.WECHATPAY_APPID!,
+    privateKey,
+    certificateSerial: e.WECHATPAY_CERT_SERIAL!,
+    platformPublicKey,
+    platformPublicKeyId: e.WECHATPAY_PUBLIC_KEY_ID!,
+    apiV3Key,
+    baseUrl: e.WECHATPAY_BASE_URL,
+    notifyUrl: e.WECHATPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/wechat/notify`,
   };
 }

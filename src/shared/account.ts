@@ -35,3 +35,12 @@ export const usageSchema = z.object({
   totals: z.object({ calls: z.number().int(), spend: z.string() }),
 });
 export type Usage = z.infer<typeof usageSchema>;
+
+/** GET /api/v1/console/runway */
+export const runwaySchema = z.object({
+  balance: z.string().describe("Decimal balance now"),
+  spendLast7Days: z.string().describe("Charged less refunded over the last 7 × 24 hours"),
+  averageDailySpend: z.string().describe("spendLast7Days ÷ 7, rounded down to the micro-unit, as a decimal"),
+  days: z.number().int().nullable().describe("Whole days the balance lasts at that average (balance × 7 ÷ spend, rounded down); null when there was no spend"),
+});
+export type Runway = z.infer<typeof runwaySchema>;

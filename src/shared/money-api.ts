@@ -80,3 +80,9 @@ export const createPaymentResponseSchema = z.object({
   qrCode: z.string().nullable().describe("Channel qr: the content of the QR code to show"),
 });
 export type CreatePaymentResponse = z.infer<typeof createPaymentResponseSchema>;
+
+export const paymentStatusSchema = z.object({
+  orderId: z.string(),
+  status: z.enum(["paid", "pending", "closed"]).describe("paid: credited; pending: waiting for the payment; closed: never paid in time"),
+});
+export type PaymentStatus = z.infer<typeof paymentStatusSchema>;

@@ -11,7 +11,7 @@ export const CREDIT_KINDS = ["topup", "redemption", "adjustment", "referral_bonu
 
 export const PAYMENT_ORDER_STATUSES = ["pending", "paid", "closed"] as const;
 
-export const PAYMENT_PROVIDERS = ["alipay"] as const;
+export const PAYMENT_PROVIDERS = ["alipay", "wechat"] as const;
 export type PaymentProviderId = (typeof PAYMENT_PROVIDERS)[number];
 export const PAYMENT_CHANNELS = ["page", "qr"] as const;
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];

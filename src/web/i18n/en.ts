@@ -161,6 +161,11 @@ export const en = {
     limitReached: "You have {{max}} keys, the most allowed. Delete one you no longer use to create another.",
   },
   account: {
+    runwayTitle: "Runway",
+    runwayNoSpend: "No spend in the last 7 days",
+    runwayDays: "About {{days}} days left at {{perDay}} a day (the last 7 days' average)",
+    runwayOneDay: "About 1 day left at {{perDay}} a day (the last 7 days' average)",
+    runwayUnderADay: "Less than a day left at {{perDay}} a day (the last 7 days' average)",
     phone: "Phone",
     userId: "User ID",
     memberSince: "Member since",
@@ -215,7 +220,7 @@ export const en = {
     loadMore: "Load more",
     empty: "No credits yet",
     columns: { time: "Time", method: "Method", amount: "Amount", status: "Status", reference: "Reference" },
-    methods: { redemption: "Redemption code", operator: "Operator credit", alipay: "Alipay", referral_bonus: "Referral bonus" },
+    methods: { redemption: "Redemption code", operator: "Operator credit", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
     statuses: { succeeded: "Succeeded", pending: "Pending", closed: "Closed" },
   },
   applications: {

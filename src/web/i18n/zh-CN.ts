@@ -162,6 +162,11 @@ export const zhCN: Messages = {
     limitReached: "你已有 {{max}} 个密钥，达到上限。请先删除不再使用的密钥。",
   },
   account: {
+    runwayTitle: "余额可用时长",
+    runwayNoSpend: "最近 7 天没有消费",
+    runwayDays: "按最近 7 天日均消费 {{perDay}}，余额约可用 {{days}} 天",
+    runwayOneDay: "按最近 7 天日均消费 {{perDay}}，余额约可用 1 天",
+    runwayUnderADay: "按最近 7 天日均消费 {{perDay}}，余额不足 1 天",
     phone: "手机号",
     userId: "用户 ID",
     memberSince: "注册时间",
@@ -216,7 +221,7 @@ export const zhCN: Messages = {
     loadMore: "加载更多",
     empty: "暂无充值记录",
     columns: { time: "时间", method: "方式", amount: "金额", status: "状态", reference: "参考号" },
-    methods: { redemption: "兑换码", operator: "人工充值", alipay: "支付宝", referral_bonus: "邀请奖励" },
+    methods: { redemption: "兑换码", operator: "人工充值", alipay: "支付宝", wechat: "微信支付", referral_bonus: "邀请奖励" },
     statuses: { succeeded: "成功", pending: "待支付", closed: "已关闭" },
   },
   applications: {

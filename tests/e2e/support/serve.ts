@@ -10,6 +10,7 @@ import { loadConfig } from "../../../src/server/config";
 import { E2E_DATA_DIR, E2E_DATABASE_NAME, E2E_PORT, E2E_WEB_ROOT } from "./e2e-env";
 import { E2E_SITE_IDENTITY } from "./site-identity";
 import { fakeAlipayEnv } from "./fake-alipay";
+import { fakeWechatPayEnv } from "./fake-wechatpay";
 import { seedRedemptionCodes } from "./seed-codes";
 
 async function freshPostgres(url: string): Promise<string> {
@@ -50,6 +51,7 @@ const config = loadConfig({
   ALTCHA_MAX_NUMBER: "2000",
   REDEEM_FAILURES_PER_IP_PER_HOUR: "100000",
   ...(await fakeAlipayEnv(`http://127.0.0.1:${E2E_PORT}`)),
+  ...(await fakeWechatPayEnv(`http://127.0.0.1:${E2E_PORT}`)),
 });
 const app = await buildApp(config);
 await seedRedemptionCodes(app.db);

@@ -1,8 +1,9 @@
 import { count, eq } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { referralsSchema, usageQuerySchema, usageSchema } from "../../../shared/account";
+import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "../../../shared/account";
 import { users } from "../../db/schema/index";
 import { AppError } from "../../errors";
+import { runwayOf } from "./runway";
 import { usageByDay } from "./usage";
 
 const tags = ["account"];
@@ -34,6 +35,15 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         days: request.query.days,
         tzOffsetMinutes: request.query.tzOffset,
       });
+    },
+  );
+
+  app.get(
+    "/console/runway",
+    { preHandler: app.requireUser, schema: { tags, security, summary: "How long the balance lasts at the last 7 days' average spend", response: { 200: runwaySchema } } },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return runwayOf(app.db, { userId: request.auth!.userId, now: app.clock.now() });
     },
   );
 };

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { FastifyReply } from "fastify";
 import { z } from "zod";
 import {
   PAYMENT_MAX_AMOUNT,
@@ -6,21 +7,26 @@ import {
   createPaymentBodySchema,
   createPaymentResponseSchema,
   paymentMethodsSchema,
+  paymentStatusSchema,
 } from "../../../shared/money-api";
 import { AppError } from "../../errors";
 import { configuredPaymentProviders } from "../../providers/payment/index";
-import { PaymentSignatureError } from "../../providers/payment/types";
-import { PaymentMismatchError, createPayment, settlePayment } from "./service";
+import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
+import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";
 
-/** Top-ups through payment providers: the methods on offer, creating an order, and the providers' notifications. */
+const send = (reply: FastifyReply, ack: Acknowledgement) => reply.code(ack.status).type(ack.contentType).send(ack.body || undefined);
+
+/** Top-ups through payment providers: the methods on offer, creating an order, its state, and the providers' notifications. */
 const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const providers = configuredPaymentProviders(app.config.money);
   const security = [{ bearer: [] }];
+  const topUp = { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints };
 
-  // Providers notify with HTML-form bodies; this parser is scoped to these routes.
-  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  /** Money may have arrived that was not credited: an error-level line the operator must act on. */
+  const logMismatch = (log: typeof app.log, provider: string, error: PaymentMismatchError) =>
+    error.needsOperator
+      ? log.error({ provider, reason: error.message, operator: true }, "payment does not match its order: nothing credited, check it by hand")
+      : log.warn({ provider, reason: error.message }, "payment notification refused");
 
   app.get(
     "/console/payment-methods",
@@ -60,37 +66,70 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    "/payments/:provider/notify",
+  app.get(
+    "/console/payments/:orderId",
     {
+      preHandler: app.requireUser,
       schema: {
-        tags: ["payments"],
-        summary: "Asynchronous payment notification from the provider (form-encoded, signed)",
-        params: z.object({ provider: z.string() }),
-        body: z.record(z.string(), z.string()),
+        tags: ["charges"],
+        summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
+        security,
+        params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),
+        response: { 200: paymentStatusSchema },
       },
     },
-    async (request, reply) => {
-      const provider = providers.get(request.params.provider as never);
-      if (!provider) throw AppError.notFound();
-      reply.type("text/plain; charset=utf-8");
+    async (request) => {
+      const { orderId } = request.params;
+      const input = { userId: request.auth!.userId, outTradeNo: orderId, now: app.clock.now(), topUp };
       try {
-        const notification = provider.verifyNotification(request.body);
-        const outcome = await settlePayment(app.db, provider, notification, {
-          now: app.clock.now(),
-          topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
-        });
-        request.log.info({ provider: provider.id, outTradeNo: notification.outTradeNo, outcome }, "payment notification");
-        return provider.acknowledgement.accepted;
+        const { status } = await refreshPayment(app.db, (id) => providers.get(id as never), input);
+        return { orderId, status };
       } catch (error) {
-        if (error instanceof PaymentSignatureError || error instanceof PaymentMismatchError) {
-          request.log.warn({ provider: provider.id, reason: error.message }, "payment notification refused");
-          return reply.code(400).send(provider.acknowledgement.rejected);
-        }
-        throw error;
+        if (error instanceof PaymentMismatchError) logMismatch(request.log, "query", error);
+        else if (error instanceof PaymentProviderError) request.log.warn({ reason: error.message }, "payment query failed");
+        else throw error;
+        // The provider could not settle the doubt now: what the database says stands.
+        return { orderId, status: (await refreshPayment(app.db, () => undefined, input)).status };
       }
     },
   );
+
+  // Notifications are verified over their exact bytes, so this child context reads every body as text.
+  const notifyRoutes: FastifyPluginAsyncZod = async (notify) => {
+    notify.removeAllContentTypeParsers();
+    notify.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+    notify.post(
+      "/payments/:provider/notify",
+      {
+        schema: {
+          tags: ["payments"],
+          summary: "Asynchronous payment notification from the provider (signed; Alipay posts a form, WeChat Pay encrypted JSON)",
+          params: z.object({ provider: z.string() }),
+        },
+      },
+      async (request, reply) => {
+        const provider = providers.get(request.params.provider as never);
+        if (!provider) throw AppError.notFound();
+        const now = app.clock.now();
+        try {
+          let facts = provider.verifyNotification({ headers: request.headers, body: typeof request.body === "string" ? request.body : "" }, now);
+          // A genuine notification that does not say "paid" leaves doubt: the provider's own answer decides.
+          if (!facts.paid && provider.queryOrder) facts = (await provider.queryOrder(facts.outTradeNo, now)) ?? facts;
+          const outcome = await settlePayment(app.db, provider, facts, { now, topUp });
+          request.log.info({ provider: provider.id, outTradeNo: facts.outTradeNo, outcome }, "payment notification");
+          return send(reply, provider.acknowledgement.accepted);
+        } catch (error) {
+          if (error instanceof PaymentSignatureError) request.log.warn({ provider: provider.id, reason: error.message }, "payment notification refused");
+          else if (error instanceof PaymentMismatchError) logMismatch(request.log, provider.id, error);
+          else if (error instanceof PaymentProviderError) request.log.warn({ provider: provider.id, reason: error.message }, "payment query failed");
+          else throw error;
+          return send(reply, provider.acknowledgement.rejected);
+        }
+      },
+    );
+  };
+  await app.register(notifyRoutes);
 };
 
 export default paymentRoutes;

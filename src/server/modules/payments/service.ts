@@ -15,7 +15,11 @@ function newOutTradeNo(now: Date): string {
   return `TG${now.toISOString().replace(/\D/g, "").slice(0, 14)}${String(randomInt(0, 100_000_000)).padStart(8, "0")}`;
 }
 
-/** Records the order and asks the provider where to pay; if the provider refuses, no order remains. */
+/**
+ * Records the order, then asks the provider where to pay, outside any transaction: a slow
+ * provider holds no connection and, on PGlite, no other statement. If the provider refuses or
+ * cannot be reached, the order is removed again, so a refused order leaves no row.
+ */
 export async function createPayment(
   db: Db,
   provider: PaymentProvider,
@@ -25,24 +29,34 @@ export async function createPayment(
   const amount = parseMoney(input.amount);
   const expiresAt = new Date(input.now.getTime() + PAYMENT_ORDER_TTL_MS);
   const outTradeNo = newOutTradeNo(input.now);
-  return db.transaction(async (tx) => {
-    await tx.insert(paymentOrders).values({ userId: input.userId, provider: provider.id, outTradeNo, amount, createdAt: input.now, expiresAt });
-    let start;
-    try {
-      start = await provider.start({ outTradeNo, amount, subject: input.subject, channel: input.channel, expiresAt, now: input.now });
-    } catch (error) {
-      if (error instanceof PaymentProviderError) {
-        throw new AppError(502, "payment_provider_failed", "the payment provider is not available right now, please try again later");
-      }
-      throw error;
+  await db.insert(paymentOrders).values({ userId: input.userId, provider: provider.id, outTradeNo, amount, createdAt: input.now, expiresAt });
+  let start;
+  try {
+    start = await provider.start({ outTradeNo, amount, subject: input.subject, channel: input.channel, expiresAt, now: input.now });
+  } catch (error) {
+    // Only a pending order goes: one that a notification managed to settle meanwhile stays.
+    await db.delete(paymentOrders).where(and(eq(paymentOrders.outTradeNo, outTradeNo), eq(paymentOrders.status, "pending")));
+    if (error instanceof PaymentProviderError) {
+      throw new AppError(502, "payment_provider_failed", "the payment provider is not available right now, please try again later");
     }
-    return { orderId: outTradeNo, amount: formatMoney(amount), expiresAt: expiresAt.toISOString(), payUrl: start.payUrl, qrCode: start.qrCode };
-  });
+    throw error;
+  }
+  return { orderId: outTradeNo, amount: formatMoney(amount), expiresAt: expiresAt.toISOString(), payUrl: start.payUrl, qrCode: start.qrCode };
 }
 
 export type SettleOutcome = "credited" | "already_credited" | "not_paid";
 
-export class PaymentMismatchError extends Error {}
+/** The provider's facts do not match the order: nothing is credited and the operator must look. */
+export class PaymentMismatchError extends Error {
+  constructor(
+    message: string,
+    /** True when money may have arrived that we did not credit (a paid order whose amount or currency differs). */
+    readonly needsOperator = false,
+  ) {
+    super(message);
+    this.name = "PaymentMismatchError";
+  }
+}
 
 /**
  * Applies a verified notification: the order flips to paid in one conditional UPDATE and the
@@ -60,9 +74,13 @@ export async function settlePayment(
   return db.transaction(async (tx) => {
     const order = and(eq(paymentOrders.provider, provider.id), eq(paymentOrders.outTradeNo, notification.outTradeNo));
     const [existing] = await tx.select().from(paymentOrders).where(order);
-    if (!existing) throw new PaymentMismatchError(`no ${provider.id} order ${notification.outTradeNo}`);
-    if (existing.amount !== notification.amount) {
-      throw new PaymentMismatchError(`order ${notification.outTradeNo} is for ${formatMoney(existing.amount)}, the notification says ${formatMoney(notification.amount)}`);
+    // Only paid facts get here, so money arrived for an order we do not have: the operator must look.
+    if (!existing) throw new PaymentMismatchError(`no ${provider.id} order ${notification.outTradeNo}`, true);
+    if (existing.amount !== notification.amount || notification.currency !== "CNY") {
+      throw new PaymentMismatchError(
+        `${provider.id} order ${notification.outTradeNo} is for ${formatMoney(existing.amount)} CNY, the provider says ${formatMoney(notification.amount)} ${notification.currency}`,
+        true,
+      );
     }
     const [paid] = await tx
       .update(paymentOrders)
@@ -85,4 +103,30 @@ export async function settlePayment(
     );
     return "credited";
   });
+}
+
+export type OrderStatus = "paid" | "pending" | "closed";
+
+/**
+ * The state of one of the user's orders. A pending order is first checked with the provider
+ * (when it can be asked), and credited if the provider says it was paid: the user who comes back
+ * from paying sees the money even if the notification is late or lost.
+ */
+export async function refreshPayment(
+  db: Db,
+  providerFor: (id: string) => PaymentProvider | undefined,
+  input: { userId: number; outTradeNo: string; now: Date; topUp: TopUpOptions },
+): Promise<{ status: OrderStatus; outcome?: SettleOutcome }> {
+  const [order] = await db
+    .select()
+    .from(paymentOrders)
+    .where(and(eq(paymentOrders.userId, input.userId), eq(paymentOrders.outTradeNo, input.outTradeNo)));
+  if (!order) throw AppError.notFound("no such payment order");
+  const stored = (): OrderStatus => (order.status === "paid" ? "paid" : order.expiresAt > input.now && order.status === "pending" ? "pending" : "closed");
+  const provider = providerFor(order.provider);
+  if (order.status === "paid" || !provider?.queryOrder) return { status: stored() };
+  const facts = await provider.queryOrder(order.outTradeNo, input.now);
+  if (!facts?.paid) return { status: stored() };
+  const outcome = await settlePayment(db, provider, facts, input);
+  return { status: "paid", outcome };
 }

@@ -75,7 +75,10 @@ export function createAlipayProvider(config: AlipayConfig, fetchImpl: typeof fet
   return {
     id: "alipay",
     channels: ["page", "qr"],
-    acknowledgement: { accepted: "success", rejected: "failure" },
+    acknowledgement: {
+      accepted: { status: 200, contentType: "text/plain; charset=utf-8", body: "success" },
+      rejected: { status: 400, contentType: "text/plain; charset=utf-8", body: "failure" },
+    },
 
     async start(order) {
       if (order.channel === "qr") return precreate(order);
@@ -88,7 +91,8 @@ export function createAlipayProvider(config: AlipayConfig, fetchImpl: typeof fet
       return { payUrl: `${config.gateway}?${new URLSearchParams(params).toString()}`, qrCode: null };
     },
 
-    verifyNotification(fields): PaymentNotification {
+    verifyNotification(incoming): PaymentNotification {
+      const fields = Object.fromEntries(new URLSearchParams(incoming.body));
       const signature = fields.sign;
       if (!signature || fields.sign_type !== "RSA2") throw new PaymentSignatureError("the notification is not signed with RSA2");
       if (!rsa2Verify(alipaySignContent(fields, ["sign", "sign_type"]), signature, config.alipayPublicKey)) {
@@ -102,6 +106,7 @@ export function createAlipayProvider(config: AlipayConfig, fetchImpl: typeof fet
         outTradeNo: fields.out_trade_no,
         providerTradeNo: fields.trade_no,
         amount: parseMoney(fields.total_amount),
+        currency: "CNY",
         paid: PAID_STATUSES.has(fields.trade_status ?? ""),
       };
     },

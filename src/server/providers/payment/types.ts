@@ -17,13 +17,29 @@ export interface PaymentStart {
   qrCode: string | null;
 }
 
-/** A notification whose signature checked out. */
+/** What the provider says about an order, from a notification or an answer whose signature checked out. */
 export interface PaymentNotification {
   outTradeNo: string;
+  /** The provider's own transaction number; empty while the provider has none (unpaid). */
   providerTradeNo: string;
   amount: bigint;
-  /** False for notifications about other states (waiting, closed): nothing to credit. */
+  /** ISO 4217; every order here is in CNY. */
+  currency: string;
+  /** False for other states (waiting, closed): nothing to credit. */
   paid: boolean;
+}
+
+/** A notification as it arrived: its headers and its body exactly as received (signatures cover the raw text). */
+export interface IncomingNotification {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** An answer to a notification, as the provider expects it. */
+export interface Acknowledgement {
+  status: number;
+  contentType: string;
+  body: string;
 }
 
 export class PaymentSignatureError extends Error {
@@ -49,8 +65,14 @@ export interface PaymentProvider {
   readonly id: PaymentProviderId;
   readonly channels: readonly PaymentChannel[];
   start(order: PaymentOrderRequest): Promise<PaymentStart>;
-  /** Throws PaymentSignatureError unless the fields carry the provider's valid signature. */
-  verifyNotification(fields: Record<string, string>): PaymentNotification;
-  /** The bodies the provider expects in answer to a notification. */
-  readonly acknowledgement: { accepted: string; rejected: string };
+  /** Throws PaymentSignatureError unless the notification carries the provider's valid (and, where the provider dates it, fresh) signature. */
+  verifyNotification(notification: IncomingNotification, now: Date): PaymentNotification;
+  /**
+   * Asks the provider for the order's state (signed answer checked), for when the user comes back
+   * or a notification leaves doubt; null when the provider does not know the order. Providers
+   * without such a call leave it out.
+   */
+  queryOrder?(outTradeNo: string, now: Date): Promise<PaymentNotification | null>;
+  /** The answers the provider expects to a notification. */
+  readonly acknowledgement: { accepted: Acknowledgement; rejected: Acknowledgement };
 }

@@ -8,22 +8,23 @@ import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../account/api/get-user-info";
 import { createPayment } from "./api/create-payment";
-import { chargesQueryKey, listCharges } from "./api/list-charges";
+import { chargesQueryKey } from "./api/list-charges";
+import { getPaymentStatus } from "./api/get-payment-status";
 import { paymentMethodsQueryOptions } from "./api/get-payment-methods";
 import { withCurrency } from "../../lib/money-format";
 
 const PAYMENT_POLL_MS = 3000;
 
-/** Watches the charge list until the order shows up as credited. */
+/** Watches the order until it is paid (the server asks the provider while it is pending). */
 function QrPayment({ order, method, onClose }: { order: CreatePaymentResponse; method: string; onClose(): void }) {
   const t = useT();
   const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: ["payment-status", order.orderId],
-    queryFn: () => listCharges({ from: new Date(Date.parse(order.expiresAt) - 24 * 3600_000).toISOString() }, undefined, 50),
+    queryFn: () => getPaymentStatus(order.orderId),
     refetchInterval: PAYMENT_POLL_MS,
   });
-  const paid = data?.items.some((row) => row.reference === order.orderId && row.status === "succeeded") ?? false;
+  const paid = data?.status === "paid";
   useEffect(() => {
     if (!paid) return;
     toast("success", t("charges.paid", { amount: withCurrency(order.amount) }));

@@ -2,6 +2,7 @@ import { Col, Row, Typography } from "antd";
 import { useT } from "../../i18n";
 import { AccountSummary } from "../../features/account/account-summary";
 import { ReferralCard } from "../../features/account/referral-card";
+import { RunwayCard } from "../../features/account/runway-card";
 import { UsagePanel } from "../../features/account/usage-panel";
 
 export default function ConsoleInfoPage() {
@@ -12,6 +13,9 @@ export default function ConsoleInfoPage() {
       <Row gutter={[16, 16]}>
         <Col span={24}>
           <AccountSummary />
+        </Col>
+        <Col span={24}>
+          <RunwayCard />
         </Col>
         <Col xs={24} xl={14}>
           <UsagePanel />

@@ -1,0 +1,81 @@
+import { formatMoney } from "../../../shared/money";
+import { UsageError, type CliCommand } from "../../cli/command";
+import { csvCell } from "../../lib/csv";
+import { beijingDay, beijingDayStart, operatorStats, type OperatorStats } from "./stats";
+
+export const STATS_DEFAULT_DAYS = 30;
+
+function parseDay(name: string, text: string): string {
+  const start = /^\d{4}-\d{2}-\d{2}$/.test(text) ? beijingDayStart(text) : null;
+  if (!start || Number.isNaN(start.getTime()) || beijingDay(start) !== text) {
+    throw new UsageError(`--${name}: "${text}" is not a date such as 2026-03-01`);
+  }
+  return text;
+}
+
+/** Rows of `section,key,count,amount` (amount decimal, count empty where it means nothing). */
+export function statsRows(s: OperatorStats): string[][] {
+  const money = formatMoney;
+  return [
+    ["range", `${s.range.from}..${s.range.to}`, "", ""],
+    ...s.topUps.map((t) => ["top_up", `${t.kind}:${t.method}`, String(t.count), money(t.amount)]),
+    ["top_ups_total", "", String(s.topUps.reduce((n, t) => n + t.count, 0)), money(s.topUps.reduce((n, t) => n + t.amount, 0n))],
+    ...s.revenueByTool.map((r) => ["revenue_by_tool", r.tool, "", money(r.revenue)]),
+    ["revenue_total", "charges", "", money(s.revenueByTool.reduce((n, r) => n + r.charges, 0n))],
+    ["revenue_total", "refunds", "", money(s.revenueByTool.reduce((n, r) => n + r.refunds, 0n))],
+    ["revenue_total", "revenue", "", money(s.revenueByTool.reduce((n, r) => n + r.revenue, 0n))],
+    ...s.revenueByDay.map((d) => ["revenue_by_day", d.day, "", money(d.revenue)]),
+    ["active_users", "", String(s.activeUsers), ""],
+    ["active_keys", "", String(s.activeKeys), ""],
+    ["sign_ups", "", String(s.signUps), ""],
+    ["referral_bonuses", "", String(s.referralBonuses.count), money(s.referralBonuses.amount)],
+    ["adjustments", "", String(s.adjustments.count), money(s.adjustments.amount)],
+    ["ledger_net", "", "", money(s.ledgerNet)],
+  ];
+}
+
+function printText(out: (line: string) => void, s: OperatorStats): void {
+  const money = formatMoney;
+  const pad = (text: string, width: number) => text.padEnd(width);
+  out(`Figures for ${s.range.from} to ${s.range.to} (Beijing time), from the ledger`);
+  out("");
+  out("Top-ups by method");
+  for (const t of s.topUps) out(`  ${pad(`${t.method} (${t.kind})`, 28)} ${String(t.count).padStart(8)}  ${money(t.amount).padStart(16)}`);
+  out(`  ${pad("total", 28)} ${String(s.topUps.reduce((n, t) => n + t.count, 0)).padStart(8)}  ${money(s.topUps.reduce((n, t) => n + t.amount, 0n)).padStart(16)}`);
+  out("");
+  out("Revenue (charges less refunds) by tool");
+  for (const r of s.revenueByTool) out(`  ${pad(r.tool, 28)} ${money(r.revenue).padStart(26)}  (charged ${money(r.charges)}, refunded ${money(r.refunds)})`);
+  out(`  ${pad("total", 28)} ${money(s.revenueByTool.reduce((n, r) => n + r.revenue, 0n)).padStart(26)}`);
+  out("");
+  out("Revenue by day");
+  for (const d of s.revenueByDay) out(`  ${pad(d.day, 28)} ${money(d.revenue).padStart(26)}`);
+  out("");
+  out(`Active users (made a call)   ${s.activeUsers}`);
+  out(`Active API keys              ${s.activeKeys}`);
+  out(`Sign-ups                     ${s.signUps}`);
+  out(`Referral bonuses paid        ${s.referralBonuses.count}, ${money(s.referralBonuses.amount)}`);
+  out(`Operator adjustments         ${s.adjustments.count}, ${money(s.adjustments.amount)}`);
+  out(`Net change of all balances   ${money(s.ledgerNet)} (top-ups + adjustments + referral bonuses − revenue)`);
+}
+
+export const statsCommand: CliCommand = {
+  name: "stats",
+  summary: "the operator's figures: top-ups by method, revenue by tool and by day, active users and keys, sign-ups, referral bonuses",
+  usage: `stats [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--csv]   (Beijing days, both included; default the last ${STATS_DEFAULT_DAYS} days)`,
+  options: { from: true, to: true, csv: false },
+  async run(ctx, { positionals, options }) {
+    if (positionals.length > 0) throw new UsageError(`unexpected "${positionals[0]}"`);
+    const to = typeof options.to === "string" ? parseDay("to", options.to) : beijingDay(ctx.clock.now());
+    const from =
+      typeof options.from === "string" ? parseDay("from", options.from) : beijingDay(new Date(beijingDayStart(to).getTime() - (STATS_DEFAULT_DAYS - 1) * 86_400_000));
+    if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+    const stats = await operatorStats(ctx.db, { from, to });
+    if (options.csv === true) {
+      ctx.out("section,key,count,amount");
+      for (const row of statsRows(stats)) ctx.out(row.map((cell, i) => csvCell(cell, { text: i < 2 })).join(","));
+    } else {
+      printText((line) => ctx.out(line), stats);
+    }
+    return 0;
+  },
+};

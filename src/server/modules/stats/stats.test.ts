@@ -1,0 +1,141 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseMoney } from "../../../shared/money";
+import { runCli } from "../../cli/run";
+import { ManualClock } from "../../clock";
+import { loadConfig } from "../../config";
+import { queryRows, type Database } from "../../db/client";
+import { apiKeys, usageRecords } from "../../db/schema/index";
+import { createTestDatabase } from "../../testing/test-database";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { credit, debit } from "../ledger/ledger";
+import { recordTopUp } from "../ledger/topup";
+
+let database: Database;
+const clock = new ManualClock("2026-03-02T04:00:00Z");
+const config = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data" });
+const at = (iso: string) => new Date(iso);
+let seq = 0;
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err: err.join("\n") };
+}
+
+async function user(createdAt: string, referredBy?: number): Promise<TestUser> {
+  return createUserWithSession({ database, clock: new ManualClock(createdAt) }, { referredBy });
+}
+async function topUp(who: TestUser, method: "alipay" | "wechat", amount: string, when: string) {
+  const ref = `TG${++seq}`;
+  await recordTopUp(
+    database.db,
+    { userId: who.userId, amount: parseMoney(amount), kind: "topup", method, reference: ref, idempotencyKey: `payment:${method}:${ref}`, at: at(when) },
+    { referralBonusBasisPoints: 1000 },
+  );
+}
+async function call(who: TestUser, tool: string, amount: string, when: string): Promise<string> {
+  const requestId = `req-${++seq}`;
+  const posted = await debit(database.db, { userId: who.userId, amount: parseMoney(amount), kind: "charge", method: tool, reference: requestId, idempotencyKey: `usage:${requestId}`, at: at(when) });
+  expect(posted.ok).toBe(true);
+  const [key] = await database.db
+    .insert(apiKeys)
+    .values({ userId: who.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: at(when) })
+    .returning();
+  await database.db.insert(usageRecords).values({
+    userId: who.userId,
+    apiKeyId: key!.id,
+    toolId: tool,
+    units: 1,
+    amount: parseMoney(amount),
+    status: "succeeded",
+    requestId,
+    createdAt: at(when),
+  });
+  return requestId;
+}
+async function refund(who: TestUser, requestId: string, amount: string, when: string) {
+  await credit(database.db, { userId: who.userId, amount: parseMoney(amount), kind: "refund", method: "gateway", reference: requestId, idempotencyKey: `refund:${requestId}`, at: at(when) });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  // Beijing is UTC+8: 2026-02-28T16:00Z is the first instant of 2026-03-01 there.
+  const early = await user("2026-02-20T02:00:00Z"); // signed up before the range
+  const alice = await user("2026-02-28T15:59:59Z"); // Beijing 02-28
+  const bob = await user("2026-02-28T16:00:00Z", alice.userId); // Beijing 03-01, referred by alice
+  await user("2026-03-01T16:00:00Z"); // Beijing 03-02, after the range
+
+  await topUp(early, "alipay", "100.00", "2026-02-20T03:00:00Z"); // before the range
+  const old = await call(early, "echo", "1.000000", "2026-02-27T15:00:00Z"); // before the range…
+  await refund(early, old, "0.400000", "2026-02-28T01:00:00Z"); // …refunded inside it: counts for echo
+
+  await topUp(alice, "alipay", "50.00", "2026-02-28T15:59:59Z");
+  await topUp(bob, "wechat", "30.00", "2026-03-01T02:00:00Z"); // pays alice a 3.00 referral bonus
+  await credit(database.db, { userId: bob.userId, amount: parseMoney("20"), kind: "redemption", method: "redemption", reference: "****ABCD", idempotencyKey: "redemption:1", at: at("2026-03-01T03:00:00Z") });
+  await credit(database.db, { userId: alice.userId, amount: parseMoney("5"), kind: "adjustment", method: "operator", reference: "goodwill", idempotencyKey: "operator:1", at: at("2026-03-01T04:00:00Z") });
+
+  await call(alice, "echo", "0.000333", "2026-02-28T15:59:59Z"); // Beijing 02-28, last second
+  await call(alice, "pinyin", "0.002000", "2026-02-28T16:00:00Z"); // Beijing 03-01, first second
+  const partly = await call(bob, "pinyin", "1.500000", "2026-03-01T05:00:00Z");
+  await refund(bob, partly, "0.500000", "2026-03-01T05:00:01Z");
+  await call(bob, "echo", "9.000000", "2026-03-01T16:00:00Z"); // Beijing 03-02: outside
+});
+afterAll(() => database.close());
+
+describe("tollgate admin stats", () => {
+  it("prints every figure for a range of Beijing days as CSV, exact to the micro-unit", async () => {
+    const res = await cli("stats", "--from", "2026-02-28", "--to", "2026-03-01", "--csv");
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toEqual([
+      "section,key,count,amount",
+      "range,2026-02-28..2026-03-01,,",
+      "top_up,redemption:redemption,1,20.00",
+      "top_up,topup:alipay,1,50.00",
+      "top_up,topup:wechat,1,30.00",
+      "top_ups_total,,3,100.00",
+      // echo: 0.000333 charged, 0.40 refunded (of a call made before the range).
+      "revenue_by_tool,echo,,-0.399667",
+      "revenue_by_tool,pinyin,,1.002",
+      "revenue_total,charges,,1.502333",
+      "revenue_total,refunds,,0.90",
+      "revenue_total,revenue,,0.602333",
+      "revenue_by_day,2026-02-28,,-0.399667",
+      "revenue_by_day,2026-03-01,,1.002",
+      "active_users,,2,",
+      "active_keys,,3,",
+      "sign_ups,,2,",
+      "referral_bonuses,,1,3.00",
+      "adjustments,,1,5.00",
+      // 100.00 + 5.00 + 3.00 − 0.602333
+      "ledger_net,,,107.397667",
+    ]);
+  });
+
+  it("agrees with the ledger: the net equals the sum of the entries of the range, and all time the sum of the balances", async () => {
+    const all = await cli("stats", "--from", "2026-01-01", "--to", "2026-03-31", "--csv");
+    const net = all.out.find((l) => l.startsWith("ledger_net,"))!.split(",")[3];
+    const [row] = await queryRows<{ total: string }>(database.db, sql`select sum(balance)::text as total from users`);
+    expect(parseMoney(net!)).toBe(BigInt(row!.total));
+    const days = all.out.filter((l) => l.startsWith("revenue_by_day,"));
+    expect(days).toHaveLength(90);
+    const revenue = all.out.find((l) => l.startsWith("revenue_total,revenue,"))!.split(",")[3]!;
+    expect(days.reduce((sum, l) => sum + parseMoney(l.split(",")[3]!), 0n)).toBe(parseMoney(revenue));
+  });
+
+  it("defaults to the last 30 Beijing days and prints a readable report", async () => {
+    const res = await cli("stats");
+    expect(res.code).toBe(0);
+    expect(res.out[0]).toBe("Figures for 2026-02-01 to 2026-03-02 (Beijing time), from the ledger");
+    expect(res.out.join("\n")).toMatch(/wechat \(topup\)\s+1\s+30\.00/);
+    expect(res.out.join("\n")).toMatch(/Referral bonuses paid\s+1, 3\.00/);
+  });
+
+  it("refuses dates that are not dates and a reversed range", async () => {
+    expect((await cli("stats", "--from", "2026-02-30")).code).toBe(64);
+    expect((await cli("stats", "--to", "yesterday")).code).toBe(64);
+    expect((await cli("stats", "--from", "2026-03-02", "--to", "2026-03-01")).code).toBe(64);
+  });
+});

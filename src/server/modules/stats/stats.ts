@@ -1,0 +1,132 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "../../db/client";
+
+/** Dates are days of the market's clock, Beijing time (UTC+8), as everywhere in the operator's tools. */
+const BEIJING_OFFSET_MS = 8 * 3600_000;
+const DAY_MS = 86_400_000;
+
+export interface StatsRange {
+  /** First day, YYYY-MM-DD, Beijing time. */
+  from: string;
+  /** Last day, included. */
+  to: string;
+}
+
+export interface OperatorStats {
+  range: StatsRange;
+  /** Money users put in, by ledger kind (topup, redemption) and method (alipay, wechat, redemption). */
+  topUps: { kind: string; method: string; count: number; amount: bigint }[];
+  /** Charges less refunds per tool; a refund counts for the tool of the call it refunds, on the day it was made. */
+  revenueByTool: { tool: string; charges: bigint; refunds: bigint; revenue: bigint }[];
+  /** Every day of the range, oldest first. */
+  revenueByDay: { day: string; charges: bigint; refunds: bigint; revenue: bigint }[];
+  /** Users and keys that made at least one call in the range. */
+  activeUsers: number;
+  activeKeys: number;
+  signUps: number;
+  referralBonuses: { count: number; amount: bigint };
+  /** Operator adjustments (signed). */
+  adjustments: { count: number; amount: bigint };
+  /** The sum of every ledger entry in the range: top-ups + adjustments + referral bonuses − revenue. */
+  ledgerNet: bigint;
+}
+
+/** The instant a Beijing day starts. */
+export function beijingDayStart(day: string): Date {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - BEIJING_OFFSET_MS);
+}
+
+export function beijingDay(at: Date): string {
+  return new Date(at.getTime() + BEIJING_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+const bigintOf = (v: string | null | undefined) => BigInt(v ?? "0");
+
+/**
+ * The operator's figures for a range of Beijing days, each an exact sum of ledger entries (or a
+ * count of rows), read on one repeatable-read snapshot so that they agree with one another.
+ */
+export async function operatorStats(db: Db, range: StatsRange): Promise<OperatorStats> {
+  const from = beijingDayStart(range.from).toISOString();
+  const until = new Date(beijingDayStart(range.to).getTime() + DAY_MS).toISOString();
+  const inRange = (column: string) => sql`${sql.raw(column)} >= ${from}::timestamptz and ${sql.raw(column)} < ${until}::timestamptz`;
+  const beijingDate = (column: string) => sql`to_char((${sql.raw(column)} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
+  // Charges and refunds in the range, each with the tool it belongs to (a refund's through the charge it refunds).
+  const moves = sql`
+    select e.kind, e.amount, e.created_at,
+           case when e.kind = 'charge' then e.method else coalesce(c.method, '(unknown)') end as tool
+    from ledger_entries e
+    left join ledger_entries c
+      on e.kind = 'refund' and c.user_id = e.user_id and c.idempotency_key = 'usage:' || e.reference and c.kind = 'charge'
+    where e.kind in ('charge', 'refund') and ${inRange("e.created_at")}`;
+
+  return db.transaction(
+    async (tx) => {
+      const topUps = await queryRows<{ kind: string; method: string; n: number; total: string }>(
+        tx,
+        sql`select kind::text, method, count(*)::int as n, sum(amount)::text as total from ledger_entries
+            where kind in ('topup', 'redemption') and ${inRange("created_at")} group by 1, 2 order by 1, 2`,
+      );
+      const byTool = await queryRows<{ tool: string; charges: string; refunds: string }>(
+        tx,
+        sql`select tool, coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as charges,
+                   coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunds
+            from (${moves}) m group by tool order by tool`,
+      );
+      const byDay = await queryRows<{ day: string; charges: string; refunds: string }>(
+        tx,
+        sql`select ${beijingDate("created_at")} as day,
+                   coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as charges,
+                   coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunds
+            from (${moves}) m group by 1`,
+      );
+      const [other] = await queryRows<{
+        active_users: number;
+        active_keys: number;
+        sign_ups: number;
+        bonus_n: number;
+        bonus_total: string;
+        adjust_n: number;
+        adjust_total: string;
+        net: string;
+      }>(
+        tx,
+        sql`select
+              (select count(distinct user_id)::int from usage_records where ${inRange("created_at")}) as active_users,
+              (select count(distinct api_key_id)::int from usage_records where ${inRange("created_at")}) as active_keys,
+              (select count(*)::int from users where ${inRange("created_at")}) as sign_ups,
+              (select count(*)::int from ledger_entries where kind = 'referral_bonus' and ${inRange("created_at")}) as bonus_n,
+              (select coalesce(sum(amount), 0)::text from ledger_entries where kind = 'referral_bonus' and ${inRange("created_at")}) as bonus_total,
+              (select count(*)::int from ledger_entries where kind = 'adjustment' and ${inRange("created_at")}) as adjust_n,
+              (select coalesce(sum(amount), 0)::text from ledger_entries where kind = 'adjustment' and ${inRange("created_at")}) as adjust_total,
+              (select coalesce(sum(amount), 0)::text from ledger_entries where ${inRange("created_at")}) as net`,
+      );
+      const days = new Map(byDay.map((d) => [d.day, d]));
+      const revenueByDay: OperatorStats["revenueByDay"] = [];
+      for (let at = beijingDayStart(range.from).getTime(); at <= beijingDayStart(range.to).getTime(); at += DAY_MS) {
+        const day = beijingDay(new Date(at));
+        const row = days.get(day);
+        const charges = bigintOf(row?.charges);
+        const refunds = bigintOf(row?.refunds);
+        revenueByDay.push({ day, charges, refunds, revenue: charges - refunds });
+      }
+      return {
+        range,
+        topUps: topUps.map((r) => ({ kind: r.kind, method: r.method, count: Number(r.n), amount: bigintOf(r.total) })),
+        revenueByTool: byTool.map((r) => {
+          const charges = bigintOf(r.charges);
+          const refunds = bigintOf(r.refunds);
+          return { tool: r.tool, charges, refunds, revenue: charges - refunds };
+        }),
+        revenueByDay,
+        activeUsers: Number(other?.active_users ?? 0),
+        activeKeys: Number(other?.active_keys ?? 0),
+        signUps: Number(other?.sign_ups ?? 0),
+        referralBonuses: { count: Number(other?.bonus_n ?? 0), amount: bigintOf(other?.bonus_total) },
+        adjustments: { count: Number(other?.adjust_n ?? 0), amount: bigintOf(other?.adjust_total) },
+        ledgerNet: bigintOf(other?.net),
+      };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}
