@@ -11,6 +11,8 @@ import { openDatabase } from "./db/client";
 import { loggerOptions } from "./logger";
 
 const RESTART_DELAY_MS = 1000;
+/** Sent by the primary to each worker on SIGTERM or SIGINT: drain and exit, as on a signal. */
+export const SHUTDOWN_MESSAGE = "tollgate:shutdown";
 
 export async function runPrimary(config: AppConfig): Promise<void> {
   const log = pino(loggerOptions(config) as pino.LoggerOptions);
@@ -58,7 +60,7 @@ export async function runPrimary(config: AppConfig): Promise<void> {
           process.exit(0);
         }
       });
-      worker.process.kill("SIGTERM");
+      worker.send({ type: SHUTDOWN_MESSAGE });
     }
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import closeWithGrace from "close-with-grace";
 import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
-import { runPrimary } from "./cluster";
+import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
 import { loadConfigOrExit, type AppConfig } from "./config";
 
 const REQUIRED_NODE_MAJOR = 24;
@@ -18,11 +18,18 @@ async function serve(config: AppConfig): Promise<void> {
     const stopControlSocket = await startControlSocket(app);
     app.addHook("onClose", stopControlSocket);
   }
-  closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
+  let closing = false;
+  const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
+    closing = true;
     if (err) app.log.error({ err }, "stopping after an unexpected error");
     app.log.info({ signal }, "shutting down: finishing requests in flight");
     app.lifecycle.startDraining();
     await app.close();
+  });
+  // A cluster's primary asks its workers to stop by message, not by signal: a worker that got the
+  // signal itself too (Ctrl-C reaches the whole process group) would take a second one as "exit now".
+  process.on("message", (message: { type?: string }) => {
+    if (message?.type === SHUTDOWN_MESSAGE && !closing) closer.close();
   });
   const url = await app.listen({ port: config.port, host: config.host });
   if (!cluster.isWorker) app.log.info({ url, workers: 1, node: process.version }, "ready");

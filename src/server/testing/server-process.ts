@@ -51,7 +51,7 @@ export function startServerProcess(script: string, env: Record<string, string>):
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const logLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 120_000) =>
+  const logLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 540_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
         const found = lines.find(match);
