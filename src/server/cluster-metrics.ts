@@ -3,7 +3,7 @@
  * worker's registry with prom-client's AggregatorRegistry and answers the worker that asked.
  */
 import cluster, { type Worker } from "node:cluster";
-import { AggregatorRegistry } from "prom-client";
+import { AggregatorRegistry, type Registry } from "prom-client";
 
 const REQUEST = "tollgate:metrics-request";
 const RESPONSE = "tollgate:metrics-response";
@@ -12,6 +12,13 @@ const TIMEOUT_MS = 10_000;
 type MetricsMessage = { type: typeof REQUEST; id: number } | { type: typeof RESPONSE; id: number; text?: string; error?: string };
 
 export const isClusterWorker = (): boolean => cluster.isWorker;
+
+/** In a worker: the registry the primary's AggregatorRegistry collects from this process. */
+export function shareWithPrimary(registry: Registry): void {
+  // prom-client starts answering the primary's requests only once an AggregatorRegistry exists here.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([registry]);
+}
 
 let nextId = 0;
 

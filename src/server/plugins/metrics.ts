@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { COST_HEADER } from "../../shared/gateway";
-import { askPrimaryForMetrics, isClusterWorker } from "../cluster-metrics";
+import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
 /**
  * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
@@ -104,7 +104,7 @@ export default fp(
   async function metricsPlugin(app: FastifyInstance) {
     const metrics = new Metrics(app.database);
     app.decorate("metrics", metrics);
-    if (isClusterWorker()) AggregatorRegistry.setRegistries([metrics.registry]);
+    if (isClusterWorker()) shareWithPrimary(metrics.registry);
 
     app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
       const route = request.routeOptions.url ?? "unmatched";
