@@ -1,11 +1,21 @@
 #!/usr/bin/env node
-// `tollgate admin …` from an installed copy: runs the TypeScript CLI through tsx.
+// `tollgate admin …` from an installed copy: runs the compiled CLI (dist/cli.js, made by
+// `npm run build`) on the package's own Node 24 when the `node` on PATH is older.
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const result = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "src/server/cli/index.ts"), ...process.argv.slice(2)], {
-  stdio: "inherit",
-});
-process.exit(result.status ?? 1);
+const cli = path.join(root, "dist", "cli.js");
+if (!fs.existsSync(cli)) {
+  console.error(`tollgate: ${cli} is missing; run \`npm run build\` first`);
+  process.exit(1);
+}
+const bundledNode = path.join(root, "node_modules", "node", "bin", "node");
+if (Number(process.versions.node.split(".")[0]) >= 24 || !fs.existsSync(bundledNode)) {
+  await import(pathToFileURL(cli).href);
+} else {
+  const result = spawnSync(bundledNode, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
+  process.exit(result.status ?? 1);
+}

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { buildServer } from "./build-server";
 import { buildDocs } from "./docs/build-docs";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -18,6 +19,9 @@ execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"],
   stdio: "inherit",
   env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
 });
+
+await buildServer(root);
+console.log("server and CLI compiled to dist/");
 
 const docs = await buildDocs({ root, clientDir });
 console.log(`docs: ${docs.pages.length} pages`);

@@ -16,6 +16,7 @@ const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   upstream_failed: "Retry after a moment; if it persists, contact us with the request id.",
   upstream_timeout: "Retry after a moment, perhaps with a smaller request.",
   internal_error: "Retry later; if it persists, contact us with the request id.",
+  server_busy: "Retry after the seconds the `Retry-After` header gives.",
 };
 
 function cell(text: string): string {

@@ -10,6 +10,9 @@ import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
 import errorsPlugin from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
+import bodyBudgetPlugin from "./plugins/body-budget";
+import lifecyclePlugin from "./plugins/lifecycle";
+import metricsPlugin from "./plugins/metrics";
 import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
 import healthRoutes from "./modules/health/routes";
@@ -41,6 +44,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // A request's headers and body must arrive within this; a dripped body gets 408 and is closed.
+    requestTimeout: config.requestTimeoutMs,
+    // Node checks those deadlines on this interval (default 30 s); headers get no longer than the whole request.
+    http: { headersTimeout: Math.min(60_000, config.requestTimeoutMs), connectionsCheckingInterval: 1000 },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -60,8 +67,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   }
 
   await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
+  await app.register(lifecyclePlugin);
   await app.register(errorsPlugin);
+  await app.register(bodyBudgetPlugin, { limitBytes: config.bodyMemoryBytes });
   await app.register(catalogPlugin);
+  await app.register(metricsPlugin);
   await app.register(securityPlugin);
   await app.register(authPlugin);
   await app.register(idempotencyPlugin);

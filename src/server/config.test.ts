@@ -52,6 +52,27 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET: required in production/);
   });
 
+  it("reads the process, metrics and request-body settings, with safe defaults", () => {
+    const defaults = loadConfig({ SESSION_SECRET: "s".repeat(40) });
+    expect(defaults).toMatchObject({ webConcurrency: 1, shutdownTimeoutMs: 30_000, metricsToken: undefined, requestTimeoutMs: 30_000, bodyMemoryBytes: 256 * 1024 * 1024 });
+    const set = loadConfig({
+      SESSION_SECRET: "s".repeat(40),
+      DATABASE_URL: "postgres://u@db:5432/tollgate",
+      WEB_CONCURRENCY: "4",
+      SHUTDOWN_TIMEOUT_SECONDS: "45",
+      METRICS_TOKEN: "m".repeat(20),
+      REQUEST_TIMEOUT_SECONDS: "10",
+      BODY_MEMORY_MB: "64",
+    });
+    expect(set).toMatchObject({ webConcurrency: 4, shutdownTimeoutMs: 45_000, metricsToken: "m".repeat(20), requestTimeoutMs: 10_000, bodyMemoryBytes: 64 * 1024 * 1024 });
+    expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig({ WEB_CONCURRENCY: "0" })).toThrow(/WEB_CONCURRENCY/);
+  });
+
+  it("refuses several processes on the embedded database", () => {
+    expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow(/WEB_CONCURRENCY: more than one process needs a PostgreSQL server/);
+  });
+
   it("rejects a short session secret", () => {
     expect(() => loadConfig({ SESSION_SECRET: "short" })).toThrow(/SESSION_SECRET: must be at least 32 characters/);
   });

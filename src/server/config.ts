@@ -41,6 +41,15 @@ const envSchema = z.object({
   TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
   UNMETERED_ECHO: boolFromEnv,
   API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  BODY_MEMORY_MB: z.coerce.number().int().min(1).max(65536).default(256),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -73,6 +82,16 @@ export interface AppConfig {
   /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
   unmeteredEcho: boolean;
   apiKeysMaxPerUser: number;
+  /** Worker processes sharing the port (node:cluster); more than 1 only on PostgreSQL. */
+  webConcurrency: number;
+  /** How long SIGTERM waits for requests in flight and charge batches before the process exits anyway. */
+  shutdownTimeoutMs: number;
+  /** Bearer token for GET /metrics; unset: no /metrics route. */
+  metricsToken: string | undefined;
+  /** The most a request (headers and body) may take to arrive; then 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** The most memory request bodies still arriving may hold together; over it new bodies get 503. */
+  bodyMemoryBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +127,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const money = moneyConfigFrom(e, publicUrl);
   if (money.problems.length > 0) throw new ConfigError(money.problems);
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    throw new ConfigError([
+      "WEB_CONCURRENCY: more than one process needs a PostgreSQL server (DATABASE_URL); the embedded PGlite database belongs to one process",
+    ]);
+  }
   const auth = authConfigFrom(e);
   if (auth.problems.length > 0) throw new ConfigError(auth.problems);
   return {
@@ -132,6 +156,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolsCatalog: path.resolve(e.TOOLS_CATALOG),
     unmeteredEcho: e.UNMETERED_ECHO,
     apiKeysMaxPerUser: e.API_KEYS_MAX_PER_USER,
+    webConcurrency: e.WEB_CONCURRENCY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    metricsToken: e.METRICS_TOKEN,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
+    bodyMemoryBytes: e.BODY_MEMORY_MB * 1024 * 1024,
   };
 }
 

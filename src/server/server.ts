@@ -1,34 +1,53 @@
+import cluster from "node:cluster";
+import closeWithGrace from "close-with-grace";
 import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
-import { loadConfigOrExit } from "./config";
+import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
+import { loadConfigOrExit, type AppConfig } from "./config";
 import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  securePrivateDataDir(config.dataDir);
+const REQUIRED_NODE_MAJOR = 24;
+
+/**
+ * One serving process: alone, or one of WEB_CONCURRENCY workers. SIGTERM and SIGINT drain it:
+ * readiness fails, the listener closes, requests in flight and the gateway's charge batches
+ * finish, the database closes, and the process exits (docs/decisions/015).
+ */
+async function serve(config: AppConfig): Promise<void> {
   const app = await buildApp(config);
   if (app.database.kind === "pglite") {
     const stopControlSocket = await startControlSocket(app);
     app.addHook("onClose", stopControlSocket);
   }
   let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
+  const closer = closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
     closing = true;
+    if (err) app.log.error({ err }, "stopping after an unexpected error");
     app.log.info({ signal }, "shutting down: finishing requests in flight");
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
+    app.lifecycle.startDraining();
+    await app.close();
+  });
+  // A cluster's primary asks its workers to stop by message, not by signal: a worker that got the
+  // signal itself too (Ctrl-C reaches the whole process group) would take a second one as "exit now".
+  process.on("message", (message: { type?: string }) => {
+    if (message?.type === SHUTDOWN_MESSAGE && !closing) closer.close();
+  });
+  const url = await app.listen({ port: config.port, host: config.host });
+  if (!cluster.isWorker) app.log.info({ url, workers: 1, node: process.version }, "ready");
+}
+
+async function main(): Promise<void> {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < REQUIRED_NODE_MAJOR) {
+    console.error(
+      `Node ${process.version} is too old: Tollgate needs Node ${REQUIRED_NODE_MAJOR}. Start it with \`npm start\`, or with node_modules/.bin/node (the \`node\` dependency).`,
     );
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  await app.listen({ port: config.port, host: config.host });
+    process.exit(1);
+  }
+  const config = loadConfigOrExit();
+  securePrivateDataDir(config.dataDir);
+  if (config.webConcurrency > 1 && cluster.isPrimary) await runPrimary(config);
+  else await serve(config);
 }
 
 main().catch((error: unknown) => {

@@ -15,6 +15,7 @@ export const GATEWAY_ERRORS = {
   upstream_failed: { status: 502, message: "the tool failed; the call was not charged" },
   upstream_timeout: { status: 504, message: "the tool did not answer in time; the call was not charged" },
   internal_error: { status: 500, message: "server internal error; the call was not charged" },
+  server_busy: { status: 503, message: "the server is receiving too many request bodies at once; the call was not charged" },
 } as const;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

@@ -22,11 +22,21 @@ export interface Database {
   close(): Promise<void>;
   /** PGlite only: the whole database as a tarball another instance can start from. */
   dump?(): Promise<Blob>;
+  /** For metrics: connections (PGlite: its one thread) and the work waiting for one. */
+  queueStats?(): { total: number; idle: number; waiting: number };
   /** PostgreSQL only: LISTEN on a channel with a connection of its own; resolves to an unsubscribe. */
   listen?(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
 }
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../drizzle");
+/** The package's folder: the nearest one above this module with a package.json, from src/ or from the compiled dist/. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const MIGRATIONS_DIR = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), "drizzle");
 
 /** Arbitrary constant: serialises migrations when several server processes start at once. */
 const MIGRATION_LOCK_ID = 720_413_001;
@@ -51,6 +61,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
       }
     },
     close: () => pool.end(),
+    queueStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listen(channel, onMessage) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -74,7 +85,10 @@ export function openPglite(options: { dataDir?: string; template?: Uint8Array; o
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   if (options.onThread) {
     const client = new PgliteOnThread({ dataDir: options.dataDir, template: options.template });
-    return pgliteDatabase(client.asPglite(), { close: () => client.close() });
+    return pgliteDatabase(client.asPglite(), {
+      close: () => client.close(),
+      queueStats: () => ({ total: 1, idle: client.waiting === 0 ? 1 : 0, waiting: client.waiting }),
+    });
   }
   const client = new PGlite({ dataDir: options.dataDir, loadDataDir: options.template && new Blob([options.template as BlobPart]) });
   return pgliteDatabase(client, {
@@ -85,7 +99,7 @@ export function openPglite(options: { dataDir?: string; template?: Uint8Array; o
   });
 }
 
-function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump">): Database {
+function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump" | "queueStats">): Database {
   const db = drizzlePglite({ client, schema });
   return {
     db: db as unknown as Db,

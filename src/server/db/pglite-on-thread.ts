@@ -43,6 +43,11 @@ export class PgliteOnThread {
     this.worker.on("exit", (code) => this.stop(new Error(`the database thread exited with code ${code}`)));
   }
 
+  /** Statements sent to the thread and not yet answered. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
   get closed(): boolean {
     return this.stopped !== null;
   }

@@ -13,7 +13,12 @@ export class GroupCommitter<Item, Result> {
 
   constructor(
     private readonly flush: (items: Item[]) => Promise<Result[]>,
-    private readonly options: { maxBatch?: number; concurrency?: number } = {},
+    private readonly options: {
+      maxBatch?: number;
+      concurrency?: number;
+      /** Told of every flush: how many items, how long it took, whether it succeeded (for metrics). */
+      onFlush?: (size: number, seconds: number, ok: boolean) => void;
+    } = {},
   ) {}
 
   submit(item: Item): Promise<Result> {
@@ -42,13 +47,19 @@ export class GroupCommitter<Item, Result> {
     while (this.inFlight < concurrency && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.maxBatch ?? 1000);
       this.inFlight += 1;
+      const started = performance.now();
+      const observe = (ok: boolean) => this.options.onFlush?.(batch.length, (performance.now() - started) / 1000, ok);
       this.flush(batch.map((entry) => entry.item))
         .then(
           (results) => {
+            observe(true);
             if (results.length !== batch.length) throw new Error(`flush returned ${results.length} results for ${batch.length} items`);
             batch.forEach((entry, i) => entry.resolve(results[i]!));
           },
-          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+          (error: unknown) => {
+            observe(false);
+            batch.forEach((entry) => entry.reject(error));
+          },
         )
         .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)))
         .finally(() => {

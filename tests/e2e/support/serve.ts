@@ -57,6 +57,8 @@ const app = await buildApp(config);
 await seedRedemptionCodes(app.db);
 if (app.database.kind === "pglite") app.addHook("onClose", await startControlSocket(app));
 await app.listen({ port: config.port, host: config.host });
+// Shown in the test output: the browser tests' server runs on the package's Node 24 (decision 014).
+console.error(`e2e server on Node ${process.version}`);
 const stop = () => void app.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);

@@ -63,10 +63,14 @@ export class Gateway {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
-    options: { concurrency: number },
+    options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
   ) {
     this.keys = new ApiKeyCache(db);
-    this.charges = new GroupCommitter((items) => chargeBatch(db, items), { maxBatch: 500, concurrency: options.concurrency });
+    this.charges = new GroupCommitter((items) => chargeBatch(db, items), {
+      maxBatch: 500,
+      concurrency: options.concurrency,
+      onFlush: options.onChargeBatch,
+    });
     this.refunds = new GroupCommitter((items) => refundBatch(db, items), { maxBatch: 500, concurrency: 1 });
     this.completions = new GroupCommitter((items) => completeBatch(db, items), { maxBatch: 1000, concurrency: 1 });
   }

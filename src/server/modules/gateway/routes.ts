@@ -59,7 +59,10 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
 export default async function gatewayRoutes(app: FastifyInstance) {
   // Two batches in flight: one runs while the next waits at the database, so the database never
   // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
-  const gateway = new Gateway(app.db, app.clock, app.log, { concurrency: 2 });
+  const gateway = new Gateway(app.db, app.clock, app.log, {
+    concurrency: 2,
+    onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
+  });
   const stopLocal = onLocalApiKeyChange((hash) => gateway.keys.evict(hash));
   const stopRemote = app.database.listen ? await app.database.listen(API_KEY_CHANNEL, (hash) => gateway.keys.evict(hash)) : null;
   // Calls charged by a process that stopped before they ended get their money back.

@@ -7,6 +7,13 @@ const healthResponse = z.object({
   database: z.object({ reachable: z.boolean(), kind: z.enum(["pglite", "postgres"]) }),
 });
 
+const readyResponse = z.object({
+  status: z.enum(["ready", "not_ready"]),
+  draining: z.boolean(),
+  /** Each dependency and whether it answered: `database` always, others as configured (e.g. `redis`). */
+  checks: z.record(z.string(), z.boolean()),
+});
+
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/health",
@@ -17,6 +24,28 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         .code(reachable ? 200 : 503)
         .header("cache-control", "no-store")
         .send({ status: reachable ? "ok" : "degraded", database: { reachable, kind: app.database.kind } });
+    },
+  );
+
+  app.get(
+    "/ready",
+    {
+      schema: {
+        tags: ["system"],
+        summary: "Readiness: 503 while the database (or another configured dependency) is unreachable or the process is shutting down",
+        response: { 200: readyResponse, 503: readyResponse },
+      },
+    },
+    async (_request, reply) => {
+      const named = [["database", () => pingDatabase(app.db)] as const, ...app.lifecycle.readinessChecks];
+      const results = await Promise.all(named.map(async ([name, check]) => [name, await check().catch(() => false)] as const));
+      const checks = Object.fromEntries(results);
+      const draining = app.lifecycle.draining;
+      const ready = !draining && results.every(([, ok]) => ok);
+      return reply
+        .code(ready ? 200 : 503)
+        .header("cache-control", "no-store")
+        .send({ status: ready ? "ready" : "not_ready", draining, checks });
     },
   );
 };

@@ -1,0 +1,68 @@
+/**
+ * WEB_CONCURRENCY > 1: the primary process migrates the database once, then forks that many
+ * workers sharing the port (node:cluster), replaces a worker that dies, gathers their metrics,
+ * and on SIGTERM or SIGINT has every worker drain and waits for them before it exits.
+ */
+import cluster, { type Worker } from "node:cluster";
+import pino from "pino";
+import type { AppConfig } from "./config";
+import { answerMetricsRequests } from "./cluster-metrics";
+import { openDatabase } from "./db/client";
+import { loggerOptions } from "./logger";
+
+const RESTART_DELAY_MS = 1000;
+/** Sent by the primary to each worker on SIGTERM or SIGINT: drain and exit, as on a signal. */
+export const SHUTDOWN_MESSAGE = "tollgate:shutdown";
+
+export async function runPrimary(config: AppConfig): Promise<void> {
+  const log = pino(loggerOptions(config) as pino.LoggerOptions);
+  const database = openDatabase(config);
+  try {
+    await database.migrate();
+  } finally {
+    await database.close();
+  }
+  answerMetricsRequests();
+
+  let stopping = false;
+  const listening = new Set<number>();
+  let announced = false;
+  const fork = () => cluster.fork();
+  cluster.on("listening", (worker: Worker, address) => {
+    listening.add(worker.id);
+    if (!announced && listening.size === config.webConcurrency) {
+      announced = true;
+      log.info({ workers: config.webConcurrency, port: address.port, node: process.version }, "ready");
+    }
+  });
+  cluster.on("exit", (worker: Worker, code, signal) => {
+    listening.delete(worker.id);
+    if (stopping) return;
+    log.error({ worker: worker.process.pid, code, signal }, "a worker stopped; starting another");
+    setTimeout(fork, RESTART_DELAY_MS).unref();
+  });
+  for (let i = 0; i < config.webConcurrency; i++) fork();
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: every worker finishes what it started");
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    // The workers keep their own deadline; this one only catches a worker that hangs past it.
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 5000).unref();
+    let left = workers.length;
+    if (left === 0) process.exit(0);
+    for (const worker of workers) {
+      worker.once("exit", () => {
+        left -= 1;
+        if (left === 0) {
+          log.info("all workers stopped");
+          process.exit(0);
+        }
+      });
+      worker.send({ type: SHUTDOWN_MESSAGE });
+    }
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}

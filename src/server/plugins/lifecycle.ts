@@ -1,0 +1,43 @@
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+
+/** A dependency the process needs to serve, for the readiness check: resolves true when reachable. */
+export type ReadinessCheck = () => Promise<boolean>;
+
+export interface Lifecycle {
+  /** True from the moment the process begins to shut down: readiness fails, load balancers move on. */
+  readonly draining: boolean;
+  startDraining(): void;
+  /** Adds a dependency to GET /api/v1/ready (the database is always checked), e.g. Redis when REDIS_URL is set. */
+  addReadinessCheck(name: string, check: ReadinessCheck): void;
+  readonly readinessChecks: ReadonlyMap<string, ReadinessCheck>;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    lifecycle: Lifecycle;
+  }
+}
+
+export default fp(
+  async function lifecyclePlugin(app: FastifyInstance) {
+    const checks = new Map<string, ReadinessCheck>();
+    let draining = false;
+    app.decorate<Lifecycle>("lifecycle", {
+      get draining() {
+        return draining;
+      },
+      startDraining() {
+        draining = true;
+      },
+      addReadinessCheck(name, check) {
+        checks.set(name, check);
+      },
+      readinessChecks: checks,
+    });
+    app.addHook("preClose", async () => {
+      draining = true;
+    });
+  },
+  { name: "lifecycle" },
+);

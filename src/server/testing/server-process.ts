@@ -1,0 +1,105 @@
+/**
+ * The compiled server as an operator runs it: built by the real build step into a folder of its
+ * own, started as a child process on this Node, read through its JSON log lines.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { buildServer } from "../../../scripts/build-server";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** Compiles the server into a new folder inside the package (so it finds node_modules and drizzle/). */
+export async function buildServerForTest(): Promise<{ dir: string; remove(): void }> {
+  fs.mkdirSync(path.join(ROOT, ".test-output"), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(ROOT, ".test-output", "dist-"));
+  await buildServer(ROOT, dir);
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Every JSON log line so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  /** Resolves with the first log line `match` accepts, waiting for it if need be. */
+  logLine(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startServerProcess(script: string, env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: Record<string, unknown>[] = [];
+  const waiters = new Set<() => void>();
+  let err = "";
+  let partial = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    partial += chunk;
+    const complete = partial.split("\n");
+    partial = complete.pop()!;
+    for (const text of complete) {
+      try {
+        lines.push(JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        lines.push({ msg: text });
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const logLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 540_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const check = () => {
+        const found = lines.find(match);
+        if (found) {
+          finish();
+          resolve(found);
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no such log line; stderr: ${err}\nlog: ${lines.map((l) => JSON.stringify(l)).join("\n")}`));
+      }, timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      void exited.then(() => setImmediate(check));
+      waiters.add(check);
+      check();
+    });
+  return { child, lines, stderr: () => err, logLine, exited };
+}
+
+/** The address a started server announced in its "ready" line. */
+export async function readyUrl(server: ServerProcess): Promise<string> {
+  const ready = await server.logLine((line) => line.msg === "ready");
+  return `http://127.0.0.1:${String(ready.port ?? new URL(String(ready.url)).port)}`;
+}
+
+/** The PostgreSQL server of the run (DATABASE_URL) or the local one; multi-process serving needs one. */
+export const POSTGRES_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** A new, empty database on the PostgreSQL server, dropped by `drop`. */
+export async function emptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `tollgate_t_${process.ppid}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists "${name}" with (force)`);
+      await cleanup.end();
+    },
+  };
+}

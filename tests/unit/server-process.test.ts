@@ -1,0 +1,160 @@
+/**
+ * The compiled server (issue 14 §1, §2, §5): on Node 24, alone on PGlite, as WEB_CONCURRENCY
+ * workers on PostgreSQL, migrating once, answering one metrics scrape for all workers, and
+ * draining on SIGTERM with a call in flight.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/server/clock";
+import { openPostgres } from "../../src/server/db/client";
+import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { createUserWithSession } from "../../src/server/testing/users";
+
+/** Starting a process loads every module from disk: slow on a loaded machine, so generous. */
+const SLOW = 600_000;
+const METRICS_TOKEN = "metrics-token-0123456789";
+let dist: { dir: string; remove(): void };
+let serverJs: string;
+const started: ServerProcess[] = [];
+
+function start(env: Record<string, string>): ServerProcess {
+  const server = startServerProcess(serverJs, { SHUTDOWN_TIMEOUT_SECONDS: "60", ...env });
+  started.push(server);
+  return server;
+}
+
+beforeAll(async () => {
+  dist = await buildServerForTest();
+  serverJs = path.join(dist.dir, "server.js");
+});
+afterAll(() => {
+  for (const server of started) if (server.child.exitCode === null) server.child.kill("SIGKILL");
+  dist.remove();
+});
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-proc-"));
+/** A fresh connection per request, so the kernel spreads them over the workers. */
+const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { connection: "close", ...headers } });
+
+it("runs the tests on Node 24", () => {
+  expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(24);
+});
+
+describe("one process on PGlite", () => {
+  it("starts from the compiled JavaScript on Node 24 and serves", async () => {
+    const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "" });
+    const ready = await server.logLine((line) => line.msg === "ready");
+    expect(String(ready.node)).toMatch(/^v2[4-9]\./);
+    const url = await readyUrl(server);
+    const health = await get(`${url}/api/v1/health`);
+    expect(health.status).toBe(200);
+    expect(await (await get(`${url}/api/v1/ready`)).json()).toEqual({ status: "ready", draining: false, checks: { database: true } });
+    // No METRICS_TOKEN: no /metrics.
+    expect((await get(`${url}/metrics`)).status).toBe(404);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  }, SLOW);
+
+  it("refuses more than one process, saying why", async () => {
+    const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "", WEB_CONCURRENCY: "2" });
+    expect((await server.exited).code).toBe(78);
+    expect(server.stderr()).toContain("WEB_CONCURRENCY: more than one process needs a PostgreSQL server (DATABASE_URL)");
+  }, SLOW);
+});
+
+describe("WEB_CONCURRENCY workers on PostgreSQL", () => {
+  let database: { url: string; drop(): Promise<void> };
+  let upstream: http.Server;
+  /** Calls the fake tool holds until the test lets them go. */
+  const held: http.ServerResponse[] = [];
+  let catalog: string;
+
+  beforeAll(async () => {
+    database = await emptyPostgresDatabase();
+    upstream = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        held.push(res);
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const port = (upstream.address() as AddressInfo).port;
+    catalog = path.join(tempDir(), "tools.json");
+    fs.writeFileSync(
+      catalog,
+      JSON.stringify({
+        tools: [
+          { id: "held", name: "held", description: "answers when the test says", category: "test", price: "0.01", handler: { type: "http", url: `http://127.0.0.1:${port}/`, timeoutMs: 60_000 } },
+        ],
+      }),
+    );
+  });
+  afterAll(async () => {
+    for (const res of held) res.destroy();
+    upstream.close();
+    await database?.drop();
+  });
+
+  it("migrates once when several start together, shares the port, scrapes all workers at once, and drains on SIGTERM", async () => {
+    const env = { DATABASE_URL: database.url, DATA_DIR: tempDir(), WEB_CONCURRENCY: "2", METRICS_TOKEN, TOOLS_CATALOG: catalog };
+    // A cluster and `npm run migrate` at once on an empty database: the advisory lock lets one
+    // migrate, the others find nothing left to do.
+    const first = start(env);
+    const migration = startServerProcess(path.join(dist.dir, "migrate.js"), { DATABASE_URL: database.url, DATA_DIR: tempDir() });
+    started.push(migration);
+    const url = await readyUrl(first);
+    expect(await migration.exited).toEqual({ code: 0, signal: null });
+
+    const check = new pg.Client({ connectionString: database.url });
+    check.on("error", () => undefined);
+    await check.connect();
+    const journal = JSON.parse(fs.readFileSync("drizzle/meta/_journal.json", "utf8")) as { entries: unknown[] };
+    const applied = await check.query<{ n: string; distinct_hashes: string }>("select count(*) as n, count(distinct hash) as distinct_hashes from drizzle.__drizzle_migrations");
+    expect(applied.rows[0]).toEqual({ n: String(journal.entries.length), distinct_hashes: String(journal.entries.length) });
+
+    // Both workers answer on the one port, and one scrape counts the requests of both.
+    for (let i = 0; i < 20; i++) {
+      const res = await get(`${url}/api/v1/health`);
+      expect(res.status).toBe(200);
+    }
+    const workers = new Set(first.lines.filter((line) => String(line.msg).startsWith("Server listening")).map((line) => line.pid));
+    expect(workers.size).toBe(2);
+    expect((await get(`${url}/metrics`)).status).toBe(401);
+    const scrape = await get(`${url}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(scrape.status).toBe(200);
+    const text = await scrape.text();
+    const healthCount = /tollgate_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} (\d+)/.exec(text);
+    expect(Number(healthCount?.[1])).toBe(20);
+    for (const name of ["nodejs_eventloop_lag_seconds", "tollgate_db_connections", "tollgate_db_waiting"]) expect(text).toContain(name);
+
+    // A gateway call in flight when SIGTERM arrives is answered and charged once; then every process exits.
+    const setup = openPostgres(database.url, 1);
+    const user = await createUserWithSession({ database: setup, clock: systemClock }, { balance: "1" });
+    await setup.close();
+    const keyRes = await fetch(`${url}/api/v1/console/keys`, { method: "POST", headers: { ...user.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "drain" }) });
+    expect(keyRes.status).toBe(201);
+    const secret = ((await keyRes.json()) as { secret: string }).secret;
+    const inFlight = fetch(`${url}/v1/tools/held`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: "{}" });
+    await expect.poll(() => held.length, { timeout: 30_000 }).toBe(1);
+    first.child.kill("SIGTERM");
+    await first.logLine((line) => line.msg === "shutting down: finishing requests in flight");
+    // Draining: the port no longer takes new connections once both workers have closed it.
+    held[0]!.writeHead(200, { "content-type": "application/json" }).end('{"done":true}');
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ done: true });
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    await expect(get(`${url}/api/v1/health`)).rejects.toThrow();
+
+    const charged = await check.query<{ status: string; n: string }>("select status, count(*) as n from usage_records group by status");
+    expect(charged.rows).toEqual([{ status: "succeeded", n: "1" }]);
+    const balance = await check.query<{ balance: string }>("select balance::text as balance from users where id = $1", [user.userId]);
+    expect(balance.rows[0]!.balance).toBe("990000");
+    await check.end();
+  }, SLOW);
+});
