@@ -5,7 +5,7 @@ import { echo } from "./echo";
 import { httpUpstream } from "./http-upstream";
 import { pinyin } from "./pinyin";
 import { qrcode } from "./qrcode";
-import { UpstreamError, type ToolRequest } from "./types";
+import { UpstreamError, type ToolRequest, type UpstreamRequest } from "./types";
 
 function request(body: unknown, overrides: Partial<ToolRequest> = {}): ToolRequest {
   return {
@@ -88,31 +88,43 @@ describe("http upstream", () => {
     method: "ANY" as const,
     headers: { "x-api-key": "upstream-secret" },
     timeoutMs,
+    connectTimeoutMs: 2000,
+    idleTimeoutMs: 2000,
+    totalTimeoutMs: 5000,
+    maxRequestBytes: 1024,
   });
+  const upstreams: { close(): Promise<void> }[] = [];
+  afterAll(() => Promise.all(upstreams.map((u) => u.close())));
+  const httpCall = (pathname: string, toolRequest: ToolRequest, timeoutMs?: number) => {
+    const upstream = httpUpstream(config(pathname, timeoutMs));
+    upstreams.push(upstream);
+    const call: UpstreamRequest = { ...toolRequest, headers: { "content-type": "application/json" }, requestId: "test-request" };
+    return upstream.run(call) as Promise<{ status: number; units?: number; body: Buffer }>;
+  };
 
   it("forwards method, sub-path, query, body and configured headers, and reports units", async () => {
-    const res = await httpUpstream(config("/api"))(request({ a: 1 }, { method: "PUT", subpath: "/items/7", query: "x=1" }));
+    const res = await httpCall("/api", request({ a: 1 }, { method: "PUT", subpath: "/items/7", query: "x=1" }));
     expect(res.status).toBe(200);
     expect(res.units).toBe(3);
     expect(JSON.parse(res.body.toString())).toEqual({ method: "PUT", url: "/api/items/7?x=1", key: "upstream-secret", body: '{"a":1}' });
   });
 
   it("passes an upstream 500 through as a response, for the gateway not to charge", async () => {
-    const res = await httpUpstream(config("/fail"))(request({}));
+    const res = await httpCall("/fail", request({}));
     expect(res.status).toBe(500);
   });
 
   it("leaves units unknown when the upstream does not report them, not zero", async () => {
-    const res = await httpUpstream(config("/fail"))(request({}));
+    const res = await httpCall("/fail", request({}));
     expect(res.units).toBeUndefined();
   });
 
   it("turns a timeout into an UpstreamError of kind timeout", async () => {
-    await expect(httpUpstream(config("/slow", 200))(request({}))).rejects.toMatchObject({ kind: "timeout" });
+    await expect(httpCall("/slow", request({}), 200)).rejects.toMatchObject({ kind: "timeout" });
   });
 
   it("turns a closed connection into an UpstreamError of kind failed", async () => {
-    const error = await httpUpstream(config("/hangup"))(request({})).catch((e: unknown) => e);
+    const error = await httpCall("/hangup", request({})).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).kind).toBe("failed");
   });
