@@ -48,5 +48,8 @@ export function limitedBody(body: Buffer | Readable, limit: number): Buffer | Re
     },
   });
   body.on("error", (error) => limited.destroy(error));
+  // The error reaches the caller through the upstream request that reads this stream (as its
+  // `errored`), which may already have stopped listening.
+  limited.on("error", () => undefined);
   return body.pipe(limited);
 }
