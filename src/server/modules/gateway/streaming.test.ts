@@ -252,14 +252,15 @@ describe("the official openai SDK through the gateway", () => {
 
   it("reads a chat completion unchanged, with Tollgate's request id, charged exactly its usage", async () => {
     const { userId, secret } = await funded("5");
-    const { data, response } = await client(secret)
+    const { data, response, request_id } = await client(secret)
       .chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] })
       .withResponse();
     expect(data.choices[0]!.message.content).toBe("Hello there");
     expect(data.usage).toEqual(TOKENS);
     const requestId = response.headers.get("x-request-id")!;
     expect(requestId).not.toBe("upstream-own-id");
-    expect(data._request_id).toBe(requestId);
+    // The SDK reads the id into every answer and error.
+    expect(request_id).toBe(requestId);
     expect(response.headers.get("x-tollgate-cost")).toBe("0.042");
     expect(response.headers.get("set-cookie")).toBeNull();
     // The upstream got the call's id and never the caller's key.

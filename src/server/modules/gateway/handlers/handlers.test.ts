@@ -45,6 +45,15 @@ describe("built-in tools", () => {
     expect((await qrcode(request("not json"))).status).toBe(400);
   });
 
+  it.each([
+    { label: "a lone surrogate", text: "\ud800", message: /lone surrogate/ },
+    { label: "text within 2,000 characters but over a QR code's capacity (500 emoji hearts)", text: "❤️".repeat(500), message: /too long to fit in a QR code/ },
+  ])("qrcode answers $label with 400 and a clear message", async ({ text, message }) => {
+    const res = await qrcode(request({ text }));
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body.toString()).error).toEqual({ code: "invalid_request", message: expect.stringMatching(message) });
+  });
+
   it("pinyin converts text and reports one unit per Chinese character", async () => {
     const res = await pinyin(request({ text: "汉语 pinyin 拼音", tone: "num" }));
     expect(res.status).toBe(200);
