@@ -145,7 +145,7 @@ describe("the quickstart's streamed call", () => {
     }
     const info = await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers });
     expect(info.json().balance).toBe(formatMoney(before - 3n * 9n * parseMoney(CHAT_PRICE)));
-  });
+  }, 120_000);
 
   it("fails loudly when the key is wrong, so a reader sees the error code", async () => {
     const good = apiKey;
@@ -157,5 +157,5 @@ describe("the quickstart's streamed call", () => {
     } finally {
       apiKey = good;
     }
-  });
+  }, 120_000);
 });

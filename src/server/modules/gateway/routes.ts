@@ -7,7 +7,7 @@ import { Gateway, costHeader, succeeded, type GatewayCall, type GatewayResult } 
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
 import { refundAbandonedCalls } from "./metering";
-import { readWhole } from "./request-body";
+import { BUILTIN_MAX_REQUEST_BYTES, readWhole } from "./request-body";
 import { callerTarget, toolSegmentEnd } from "./upstream-path";
 
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
@@ -179,7 +179,9 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   if (app.config.unmeteredEcho) {
     // The benchmark's baseline: the same server and body handling, with no key, no charge, no database.
     app.post("/echo", async (request, reply) =>
-      reply.type(request.headers["content-type"] ?? "application/octet-stream").send(request.body),
+      reply
+        .type(request.headers["content-type"] ?? "application/octet-stream")
+        .send(await readWhole(request.body instanceof Readable ? request.body : Buffer.alloc(0), BUILTIN_MAX_REQUEST_BYTES)),
     );
   }
 }
