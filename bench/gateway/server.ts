@@ -62,7 +62,7 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
         env,
         stdio: ["ignore", "ignore", "inherit"],
       });
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < 600; i++) {
         try {
           if ((await fetch(`${base}/api/v1/health`)).ok) return server;
         } catch {
