@@ -4,15 +4,13 @@
  * drives metered `echo` calls and the unmetered `/v1/echo` baseline with the same load, and
  * checks the money: final balance = start − price × successful calls, exactly; ledger verifies.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import pg from "pg";
 import { formatMoney, parseMoney } from "../../src/shared/money";
 import { BenchClient } from "./client";
+import { benchServer } from "./server";
 
 const { values: args } = parseArgs({
   options: {
@@ -44,59 +42,11 @@ const ROUNDS = count("rounds");
 const CALLS = Math.ceil(count("calls") / ROUNDS) * ROUNDS;
 const CONNECTIONS = count("connections");
 const KEYS = count("keys");
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const PORT = 3900 + Math.floor(Math.random() * 90);
-const BASE = `http://127.0.0.1:${PORT}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
-
-async function freshPostgres(): Promise<string> {
-  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query("drop database if exists tollgate_bench with (force)");
-  await admin.query("create database tollgate_bench");
-  await admin.end();
-  const parsed = new URL(url);
-  parsed.pathname = "/tollgate_bench";
-  return parsed.toString();
-}
-
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  NODE_ENV: "production",
-  SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
-  DATA_DIR: dataDir,
-  PORT: String(PORT),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: args["log-level"]!,
-  UNMETERED_ECHO: "true",
-  ALTCHA_MAX_NUMBER: "1000",
-  DATABASE_URL: args.db === "postgres" ? await freshPostgres() : "",
-};
-
-function cli(...argv: string[]): { code: number; out: string; err: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/server/cli/index.ts"), "admin", ...argv], { env, encoding: "utf8" });
-  return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
-}
-
-async function startServer(): Promise<ChildProcess> {
-  const profile = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : [];
-  // The flags `npm start` gives the server (package.json).
-  const server = spawn(process.execPath, [...profile, "--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "src/server/server.ts")], {
-    env,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/v1/health`)).ok) return server;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server.kill();
-  throw new Error("the server did not start");
-}
+const bench = await benchServer({ db: args.db, logLevel: args["log-level"]! });
+const BASE = bench.base;
+const dataDir = bench.dataDir;
+const cli = bench.cli;
+const startServer = () => bench.start(args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : []);
 
 /** CPU time the server process has used, in µs (Linux: utime + stime of /proc/PID/stat, in clock ticks). */
 function serverCpuMicros(pid: number): number {
@@ -242,5 +192,5 @@ try {
   process.exitCode = failures.length === 0 ? 0 : 1;
 } finally {
   if (server.exitCode === null) server.kill("SIGTERM");
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  bench.cleanup();
 }

@@ -9,6 +9,7 @@ export const GATEWAY_ERRORS = {
   unknown_tool: { status: 404, message: "there is no tool with this id" },
   idempotency_in_progress: { status: 409, message: "a call with this Idempotency-Key is still running, or was charged but its answer could not be kept for replay" },
   idempotency_key_reused: { status: 422, message: "this Idempotency-Key was used for a different call" },
+  body_too_large: { status: 413, message: "the request body is larger than this tool accepts" },
   bad_path: { status: 400, message: "the path or query after the tool id is not allowed" },
   invalid_idempotency_key: { status: 400, message: "Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'" },
   rate_limited: { status: 429, message: "too many calls with this API key: slow down" },

@@ -13,7 +13,20 @@ const httpHandler = z.object({
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "ANY"]).default("ANY"),
   /** Values may name environment variables as ${NAME}; the secret itself never sits in the file. */
   headers: z.record(z.string(), z.string()).default({}),
+  /** Until the upstream's answer starts (its status and headers). */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  connectTimeoutMs: z.number().int().min(100).max(60_000).default(5_000),
+  /** Longest silence between two chunks of the answer's body. */
+  idleTimeoutMs: z.number().int().min(100).max(300_000).default(30_000),
+  /** The whole call, body included. Below the abandoned-call sweep's 10 minutes (gateway/routes.ts). */
+  totalTimeoutMs: z.number().int().min(100).max(300_000).default(120_000),
+  /** Largest request body sent on to the upstream (413 beyond it). */
+  maxRequestBytes: z.number().int().min(0).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Dotted path of the units in a JSON answer, or in a server-sent event's JSON data, e.g. "usage.total_tokens". */
+  unitsPath: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "must be dotted names such as usage.total_tokens")
+    .optional(),
 });
 
 const toolEntry = z.object({

@@ -35,6 +35,7 @@ function writeCatalog(upstreamBase: string): string {
     JSON.stringify({
       tools: [
         tool("echo", { type: "builtin", name: "echo" }),
+        tool("qrcode", { type: "builtin", name: "qrcode" }),
         tool("pinyin", { type: "builtin", name: "pinyin" }, { price: "0.001", unit: "character", requiresApproval: true }),
         tool("limited", { type: "builtin", name: "echo" }, { rateLimitPerMinute: 2 }),
         tool("weather", { type: "http", url: `${upstreamBase}/ok`, timeoutMs: 300 }),
@@ -253,6 +254,17 @@ describe("failed tools are not charged", () => {
     const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
     expect(usage).toMatchObject({ status: "refunded", amount: 0n });
     await expectLedgerConsistent();
+  });
+
+  it("qrcode refuses text it cannot encode (a lone surrogate, more than a QR code holds) with 400, uncharged", async () => {
+    const { user, key } = await funded("1");
+    for (const text of ["\ud800", "❤️".repeat(500)]) {
+      const res = await call(key.secret, "qrcode", { text });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe("invalid_request");
+      expect(res.headers["x-tollgate-cost"]).toBe("0.00");
+    }
+    expect(await balanceOf(user.userId)).toBe("1.00");
   });
 
   it("a tool's 4xx answer goes back as it is, uncharged", async () => {

@@ -10,9 +10,11 @@ import type { Tool } from "../catalog/catalog-file";
 import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
-import { runnableTool, type RunnableTool } from "./handlers/index";
-import { UpstreamError, type ToolRequest, type ToolResponse } from "./handlers/types";
+import { runnableTool, type BuiltinTool, type RunnableTool, type UpstreamTool } from "./handlers/index";
+import { isStreamed, UpstreamError, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
+import { relay } from "./relay";
+import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
 
 const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
   unknown: "invalid_key",
@@ -28,7 +30,8 @@ export interface GatewayCall {
   rawKey: string | null;
   clientIp: string;
   requestId: string;
-  request: ToolRequest;
+  /** Its body is read only after the call is admitted: whole for a built-in tool, streamed to an upstream. */
+  request: UpstreamRequest;
   /** True once the caller has gone away without its answer. */
   callerGone(): boolean;
 }
@@ -37,13 +40,10 @@ type Payer = { userId: number; apiKeyId: number };
 
 const ABORTED = "the call was aborted by the caller; it was not charged";
 /** Whether a tool answered with success (2xx): only such calls are charged. */
-export const succeeded = (response: ToolResponse) => response.status >= 200 && response.status < 300;
+export const succeeded = (response: { status: number }) => response.status >= 200 && response.status < 300;
 
-export interface GatewayResult {
-  response: ToolResponse;
-  /** Micro-units the call cost in the end. */
-  cost: bigint;
-}
+/** The answer and what the call cost (micro-units): for a streamed answer, known once its body has ended. */
+export type GatewayResult = { response: ToolResponse; cost: bigint } | { response: StreamedToolResponse; cost: Promise<bigint> };
 
 /**
  * The metered call: key, access and rate checks, then the tool and its charge, batched with
@@ -84,6 +84,12 @@ export class Gateway {
     return runnable;
   }
 
+  /** The largest request body the tool accepts. */
+  maxRequestBytes(tool: Tool): number {
+    const runnable = this.runnable(tool);
+    return runnable.local ? BUILTIN_MAX_REQUEST_BYTES : runnable.maxRequestBytes;
+  }
+
   /** Checks the caller may make this call now; returns who pays. */
   async admit(call: GatewayCall): Promise<Payer> {
     if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
@@ -107,7 +113,14 @@ export class Gateway {
   /** Runs an admitted call and charges it if it succeeded. Throws GatewayError; any thrown call costs nothing. */
   async run(call: GatewayCall, payer: Payer): Promise<GatewayResult> {
     const tool = this.runnable(call.tool);
-    return tool.local ? this.runThenCharge(call, payer, tool) : this.chargeThenRun(call, payer, tool);
+    const limit = this.maxRequestBytes(call.tool);
+    checkDeclaredLength(call.request.headers["content-length"], limit);
+    if (tool.local) {
+      call.request.body = await readWhole(call.request.body, limit);
+      return this.runThenCharge(call, call.request as ToolRequest, payer, tool);
+    }
+    call.request.body = limitedBody(call.request.body, limit);
+    return this.chargeThenRun(call, payer, tool);
   }
 
   /**
@@ -115,17 +128,17 @@ export class Gateway {
    * charged with its usage row complete, in one write; a call the balance no longer covers is
    * answered 402 and its result dropped.
    */
-  private async runThenCharge(call: GatewayCall, payer: Payer, tool: RunnableTool): Promise<GatewayResult> {
-    const units = tool.unitsBefore(call.request);
+  private async runThenCharge(call: GatewayCall, request: ToolRequest, payer: Payer, tool: BuiltinTool): Promise<GatewayResult> {
+    const units = tool.unitsBefore(request);
     const startedAt = this.clock.now();
     const started = performance.now();
-    const response = await this.invoke(call, tool);
+    const response = await this.invoke(call, () => tool.run(request));
     if (call.callerGone()) throw new GatewayError("upstream_failed", ABORTED);
     if (!succeeded(response)) {
       if (response.status >= 500) throw new GatewayError("upstream_failed");
       return { response, cost: 0n };
     }
-    const usedUnits = this.usedUnits(call, response, units);
+    const usedUnits = this.usedUnits(call, response.units, units);
     const cost = call.tool.priceMicros * BigInt(usedUnits);
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
@@ -134,11 +147,13 @@ export class Gateway {
   }
 
   /**
-   * An upstream may cost its operator money and cannot be taken back, so the price is taken
-   * before it is called (durably), and given back if the call fails.
+   * An upstream may cost its operator money and cannot be taken back, so the most the call may
+   * cost (a hold: price × maxUnitsPerCall for a per-unit tool) is taken before it is called,
+   * durably; what it did not use is given back when it ends, all of it if it fails.
+   * A streamed answer is settled when its body ends (docs/decisions/013).
    */
-  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: RunnableTool): Promise<GatewayResult> {
-    const units = tool.unitsBefore(call.request);
+  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool): Promise<GatewayResult> {
+    const units = tool.unitsBefore;
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
     const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
@@ -157,48 +172,78 @@ export class Gateway {
         httpStatus,
         latencyMs: Math.round(performance.now() - started),
       });
+    /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
+    const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
+      const cost = call.tool.priceMicros * BigInt(usedUnits);
+      try {
+        if (cost < amount) {
+          await settle("succeeded", amount - cost, usedUnits, status);
+        } else {
+          await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+        }
+      } catch (error) {
+        // A row left pending is refunded by the sweeper, so an answer whose success was not
+        // recorded must not be sent (or end): the caller gets an error and, if possible, its money now.
+        this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
+        await settle("refunded", amount, units, status).catch((refundError: unknown) =>
+          this.log.error({ err: refundError }, "could not refund the call; the sweeper will"),
+        );
+        throw new GatewayError("internal_error");
+      }
+      return cost;
+    };
 
-    let response: ToolResponse;
+    let response: ToolResponse | StreamedToolResponse;
     try {
-      response = await this.invoke(call, tool);
+      response = await this.invoke(call, () => tool.run(call.request));
     } catch (error) {
       await settle("refunded", amount, units, null);
       throw error;
     }
     if (call.callerGone()) {
+      if (isStreamed(response)) response.body.destroy();
       await settle("refunded", amount, units, null);
       throw new GatewayError("upstream_failed", ABORTED);
     }
     if (!succeeded(response)) {
       await settle("refunded", amount, units, response.status);
       if (response.status >= 500) throw new GatewayError("upstream_failed");
-      return { response, cost: 0n };
+      return { response: response as ToolResponse, cost: 0n };
     }
-    const usedUnits = this.usedUnits(call, response, units);
-    const cost = call.tool.priceMicros * BigInt(usedUnits);
-    try {
-      if (cost < amount) {
-        await settle("succeeded", amount - cost, usedUnits, response.status);
-      } else {
-        await this.completions.submit({ usageId: charged.usageId, httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+    if (!isStreamed(response)) {
+      return { response, cost: await recordSuccess(this.usedUnits(call, tool.perUnit ? response.units : undefined, units), response.status) };
+    }
+
+    const streamed = response;
+    let costKnown: (cost: bigint) => void = () => undefined;
+    const cost = new Promise<bigint>((resolve) => (costKnown = resolve));
+    const body = relay(streamed.body, streamed.observe, call.request.signal, async (end) => {
+      if (!end.ok) {
+        // A broken answer is a failed call: the caller's stream breaks too, and nothing is charged.
+        this.log.warn({ tool: call.tool.id, err: end.error }, "the tool's streamed answer broke; the call is refunded");
+        costKnown(0n);
+        await settle("refunded", amount, units, streamed.status).catch((error: unknown) =>
+          this.log.error({ err: error }, "could not refund the call; the sweeper will"),
+        );
+        return;
       }
-    } catch (error) {
-      // A row left pending is refunded by the sweeper, so an answer whose success was not
-      // recorded must not be sent: the caller gets an error and, if possible, its money now.
-      this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
-      await settle("refunded", amount, units, response.status).catch((refundError: unknown) =>
-        this.log.error({ err: refundError }, "could not refund the call; the sweeper will"),
-      );
-      throw new GatewayError("internal_error");
-    }
-    return { response, cost };
+      try {
+        const reported = tool.perUnit ? await streamed.units() : undefined;
+        costKnown(await recordSuccess(this.usedUnits(call, reported, units), streamed.status));
+      } catch (error) {
+        costKnown(0n);
+        throw error;
+      }
+    });
+    return { response: { ...streamed, body }, cost };
   }
 
   /** The tool's answer; a failure of the tool itself becomes the GatewayError the caller gets. */
-  private async invoke(call: GatewayCall, tool: RunnableTool): Promise<ToolResponse> {
+  private async invoke<R>(call: GatewayCall, run: () => Promise<R>): Promise<R> {
     try {
-      return await tool.run(call.request);
+      return await run();
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       if (error instanceof UpstreamError) {
         throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);
       }
@@ -207,9 +252,9 @@ export class Gateway {
     }
   }
 
-  /** Units to charge: what the tool reports, never more than were priced before it ran. */
-  private usedUnits(call: GatewayCall, response: ToolResponse, unitsBefore: number): number {
-    const reported = response.units ?? unitsBefore;
+  /** Units to charge: what the tool reports (all that were held if it reports none), never more than were held. */
+  private usedUnits(call: GatewayCall, reportedUnits: number | undefined, unitsBefore: number): number {
+    const reported = reportedUnits ?? unitsBefore;
     if (reported > unitsBefore) {
       this.log.warn({ tool: call.tool.id, reported, charged: unitsBefore }, "tool reported more units than were charged");
     }
@@ -218,6 +263,7 @@ export class Gateway {
 
   async drain(): Promise<void> {
     await Promise.all([this.charges.drain(), this.refunds.drain(), this.completions.drain()]);
+    await Promise.all([...this.tools.values()].map((tool) => (tool.local ? undefined : tool.close())));
   }
 }
 

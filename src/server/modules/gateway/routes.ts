@@ -1,17 +1,18 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
 import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
-import { Gateway, costHeader, succeeded, type GatewayResult } from "./gateway";
+import { Gateway, costHeader, succeeded, type GatewayCall, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
-import type { ToolResponse } from "./handlers/types";
+import { isStreamed } from "./handlers/types";
 import { refundAbandonedCalls } from "./metering";
+import { BUILTIN_MAX_REQUEST_BYTES, readWhole } from "./request-body";
 import { callerTarget, toolSegmentEnd } from "./upstream-path";
 
-const BODY_LIMIT = 10 * 1024 * 1024;
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
-/** Far beyond the longest tool timeout (120 s): a call still pending then was never answered. */
+/** Far beyond the longest tool timeout (a total of 300 s): a call still pending then was never answered. */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
 
 function bearer(request: FastifyRequest): string | null {
@@ -23,13 +24,17 @@ function sendError(reply: FastifyReply, error: GatewayError) {
   return reply.code(error.status).headers(error.headers).header("cache-control", "no-store").send(error.toJSON());
 }
 
-function sendToolResponse(reply: FastifyReply, response: ToolResponse, cost: bigint) {
-  return reply
-    .code(response.status)
-    .header(COST_HEADER, costHeader(cost))
-    .header("cache-control", "no-store")
-    .type(response.contentType)
-    .send(response.body);
+/**
+ * The tool's answer with the upstream's headers. A streamed answer's cost is known only at its
+ * end, so it comes as an HTTP trailer of the same name.
+ */
+function sendToolResponse(reply: FastifyReply, { response, cost }: GatewayResult) {
+  reply.code(response.status).headers(response.headers ?? {}).header("cache-control", "no-store").type(response.contentType);
+  if (isStreamed(response)) {
+    const settled = cost as Promise<bigint>;
+    return reply.trailer(COST_HEADER, async () => costHeader(await settled)).send(response.body);
+  }
+  return reply.header(COST_HEADER, costHeader(cost as bigint)).send(response.body);
 }
 
 /**
@@ -80,12 +85,14 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     await gateway.drain();
   });
 
+  // Bodies are read by the gateway only after the call is admitted: whole for a built-in tool,
+  // streamed to an upstream (each with its limit, request-body.ts).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof GatewayError) return sendError(reply, error);
-    if (error.statusCode === 413) return reply.code(413).send({ error: { code: "body_too_large", message: "the request body is larger than 10 MB" } });
+    if (error.statusCode === 413) return sendError(reply, new GatewayError("body_too_large"));
     if (error.statusCode && error.statusCode < 500) return reply.code(error.statusCode).send({ error: { code: "bad_request", message: error.message } });
     request.log.error({ err: error }, "gateway call failed");
     return sendError(reply, new GatewayError("internal_error"));
@@ -98,7 +105,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const url = request.raw.url ?? "";
     const target = callerTarget(url, toolSegmentEnd(url, TOOLS_PREFIX));
     const callerSignal = abortWhenCallerLeaves(reply);
-    const call = {
+    const call: GatewayCall = {
       tool,
       rawKey: bearer(request),
       clientIp: request.ip,
@@ -109,7 +116,9 @@ export default async function gatewayRoutes(app: FastifyInstance) {
         query: target.query,
         contentType: request.headers["content-type"],
         accept: request.headers.accept,
-        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        headers: request.headers,
+        requestId: request.id,
+        body: request.body instanceof Readable ? request.body : Buffer.alloc(0),
         get signal() {
           return callerSignal();
         },
@@ -119,19 +128,19 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const payer = await gateway.admit(call);
 
     const idempotencyKey = request.headers["idempotency-key"];
-    if (idempotencyKey === undefined) {
-      const { response, cost } = await gateway.run(call, payer);
-      return sendToolResponse(reply, response, cost);
-    }
+    if (idempotencyKey === undefined) return sendToolResponse(reply, await gateway.run(call, payer));
     if (typeof idempotencyKey !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       throw new GatewayError("invalid_idempotency_key");
     }
+    // The body is part of the call's fingerprint, so it is read whole first (within the tool's limit).
+    call.request.body = await readWhole(call.request.body, gateway.maxRequestBytes(tool));
+    const body = call.request.body;
     const scope = `apikey:${payer.apiKeyId}`;
     const claim = await app.idempotency.claim({
       scope,
       key: idempotencyKey,
       route: `${request.method} ${tool.id}${call.request.subpath}`,
-      fingerprint: `${call.request.query}\n${call.request.body.toString("base64")}`,
+      fingerprint: `${call.request.query}\n${body.toString("base64")}`,
       now: app.clock.now(),
     });
     if (claim.outcome === "replay") {
@@ -152,16 +161,19 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       await app.idempotency.release(scope, idempotencyKey);
       throw error;
     }
-    const { response, cost } = result;
+    const { response } = result;
     if (!succeeded(response)) {
       await app.idempotency.release(scope, idempotencyKey);
+    } else if (isStreamed(response)) {
+      // A stream is not kept for replay: the key stays claimed, so a retry is refused (409), never charged again.
+      request.log.info({ tool: tool.id }, "a streamed answer is not kept for replay; its Idempotency-Key stays claimed");
     } else {
       // The call is charged: whatever happens to its replay copy, the key must never run it again.
       await app.idempotency
         .complete(scope, idempotencyKey, { statusCode: response.status, contentType: response.contentType, body: Buffer.from(response.body).toString("base64") })
         .catch((error: unknown) => request.log.error({ err: error }, "could not keep a charged call's answer for replay; its key stays claimed"));
     }
-    return sendToolResponse(reply, response, cost);
+    return sendToolResponse(reply, result);
   };
 
   app.all("/tools/:toolId", handle);
@@ -170,7 +182,9 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   if (app.config.unmeteredEcho) {
     // The benchmark's baseline: the same server and body handling, with no key, no charge, no database.
     app.post("/echo", async (request, reply) =>
-      reply.type(request.headers["content-type"] ?? "application/octet-stream").send(request.body),
+      reply
+        .type(request.headers["content-type"] ?? "application/octet-stream")
+        .send(await readWhole(request.body instanceof Readable ? request.body : Buffer.alloc(0), BUILTIN_MAX_REQUEST_BYTES)),
     );
   }
 }

@@ -5,7 +5,7 @@ import { echo } from "./echo";
 import { httpUpstream } from "./http-upstream";
 import { pinyin } from "./pinyin";
 import { qrcode } from "./qrcode";
-import { UpstreamError, type ToolRequest } from "./types";
+import { UpstreamError, type ToolRequest, type UpstreamRequest } from "./types";
 
 function request(body: unknown, overrides: Partial<ToolRequest> = {}): ToolRequest {
   return {
@@ -43,6 +43,15 @@ describe("built-in tools", () => {
     expect(res.status).toBe(400);
     expect(res.body).toContain('format must be \\"png\\" or \\"svg\\"');
     expect((await qrcode(request("not json"))).status).toBe(400);
+  });
+
+  it.each([
+    { label: "a lone surrogate", text: "\ud800", message: /lone surrogate/ },
+    { label: "text within 2,000 characters but over a QR code's capacity (500 emoji hearts)", text: "❤️".repeat(500), message: /too long to fit in a QR code/ },
+  ])("qrcode answers $label with 400 and a clear message", async ({ text, message }) => {
+    const res = await qrcode(request({ text }));
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body.toString()).error).toEqual({ code: "invalid_request", message: expect.stringMatching(message) });
   });
 
   it("pinyin converts text and reports one unit per Chinese character", async () => {
@@ -88,31 +97,43 @@ describe("http upstream", () => {
     method: "ANY" as const,
     headers: { "x-api-key": "upstream-secret" },
     timeoutMs,
+    connectTimeoutMs: 2000,
+    idleTimeoutMs: 2000,
+    totalTimeoutMs: 5000,
+    maxRequestBytes: 1024,
   });
+  const upstreams: { close(): Promise<void> }[] = [];
+  afterAll(() => Promise.all(upstreams.map((u) => u.close())));
+  const httpCall = (pathname: string, toolRequest: ToolRequest, timeoutMs?: number) => {
+    const upstream = httpUpstream(config(pathname, timeoutMs));
+    upstreams.push(upstream);
+    const call: UpstreamRequest = { ...toolRequest, headers: { "content-type": "application/json" }, requestId: "test-request" };
+    return upstream.run(call) as Promise<{ status: number; units?: number; body: Buffer }>;
+  };
 
   it("forwards method, sub-path, query, body and configured headers, and reports units", async () => {
-    const res = await httpUpstream(config("/api"))(request({ a: 1 }, { method: "PUT", subpath: "/items/7", query: "x=1" }));
+    const res = await httpCall("/api", request({ a: 1 }, { method: "PUT", subpath: "/items/7", query: "x=1" }));
     expect(res.status).toBe(200);
     expect(res.units).toBe(3);
     expect(JSON.parse(res.body.toString())).toEqual({ method: "PUT", url: "/api/items/7?x=1", key: "upstream-secret", body: '{"a":1}' });
   });
 
   it("passes an upstream 500 through as a response, for the gateway not to charge", async () => {
-    const res = await httpUpstream(config("/fail"))(request({}));
+    const res = await httpCall("/fail", request({}));
     expect(res.status).toBe(500);
   });
 
   it("leaves units unknown when the upstream does not report them, not zero", async () => {
-    const res = await httpUpstream(config("/fail"))(request({}));
+    const res = await httpCall("/fail", request({}));
     expect(res.units).toBeUndefined();
   });
 
   it("turns a timeout into an UpstreamError of kind timeout", async () => {
-    await expect(httpUpstream(config("/slow", 200))(request({}))).rejects.toMatchObject({ kind: "timeout" });
+    await expect(httpCall("/slow", request({}), 200)).rejects.toMatchObject({ kind: "timeout" });
   });
 
   it("turns a closed connection into an UpstreamError of kind failed", async () => {
-    const error = await httpUpstream(config("/hangup"))(request({})).catch((e: unknown) => e);
+    const error = await httpCall("/hangup", request({})).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).kind).toBe("failed");
   });

@@ -3,17 +3,32 @@ import { echo } from "./echo";
 import { httpUpstream } from "./http-upstream";
 import { pinyin, pinyinUnits } from "./pinyin";
 import { qrcode } from "./qrcode";
-import type { ToolHandler, ToolRequest } from "./types";
+import type { ToolHandler, ToolRequest, UpstreamHandler } from "./types";
 
-export interface RunnableTool {
+/** Runs in this process and reaches nothing outside it, so it may run before it is paid for; reads its whole body. */
+export interface BuiltinTool {
+  local: true;
   run: ToolHandler;
   /** Units the call will use at most, known before it runs. */
   unitsBefore(request: ToolRequest): number;
-  /** Runs in this process and reaches nothing outside it (a built-in), so it may run before it is paid for. */
-  local: boolean;
 }
 
-const BUILTINS: Record<"echo" | "qrcode" | "pinyin", RunnableTool> = {
+/** An operator's HTTP upstream: paid for (held) before it is called, its body streamed. */
+export interface UpstreamTool {
+  local: false;
+  run: UpstreamHandler;
+  /** The units held before the call: what it may use at most. */
+  unitsBefore: number;
+  /** Priced per unit: the units the upstream reports are charged (else the call's price is fixed). */
+  perUnit: boolean;
+  maxRequestBytes: number;
+  /** Closes its keep-alive connections. */
+  close(): Promise<void>;
+}
+
+export type RunnableTool = BuiltinTool | UpstreamTool;
+
+const BUILTINS: Record<"echo" | "qrcode" | "pinyin", BuiltinTool> = {
   echo: { run: echo, unitsBefore: () => 1, local: true },
   qrcode: { run: qrcode, unitsBefore: () => 1, local: true },
   pinyin: { run: pinyin, unitsBefore: pinyinUnits, local: true },
@@ -21,10 +36,13 @@ const BUILTINS: Record<"echo" | "qrcode" | "pinyin", RunnableTool> = {
 
 export function runnableTool(tool: Tool): RunnableTool {
   if (tool.handler.type === "builtin") return BUILTINS[tool.handler.name];
-  if (!tool.unit) {
-    // Priced per call: whatever units the upstream reports do not change the price.
-    const run = httpUpstream(tool.handler);
-    return { run: async (request) => ({ ...(await run(request)), units: undefined }), unitsBefore: () => 1, local: false };
-  }
-  return { run: httpUpstream(tool.handler), unitsBefore: () => tool.maxUnitsPerCall, local: false };
+  const upstream = httpUpstream(tool.handler);
+  return {
+    local: false,
+    run: upstream.run,
+    close: upstream.close,
+    unitsBefore: tool.unit ? tool.maxUnitsPerCall : 1,
+    perUnit: Boolean(tool.unit),
+    maxRequestBytes: tool.handler.maxRequestBytes,
+  };
 }

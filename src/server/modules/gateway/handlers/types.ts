@@ -1,3 +1,6 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
+
 export interface ToolRequest {
   method: string;
   /** Whatever followed /v1/tools/{id}, still percent-encoded and checked (upstream-path.ts), e.g. "/forecast" ("" for none). */
@@ -11,15 +14,38 @@ export interface ToolRequest {
   signal: AbortSignal;
 }
 
+/** A call on its way to an HTTP upstream: its body may still be arriving. */
+export interface UpstreamRequest extends Omit<ToolRequest, "body"> {
+  body: Buffer | Readable;
+  /** The caller's headers; what reaches the upstream is filtered (http-upstream.ts). */
+  headers: IncomingHttpHeaders;
+  /** Tollgate's id of the call, sent to the upstream as x-request-id. */
+  requestId: string;
+}
+
 export interface ToolResponse {
   status: number;
   contentType: string;
+  /** Headers to pass on to the caller (an upstream's, already filtered). */
+  headers?: Record<string, string | string[]>;
   body: Buffer | string;
   /** How many priced units the call used, for tools priced per unit. */
   units?: number;
 }
 
+/** An answer relayed as it arrives; its units are known only once its body has ended. */
+export interface StreamedToolResponse extends Omit<ToolResponse, "body" | "units"> {
+  /** Read by one consumer only, which shows each chunk to `observe` as it passes. */
+  body: Readable;
+  observe(chunk: Buffer): void;
+  /** The units reported, asked once the body has ended (undefined when none were). */
+  units(): Promise<number | undefined>;
+}
+
 export type ToolHandler = (request: ToolRequest) => Promise<ToolResponse>;
+export type UpstreamHandler = (request: UpstreamRequest) => Promise<ToolResponse | StreamedToolResponse>;
+
+export const isStreamed = (response: ToolResponse | StreamedToolResponse): response is StreamedToolResponse => typeof response.units === "function";
 
 /** A failure of the tool itself, as opposed to a bad request: mapped to 502 or 504. */
 export class UpstreamError extends Error {

@@ -1,0 +1,78 @@
+/**
+ * The real server for a benchmark: production mode in a temporary DATA_DIR, on PGlite or a fresh
+ * PostgreSQL database, with the admin CLI on the same configuration.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+async function freshPostgres(): Promise<string> {
+  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query("drop database if exists tollgate_bench with (force)");
+  await admin.query("create database tollgate_bench");
+  await admin.end();
+  const parsed = new URL(url);
+  parsed.pathname = "/tollgate_bench";
+  return parsed.toString();
+}
+
+export interface BenchServer {
+  base: string;
+  dataDir: string;
+  /** `tollgate admin …` on the server's configuration. */
+  cli(...argv: string[]): { code: number; out: string; err: string };
+  /** Starts the server with the flags `npm start` gives it (package.json), and waits until it answers. */
+  start(nodeFlags?: string[]): Promise<ChildProcess>;
+  /** Removes the DATA_DIR. */
+  cleanup(): void;
+}
+
+export async function benchServer(options: { db: "pglite" | "postgres"; logLevel: string; env?: Record<string, string> }): Promise<BenchServer> {
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: "production",
+    SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: options.logLevel,
+    UNMETERED_ECHO: "true",
+    ALTCHA_MAX_NUMBER: "1000",
+    DATABASE_URL: options.db === "postgres" ? await freshPostgres() : "",
+    ...options.env,
+  };
+  return {
+    base,
+    dataDir,
+    cli(...argv) {
+      const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/server/cli/index.ts"), "admin", ...argv], { env, encoding: "utf8" });
+      return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
+    },
+    async start(nodeFlags = []) {
+      const server = spawn(process.execPath, [...nodeFlags, "--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "src/server/server.ts")], {
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      for (let i = 0; i < 600; i++) {
+        try {
+          if ((await fetch(`${base}/api/v1/health`)).ok) return server;
+        } catch {
+          /* not listening yet */
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      server.kill();
+      throw new Error("the server did not start");
+    },
+    cleanup: () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Streaming benchmark (on demand: `npm run bench:stream -- [--db pglite|postgres]`).
+ * The real server sells two HTTP tools in front of one local fake upstream: `sse` (a first
+ * server-sent event at once) and `big` (a 100 MB chunked binary body). In alternating rounds it
+ * measures, through the gateway and against the upstream directly: time to the first byte of
+ * the body, and the throughput of the 100 MB relay. Then it checks the money exactly and the ledger.
+ */
+import { once } from "node:events";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { formatMoney, parseMoney } from "../../src/shared/money";
+import { BenchClient } from "./client";
+import { benchServer } from "./server";
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: "string", default: "pglite" },
+    rounds: { type: "string", default: "4" },
+    /** Time-to-first-byte calls per route per round. */
+    calls: { type: "string", default: "100" },
+    "big-mb": { type: "string", default: "100" },
+  },
+});
+if (args.db !== "pglite" && args.db !== "postgres") {
+  console.error(`--db must be pglite or postgres, not ${JSON.stringify(args.db)}`);
+  process.exit(2);
+}
+const [ROUNDS, CALLS, BIG_MB] = (["rounds", "calls", "big-mb"] as const).map((option) => {
+  const value = Number(args[option]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${option} must be a whole number of at least 1, not ${JSON.stringify(args[option])}`);
+    process.exit(2);
+  }
+  return value;
+}) as [number, number, number];
+const BIG_BYTES = BIG_MB * 1024 * 1024;
+const CHUNK = Buffer.alloc(64 * 1024, 7);
+
+const upstream = http.createServer(async (req, res) => {
+  req.resume();
+  if (req.url?.startsWith("/sse")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write('data: {"first":true}\n\n');
+    return res.end("data: [DONE]\n\n");
+  }
+  res.writeHead(200, { "content-type": "application/octet-stream" });
+  for (let sent = 0; sent < BIG_BYTES; sent += CHUNK.length) if (!res.write(CHUNK)) await once(res, "drain");
+  res.end();
+});
+upstream.listen(0, "127.0.0.1");
+await once(upstream, "listening");
+const direct = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+
+const catalog = path.join(fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "stream-bench-")), "tools.json");
+const tool = (id: string) => ({ id, name: id, description: `${id} bench tool`, category: "bench", price: "0.0001", rateLimitPerMinute: 1_000_000, handler: { type: "http", url: `${direct}/${id}` } });
+fs.writeFileSync(catalog, JSON.stringify({ tools: [tool("sse"), tool("big")] }));
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/** One GET: ms to the first body byte, ms to the end, bytes, and whether it ended complete. */
+async function fetchTimed(url: string, key?: string) {
+  const started = performance.now();
+  const req = http.get(url, { agent, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const [res] = (await once(req, "response")) as [http.IncomingMessage];
+  let first = 0;
+  let bytes = 0;
+  for await (const chunk of res) {
+    if (bytes === 0) first = performance.now() - started;
+    bytes += (chunk as Buffer).length;
+  }
+  return { status: res.statusCode, first, total: performance.now() - started, bytes, complete: res.complete };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const bench = await benchServer({ db: args.db, logLevel: "warn", env: { TOOLS_CATALOG: catalog } });
+const codes = bench.cli("codes", "create", "--amount", "1000", "--count", "1");
+if (codes.code !== 0) throw new Error(`could not create a redemption code: ${codes.err}`);
+const server = await bench.start();
+try {
+  const client = new BenchClient(bench.base, bench.dataDir);
+  await client.login(`139${String(Date.now()).slice(-8)}`);
+  await client.redeem(codes.out.trim().split("\n")[0]!);
+  const key = await client.createKey("stream bench");
+  const gateway = (id: string) => `${bench.base}/v1/tools/${id}`;
+
+  let charged = 0;
+  const failures: string[] = [];
+  const check = (result: Awaited<ReturnType<typeof fetchTimed>>, expectedBytes: number, label: string) => {
+    if (result.status !== 200 || !result.complete || result.bytes !== expectedBytes) failures.push(`${label}: ${result.status}, ${result.bytes} bytes`);
+  };
+  // Warm-up: connections, JIT, the key cache.
+  for (let i = 0; i < 20; i++) {
+    check(await fetchTimed(gateway("sse"), key), 36, "warm-up");
+    check(await fetchTimed(`${direct}/sse`), 36, "warm-up");
+    charged++;
+  }
+  const before = parseMoney(await client.balance());
+  charged = 0;
+  const ttfb = { gateway: [] as number[], direct: [] as number[] };
+  const throughput = { gateway: [] as number[], direct: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < CALLS; i++) {
+      const viaGateway = await fetchTimed(gateway("sse"), key);
+      check(viaGateway, 36, "sse via gateway");
+      ttfb.gateway.push(viaGateway.first);
+      charged++;
+      const straight = await fetchTimed(`${direct}/sse`);
+      ttfb.direct.push(straight.first);
+    }
+    const big = await fetchTimed(gateway("big"), key);
+    check(big, BIG_BYTES, "big via gateway");
+    charged++;
+    throughput.gateway.push(BIG_BYTES / 1024 / 1024 / (big.total / 1000));
+    const bigDirect = await fetchTimed(`${direct}/big`);
+    throughput.direct.push(BIG_BYTES / 1024 / 1024 / (bigDirect.total / 1000));
+  }
+  const after = parseMoney(await client.balance());
+  const expected = before - parseMoney("0.0001") * BigInt(charged);
+
+  const p50 = { gateway: median(ttfb.gateway), direct: median(ttfb.direct) };
+  const mbps = { gateway: median(throughput.gateway), direct: median(throughput.direct) };
+  console.log(`\nstreaming benchmark on ${args.db}: ${ROUNDS} rounds of ${CALLS} first-byte calls and one ${BIG_MB} MB body per route`);
+  console.table({
+    "time to first byte p50 (ms)": { gateway: +p50.gateway.toFixed(2), direct: +p50.direct.toFixed(2), extra: +(p50.gateway - p50.direct).toFixed(2) },
+    [`${BIG_MB} MB relay, median MB/s`]: { gateway: Math.round(mbps.gateway), direct: Math.round(mbps.direct), extra: `${((mbps.gateway / mbps.direct) * 100).toFixed(1)}%` },
+  });
+  console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
+
+  server.kill("SIGTERM");
+  await once(server, "exit");
+  const verify = bench.cli("ledger", "verify");
+  console.log(verify.out.trim() || verify.err.trim());
+  if (after !== expected) failures.push("money difference");
+  if (verify.code !== 0) failures.push("ledger does not verify");
+  if (p50.gateway - p50.direct > 1) failures.push("more than 1 ms extra time to first byte at p50");
+  if (mbps.gateway < 0.8 * mbps.direct) failures.push("relay below 80% of direct throughput");
+  console.log(failures.length === 0 ? "all targets met" : `targets missed: ${failures.join("; ")}`);
+  process.exitCode = failures.length === 0 ? 0 : 1;
+} finally {
+  if (server.exitCode === null) server.kill("SIGTERM");
+  upstream.close();
+  agent.destroy();
+  bench.cleanup();
+}

@@ -1,0 +1,468 @@
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { eq } from "drizzle-orm";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMoney } from "../../../shared/money";
+import { usageRecords, users } from "../../db/schema/index";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+
+/**
+ * HTTP tools that stream, called through a listening gateway by real clients (node:http, the
+ * official openai SDK), against local fake upstreams speaking HTTP/1.1, chunked bodies,
+ * trailers and server-sent events.
+ */
+let t: TestApp;
+let gateway: string;
+let upstream: http.Server;
+/** Headers each upstream request arrived with, by the x-request-id the gateway gave it. */
+const seen = new Map<string, http.IncomingHttpHeaders>();
+/** Upstream answers the test releases by hand: a drip waits for the caller to have its first chunk. */
+const gates = new Map<string, { opened: Promise<void>; open(): void }>();
+function gate(name: string): Promise<void> {
+  let entry = gates.get(name);
+  if (!entry) {
+    let release = () => undefined as void;
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    entry = { opened, open: release };
+    gates.set(name, entry);
+  }
+  return entry.opened;
+}
+function open(name: string) {
+  gates.get(name)?.open();
+  gates.delete(name);
+}
+
+const BIG_BYTES = 100 * 1024 * 1024;
+const BIG_CHUNK = Buffer.alloc(64 * 1024, "tollgate-stream-");
+const TOKENS = { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 };
+
+const sse = (res: http.ServerResponse, extra: http.OutgoingHttpHeaders = {}) =>
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...extra });
+const event = (value: unknown) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
+
+async function writeBig(res: http.ServerResponse) {
+  res.writeHead(200, { "content-type": "application/octet-stream" });
+  for (let sent = 0; sent < BIG_BYTES; sent += BIG_CHUNK.length) {
+    if (!res.write(BIG_CHUNK)) await once(res, "drain");
+  }
+  res.end();
+}
+
+function chatCompletion(body: { stream?: boolean; model: string }, res: http.ServerResponse) {
+  const base = { id: "chatcmpl-1", created: 1_700_000_000, model: body.model };
+  // OpenAI-compatible upstreams send their own request id; the caller must still see Tollgate's.
+  const own = { "x-request-id": "upstream-own-id", "set-cookie": "upstream=1" };
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json", ...own });
+    return res.end(
+      JSON.stringify({
+        ...base,
+        object: "chat.completion",
+        choices: [{ index: 0, message: { role: "assistant", content: "Hello there" }, finish_reason: "stop", logprobs: null }],
+        usage: TOKENS,
+      }),
+    );
+  }
+  sse(res, own);
+  const chunk = (delta: object, finish: string | null = null) => ({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  res.write(event(chunk({ role: "assistant", content: "" })));
+  res.write(event(chunk({ content: "Hello" })));
+  res.write(": a comment line\n\n");
+  res.write(event(chunk({ content: " there" })));
+  res.write(event(chunk({}, "stop")));
+  res.write(event({ ...base, object: "chat.completion.chunk", choices: [], usage: TOKENS }));
+  res.end(event("[DONE]"));
+}
+
+function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) {
+  const url = req.url ?? "";
+  if (url.startsWith("/v1/chat/completions")) return chatCompletion(JSON.parse(body.toString("utf8")), res);
+  if (url.startsWith("/headers")) {
+    res.writeHead(200, {
+      "content-type": "text/plain",
+      "x-request-id": "upstream-own-id",
+      "set-cookie": "session=upstream",
+      "x-upstream-note": "kept",
+      connection: "keep-alive, x-hop",
+      "x-hop": "dropped",
+    });
+    return res.end("ok");
+  }
+  if (url.startsWith("/trailer")) {
+    res.writeHead(200, { "content-type": "text/plain", trailer: "x-tool-units" });
+    res.write("counting ");
+    res.write("the units");
+    res.addTrailers({ "x-tool-units": "7" });
+    return res.end();
+  }
+  if (url.startsWith("/no-units")) {
+    sse(res);
+    return res.end(event({ text: "no usage here" }) + event("[DONE]"));
+  }
+  if (url.startsWith("/big")) return void writeBig(res);
+  if (url.startsWith("/drip")) {
+    sse(res);
+    res.write(event({ n: 1 }));
+    return void gate("drip").then(() => res.end(event({ n: 2, usage: { units: 3 } })));
+  }
+  if (url.startsWith("/reset")) {
+    sse(res);
+    res.write(event({ n: 1 }));
+    return void gate("reset").then(() => res.socket?.destroy());
+  }
+  if (url.startsWith("/left-behind")) {
+    // Goes on long after the caller left: megabytes the gateway must read to reach the usage event.
+    sse(res);
+    res.write(event({ n: 1 }));
+    return void gate("left-behind").then(async () => {
+      const filler = event({ text: "x".repeat(8000) });
+      for (let i = 0; i < 600; i++) if (!res.write(filler)) await once(res, "drain");
+      res.end(event({ usage: { units: 5 } }) + event("[DONE]"));
+    });
+  }
+  if (url.startsWith("/held")) {
+    sse(res);
+    res.write(event({ started: true }));
+    return void gate("held").then(() => res.end(event({ usage: { units: 4 } })));
+  }
+  if (url.startsWith("/gzip-json")) {
+    res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    return res.end(zlib.gzipSync(JSON.stringify({ answer: "squeezed", usage: { units: 6 } })));
+  }
+  if (url.startsWith("/gzip-sse")) {
+    sse(res, { "content-encoding": "gzip" });
+    return res.end(zlib.gzipSync(event({ text: "squeezed" }) + event({ usage: { units: 8 } }) + event("[DONE]")));
+  }
+  if (url.startsWith("/count")) {
+    res.writeHead(200, { "content-type": "text/plain" });
+    return res.end(`received ${body.length} bytes`);
+  }
+  res.writeHead(404).end();
+}
+
+function writeCatalog(base: string): string {
+  const tool = (id: string, url: string, extra: object = {}, handler: object = {}) => ({
+    id,
+    name: id,
+    description: `${id} tool`,
+    category: "test",
+    price: "0.01",
+    rateLimitPerMinute: 100_000,
+    handler: { type: "http", url: `${base}${url}`, ...handler },
+    ...extra,
+  });
+  const perUnit = { price: "0.001", unit: "token", maxUnitsPerCall: 1000 };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "streaming-")), "tools.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      tools: [
+        tool("llm", "/", perUnit, { unitsPath: "usage.total_tokens" }),
+        tool("headers", "/headers"),
+        tool("trailer", "/trailer", perUnit),
+        tool("no-units", "/no-units", perUnit, { unitsPath: "usage.units" }),
+        tool("big", "/big"),
+        tool("drip", "/drip", perUnit, { unitsPath: "usage.units" }),
+        tool("reset", "/reset", perUnit, { unitsPath: "usage.units" }),
+        tool("left-behind", "/left-behind", perUnit, { unitsPath: "usage.units" }),
+        tool("held", "/held", { price: "0.001", unit: "token", maxUnitsPerCall: 10 }, { unitsPath: "usage.units" }),
+        tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
+        tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
+        tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
+      ],
+    }),
+  );
+  return file;
+}
+
+beforeAll(async () => {
+  upstream = http.createServer((req, res) => {
+    seen.set(String(req.headers["x-request-id"]), req.headers);
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handle(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  gateway = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const name of [...gates.keys()]) open(name);
+  await t.close();
+  upstream.closeAllConnections();
+  upstream.close();
+});
+
+async function funded(balance: string) {
+  const user = await createUserWithSession(t, { balance });
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "stream" } });
+  expect(res.statusCode).toBe(201);
+  return { userId: user.userId, secret: res.json().secret as string };
+}
+
+async function balanceOf(userId: number): Promise<string> {
+  const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
+  return formatMoney(row!.balance);
+}
+
+async function usageOf(requestId: string) {
+  const [row] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId));
+  return row;
+}
+
+async function expectLedgerConsistent() {
+  expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+}
+
+/** A call through the gateway with node:http; the body is read as it arrives. */
+function request(secret: string | null, toolId: string, options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string | Buffer } = {}) {
+  const req = http.request(`${gateway}/v1/tools/${toolId}`, {
+    method: options.method ?? "POST",
+    headers: { ...(secret ? { authorization: `Bearer ${secret}` } : {}), ...options.headers },
+  });
+  const response = once(req, "response").then(([res]) => res as http.IncomingMessage);
+  if (options.body !== undefined) req.end(options.body);
+  return { req, response };
+}
+
+/** Reads a whole answer; `broken` when the connection closed before its end. */
+async function readAll(res: http.IncomingMessage): Promise<{ body: Buffer; broken: boolean }> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+  } catch {
+    return { body: Buffer.concat(chunks), broken: true };
+  }
+  return { body: Buffer.concat(chunks), broken: !res.complete };
+}
+
+describe("the official openai SDK through the gateway", () => {
+  const client = (secret: string) => new OpenAI({ apiKey: secret, baseURL: `${gateway}/v1/tools/llm/v1`, maxRetries: 0 });
+
+  it("reads a chat completion unchanged, with Tollgate's request id, charged exactly its usage", async () => {
+    const { userId, secret } = await funded("5");
+    const { data, response, request_id } = await client(secret)
+      .chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe("Hello there");
+    expect(data.usage).toEqual(TOKENS);
+    const requestId = response.headers.get("x-request-id")!;
+    expect(requestId).not.toBe("upstream-own-id");
+    // The SDK reads the id into every answer and error.
+    expect(request_id).toBe(requestId);
+    expect(response.headers.get("x-tollgate-cost")).toBe("0.042");
+    expect(response.headers.get("set-cookie")).toBeNull();
+    // The upstream got the call's id and never the caller's key.
+    expect(seen.get(requestId)).toMatchObject({ "x-request-id": requestId });
+    expect(seen.get(requestId)!.authorization).toBeUndefined();
+    expect(await usageOf(requestId)).toMatchObject({ status: "succeeded", units: 42, amount: 42_000n, httpStatus: 200 });
+    expect(await balanceOf(userId)).toBe("4.958");
+    await expectLedgerConsistent();
+  });
+
+  it("reads a streamed chat completion chunk by chunk, and the call is charged the usage of its last event", async () => {
+    const { userId, secret } = await funded("5");
+    const { data: stream, response } = await client(secret)
+      .chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    let text = "";
+    let usage: unknown = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe("Hello there");
+    expect(usage).toEqual(TOKENS);
+    const requestId = response.headers.get("x-request-id")!;
+    expect(requestId).not.toBe("upstream-own-id");
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(await usageOf(requestId)).toMatchObject({ status: "succeeded", units: 42, amount: 42_000n, httpStatus: 200 });
+    expect(await balanceOf(userId)).toBe("4.958");
+    await expectLedgerConsistent();
+  });
+});
+
+describe("streamed answers", () => {
+  it("pass the upstream's headers except hop-by-hop ones, set-cookie and its request id; the upstream gets the caller's other headers", async () => {
+    const { secret } = await funded("1");
+    const { response } = request(secret, "headers", { method: "GET", headers: { "x-client-note": "hello", cookie: "mine=1" }, body: "" });
+    const res = await response;
+    const { body } = await readAll(res);
+    expect(body.toString()).toBe("ok");
+    expect(res.headers["x-upstream-note"]).toBe("kept");
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.headers["x-hop"]).toBeUndefined();
+    const requestId = res.headers["x-request-id"] as string;
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen.get(requestId)).toMatchObject({ "x-client-note": "hello" });
+    expect(seen.get(requestId)!.cookie).toBeUndefined();
+    expect(seen.get(requestId)!.authorization).toBeUndefined();
+  });
+
+  it("charge the units of an x-tool-units trailer, and end with the call's cost as a trailer", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "trailer", { body: "" }).response;
+    const { body, broken } = await readAll(res);
+    expect(broken).toBe(false);
+    expect(body.toString()).toBe("counting the units");
+    expect(res.trailers["x-tollgate-cost"]).toBe("0.007");
+    expect(res.trailers["x-tool-units"]).toBeUndefined();
+    expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 7, amount: 7_000n });
+    expect(await balanceOf(userId)).toBe("1.993");
+    await expectLedgerConsistent();
+  });
+
+  it("that report no units are charged their whole hold (maxUnitsPerCall)", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "no-units", { body: "" }).response;
+    expect((await readAll(res)).broken).toBe(false);
+    expect(res.trailers["x-tollgate-cost"]).toBe("1.00");
+    expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
+    expect(await balanceOf(userId)).toBe("1.00");
+  });
+
+  it("relay a 100 MB chunked binary body intact", async () => {
+    const { userId, secret } = await funded("1");
+    const res = await request(secret, "big", { method: "GET", body: "" }).response;
+    expect(res.statusCode).toBe(200);
+    const hash = createHash("sha256");
+    let size = 0;
+    for await (const chunk of res) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    expect(res.complete).toBe(true);
+    const expected = createHash("sha256");
+    for (let sent = 0; sent < BIG_BYTES; sent += BIG_CHUNK.length) expected.update(BIG_CHUNK);
+    expect(size).toBe(BIG_BYTES);
+    expect(hash.digest("hex")).toBe(expected.digest("hex"));
+    expect(await balanceOf(userId)).toBe("0.99");
+  }, 120_000);
+
+  it("reach the caller chunk by chunk: the first event arrives while the upstream is still sending", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "drip", { body: "" }).response;
+    const [first] = (await once(res, "data")) as [Buffer];
+    expect(first.toString()).toBe('data: {"n":1}\n\n');
+    expect(gates.has("drip")).toBe(true);
+    open("drip");
+    const { body, broken } = await readAll(res);
+    expect(broken).toBe(false);
+    expect(body.toString()).toBe('data: {"n":2,"usage":{"units":3}}\n\n');
+    expect(await balanceOf(userId)).toBe("1.997");
+  });
+
+  it("break the caller's connection when the upstream breaks mid-stream, and the call is refunded", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "reset", { body: "" }).response;
+    await once(res, "data");
+    open("reset");
+    const { broken } = await readAll(res);
+    expect(broken).toBe(true);
+    expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "refunded", amount: 0n });
+    expect(await balanceOf(userId)).toBe("2.00");
+    await expectLedgerConsistent();
+  });
+
+  it("go on being read after the caller hangs up, and the call is charged the units the upstream reports at its end", async () => {
+    const { userId, secret } = await funded("2");
+    const { req, response } = request(secret, "left-behind", { body: "" });
+    const res = await response;
+    await once(res, "data");
+    const requestId = res.headers["x-request-id"] as string;
+    const closed = new Promise((resolve) => res.once("close", resolve));
+    res.on("error", () => undefined);
+    req.destroy();
+    await closed;
+    open("left-behind");
+    let usage = await usageOf(requestId);
+    for (let tries = 0; usage?.status === "pending" && tries < 600; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      usage = await usageOf(requestId);
+    }
+    expect(usage).toMatchObject({ status: "succeeded", units: 5, amount: 5_000n });
+    expect(await balanceOf(userId)).toBe("1.995");
+    await expectLedgerConsistent();
+  });
+
+  it("read units from a compressed answer, and the caller gets the compressed bytes it is told of", async () => {
+    const { userId, secret } = await funded("2");
+    for (const [toolId, units] of [
+      ["gzip-json", 6],
+      ["gzip-sse", 8],
+    ] as const) {
+      const res = await request(secret, toolId, { headers: { "accept-encoding": "gzip" }, body: "" }).response;
+      expect(res.headers["content-encoding"]).toBe("gzip");
+      const { body } = await readAll(res);
+      expect(zlib.gunzipSync(body).toString()).toContain("squeezed");
+      expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units });
+    }
+    expect(await balanceOf(userId)).toBe("1.986");
+  });
+});
+
+describe("request bodies", () => {
+  it("stream to the upstream within the tool's maxRequestBytes", async () => {
+    const { secret } = await funded("1");
+    const { req, response } = request(secret, "small-body", { headers: { "content-type": "application/octet-stream" } });
+    req.write(Buffer.alloc(600));
+    req.end(Buffer.alloc(424));
+    const res = await response;
+    expect(res.statusCode).toBe(200);
+    expect((await readAll(res)).body.toString()).toBe("received 1024 bytes");
+  });
+
+  it("over the limit get 413 body_too_large and cost nothing, declared or found while streaming", async () => {
+    const { userId, secret } = await funded("1");
+    const declared = await request(secret, "small-body", { headers: { "content-type": "text/plain" }, body: "x".repeat(1025) }).response;
+    expect(declared.statusCode).toBe(413);
+    expect(JSON.parse((await readAll(declared)).body.toString()).error.code).toBe("body_too_large");
+
+    const { req, response } = request(secret, "small-body", { headers: { "content-type": "text/plain", "transfer-encoding": "chunked" } });
+    req.write("x".repeat(1000));
+    req.end("x".repeat(100));
+    const chunked = await response;
+    expect(chunked.statusCode).toBe(413);
+    expect(await balanceOf(userId)).toBe("1.00");
+    await expectLedgerConsistent();
+  });
+
+  it("are not read before the API key is checked: a call without a key is refused while its body is still coming", async () => {
+    const { req, response } = request(null, "small-body", { headers: { "content-type": "text/plain", "content-length": "1000000" } });
+    req.write("the first bytes of a body that never ends");
+    const res = await response;
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse((await readAll(res)).body.toString()).error.code).toBe("invalid_key");
+    req.destroy();
+  });
+});
+
+describe("concurrency", () => {
+  it("200 concurrent streamed calls against a balance for 50 holds: 50 run, the rest get 402, the balance ends exact", async () => {
+    // Each call holds 10 units × 0.001 and uses 4.
+    const { userId, secret } = await funded("0.50");
+    const held = gate("held");
+    const calls = Array.from({ length: 200 }, () => request(secret, "held", { body: "" }).response);
+    const answered = await Promise.all(calls);
+    expect(answered.filter((r) => r.statusCode === 200)).toHaveLength(50);
+    expect(answered.filter((r) => r.statusCode === 402)).toHaveLength(150);
+    expect(await balanceOf(userId)).toBe("0.00");
+    open("held");
+    await held;
+    const bodies = await Promise.all(answered.map((r) => readAll(r)));
+    expect(bodies.filter((b) => b.broken)).toHaveLength(0);
+    expect(await balanceOf(userId)).toBe("0.30");
+    await expectLedgerConsistent();
+  }, 120_000);
+});
