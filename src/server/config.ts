@@ -21,6 +21,12 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  REDIS_KEY_PREFIX: z.string().max(64).default("tollgate:"),
   PUBLIC_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
   COOKIE_DOMAIN: z
     .string()
@@ -41,6 +47,7 @@ const envSchema = z.object({
   TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
   UNMETERED_ECHO: boolFromEnv,
   API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
+  GATEWAY_ABANDONED_AFTER_SECONDS: z.coerce.number().int().min(5).max(86400).default(600),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -51,6 +58,10 @@ export interface AppConfig {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Shared rate limits (lib/rate-limiter.ts); unset keeps them in each process's memory. */
+  redisUrl: string | undefined;
+  /** Prepended to every Redis key, so several sites (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   publicUrl: string;
   cookieDomain: string | undefined;
   siteName: string;
@@ -73,6 +84,11 @@ export interface AppConfig {
   /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
   unmeteredEcho: boolean;
   apiKeysMaxPerUser: number;
+  /**
+   * A gateway call unfinished after this long was lost with its process: if charged it is
+   * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
+   */
+  gatewayAbandonedAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     cookieDomain: e.COOKIE_DOMAIN,
     siteName: e.SITE_NAME,
@@ -132,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolsCatalog: path.resolve(e.TOOLS_CATALOG),
     unmeteredEcho: e.UNMETERED_ECHO,
     apiKeysMaxPerUser: e.API_KEYS_MAX_PER_USER,
+    gatewayAbandonedAfterMs: e.GATEWAY_ABANDONED_AFTER_SECONDS * 1000,
   };
 }
 

@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { waitForPort } from "../../src/server/testing/free-port";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * How a server process is started: the way `npm start` does. The one place to change when the
+ * start command changes (e.g. to compiled JavaScript).
+ */
+export function serverCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: ["--max-semi-space-size=32", "--import", "tsx", "src/server/server.ts"] };
+}
+
+export interface ServerProcess {
+  readonly port: number;
+  readonly url: string;
+  readonly pid: number;
+  /** Everything the process wrote to stdout and stderr. */
+  output(): string;
+  /** Sends a signal and resolves to the exit code (or signal name) once the process is gone. */
+  stop(signal: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Starts one server on 127.0.0.1:port and resolves once it answers its health check. */
+export async function startServer(port: number, env: Record<string, string>): Promise<ServerProcess> {
+  const { command, args } = serverCommand();
+  const child: ChildProcess = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const url = `http://127.0.0.1:${port}`;
+  const started = await Promise.race([waitForHealth(url).then(() => true), exited.then(() => false)]);
+  if (!started) throw new Error(`the server on port ${port} exited while starting:\n${output}`);
+  return {
+    port,
+    url,
+    pid: child.pid!,
+    output: () => output,
+    async stop(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function waitForHealth(url: string, timeoutMs = 90_000): Promise<void> {
+  const port = Number(new URL(url).port);
+  await waitForPort(port, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`${url}/api/v1/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} is not healthy after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
+
+/**
+ * nginx in front of the servers, as docs would deploy it: round robin, a request retried on the
+ * next server only when it could not be sent (nginx never resends a POST that reached a server).
+ * No upstream keep-alive, so a stopping server is never handed a request on a connection it closes.
+ */
+export async function startNginx(dir: string, port: number, upstreamPorts: number[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const config = `
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream tollgate {
+${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join("\n")}
+  }
+  server {
+    listen 127.0.0.1:${port};
+    client_max_body_size 10m;
+    location / {
+      proxy_pass http://tollgate;
+      proxy_http_version 1.1;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_next_upstream error timeout;
+      proxy_read_timeout 120s;
+    }
+  }
+}
+`;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "nginx.conf"), config);
+  const child = spawn(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", path.join(dir, "error.log")], { stdio: "ignore" });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await Promise.race([waitForPort(port), exited.then(() => Promise.reject(new Error(`nginx exited: ${fs.readFileSync(path.join(dir, "error.log"), "utf8")}`)))]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGQUIT");
+      await exited;
+    },
+  };
+}
