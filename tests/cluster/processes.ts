@@ -68,13 +68,29 @@ async function waitForHealth(url: string, timeoutMs = 90_000): Promise<void> {
 
 const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
 
+export interface Nginx {
+  url: string;
+  /**
+   * Takes servers out of rotation (or puts them back) with a reload. Resolves once new requests
+   * follow the new configuration; `drained` once the old workers have finished their requests.
+   */
+  setDown(ports: number[]): Promise<{ drained: Promise<void> }>;
+  stop(): Promise<void>;
+}
+
 /**
- * nginx in front of the servers, as docs would deploy it: round robin, a request retried on the
- * next server only when it could not be sent (nginx never resends a POST that reached a server).
- * No upstream keep-alive, so a stopping server is never handed a request on a connection it closes.
+ * nginx in front of the servers, as an operator deploys it: round robin, a request retried on the
+ * next server only when it could not be sent (nginx never resends a POST that reached a server),
+ * no upstream keep-alive. A rolling restart takes each server out of rotation before stopping it:
+ * a server that stops listening resets connections it had not yet accepted, and a POST sent on
+ * one of those cannot be retried safely.
  */
-export async function startNginx(dir: string, port: number, upstreamPorts: number[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const config = `
+export async function startNginx(dir: string, port: number, upstreamPorts: number[]): Promise<Nginx> {
+  const configFile = path.join(dir, "nginx.conf");
+  const writeConfig = (down: number[]) =>
+    fs.writeFileSync(
+      configFile,
+      `
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -88,7 +104,7 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   upstream tollgate {
-${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join("\n")}
+${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0${down.includes(p) ? " down" : ""};`).join("\n")}
   }
   server {
     listen 127.0.0.1:${port};
@@ -104,14 +120,42 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0;`).join("\n")}
     }
   }
 }
-`;
+`,
+    );
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "nginx.conf"), config);
-  const child = spawn(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", path.join(dir, "error.log")], { stdio: "ignore" });
+  writeConfig([]);
+  const child = spawn(NGINX, ["-p", dir, "-c", configFile, "-e", path.join(dir, "error.log")], { stdio: "ignore" });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await Promise.race([waitForPort(port), exited.then(() => Promise.reject(new Error(`nginx exited: ${fs.readFileSync(path.join(dir, "error.log"), "utf8")}`)))]);
+  const errorLog = () => fs.readFileSync(path.join(dir, "error.log"), "utf8");
+  const failedToStart = exited.then(() => {
+    throw new Error(`nginx exited: ${errorLog()}`);
+  });
+  failedToStart.catch(() => {}); // matters only while starting
+  await Promise.race([waitForPort(port), failedToStart]);
+  const workers = () =>
+    fs
+      .readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  const until = async (done: () => boolean, failure: string) => {
+    const deadline = Date.now() + 60_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`${failure}: ${errorLog()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
   return {
     url: `http://127.0.0.1:${port}`,
+    async setDown(ports) {
+      const old = workers();
+      writeConfig(ports);
+      child.kill("SIGHUP");
+      await until(() => workers().some((pid) => !old.includes(pid)), "nginx started no worker with the new configuration");
+      return { drained: until(() => !old.some(alive), "nginx's old workers did not finish their requests") };
+    },
     async stop() {
       if (child.exitCode === null) child.kill("SIGQUIT");
       await exited;
