@@ -36,7 +36,7 @@ let redis: TestRedis;
 let upstream: http.Server;
 /** Requests the `held` tool's upstream is holding (while `holding`); the test ends them. */
 const held: http.ServerResponse[] = [];
-let holding = true;
+let holding = false;
 let nginx: Nginx;
 const servers: ServerProcess[] = [];
 let env: Record<string, string>;
@@ -201,6 +201,28 @@ async function expectLedgerVerifies() {
   expect((await verifyLedger(database.db)).problems).toEqual([]);
 }
 
+/** Restarts each server in turn while `answers` keeps growing with calls through nginx. */
+async function rollingRestart(answers: Answer[], secret: string) {
+  for (let i = 0; i < servers.length; i += 1) {
+    const before = answers.length;
+    await expect.poll(() => answers.length, { timeout: 30_000 }).toBeGreaterThan(before + 20);
+    const old = servers[i]!;
+    // Out of rotation, then stopped with calls in flight: they must still be answered and charged.
+    await (await nginx.setDown([old.port])).drained;
+    holding = true;
+    const inFlight = Array.from({ length: 3 }, () => callTool(old.url, secret, "held"));
+    await expect.poll(() => held.length, { timeout: 30_000 }).toBe(3);
+    const stopped = old.stop("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    holding = false;
+    for (const res of held.splice(0)) res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}');
+    expect(await stopped).toBe(0);
+    answers.push(...(await Promise.all(inFlight)));
+    servers[i] = await startServer(old.port, env);
+    await (await nginx.setDown([])).drained;
+    }
+}
+
 const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
 
 describe("two processes behind nginx on PostgreSQL and Redis", () => {
@@ -260,22 +282,14 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
         for (let i = 0; loading; i += 1) answers.push(await callTool(nginx.url, key.secret, (worker + i) % 2 ? "echo" : "weather"));
       }),
     );
-    for (let i = 0; i < servers.length; i += 1) {
-      const before = answers.length;
-      await expect.poll(() => answers.length, { timeout: 30_000 }).toBeGreaterThan(before + 20);
-      const old = servers[i]!;
-      // Out of rotation for new calls, and stopped at once: calls nginx already sent it must
-      // still be answered and charged.
-      const { drained } = await nginx.setDown([old.port]);
-      expect(await old.stop("SIGTERM")).toBe(0);
-      await drained;
-      servers[i] = await startServer(old.port, env);
-      await (await nginx.setDown([])).drained;
+    try {
+      await rollingRestart(answers, key.secret);
+    } finally {
+      loading = false;
+      await load;
     }
-    const settled = answers.length;
-    await expect.poll(() => answers.length, { timeout: 30_000 }).toBeGreaterThan(settled + 20);
-    loading = false;
-    await load;
+    // A few calls after the restarts, on both new processes.
+    answers.push(...(await callMany(20, 4, (i) => callTool(nginx.url, key.secret, i % 2 ? "echo" : "weather"))));
 
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     const answered = new Set(answers.map((a) => a.requestId));
@@ -290,6 +304,7 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
   it("after kill -9 mid-call, a retry with the same Idempotency-Key runs afresh once the window passes (no day of 409s); an answered one is replayed", async () => {
     const b = servers[1]!;
     const { user, key } = await funded("1");
+    holding = true;
     const answered = await callTool(b.url, key.secret, "echo", { "idempotency-key": "answered-before" });
     expect(answered.status).toBe(200);
     const killedCall = callTool(b.url, key.secret, "held", { "idempotency-key": "killed-mid-call" }).catch((error: unknown) => error);

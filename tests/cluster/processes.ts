@@ -146,7 +146,13 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0${down.includes
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  const alive = (pid: number) => {
+    try {
+      return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     async setDown(ports) {
