@@ -243,7 +243,7 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
     expect(count(answers, 200)).toBe(100);
     expect(count(answers, 429)).toBe(150);
     expect(await balanceOf(user.userId)).toBe("9.00");
-  });
+  }, 120_000);
 
   it("refuse a key disabled through one process on the other at once, and within 2 s after the listener's connection was killed", async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
@@ -271,7 +271,7 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
     expect((await callTool(b.url, third.secret, "echo")).status).toBe(200);
     await setEnabled(a, user, third.id, false);
     await expect.poll(async () => (await callTool(b.url, third.secret, "echo")).status, { timeout: 2000, interval: 20 }).toBe(401);
-  });
+  }, 120_000);
 
   it("restart one after the other with SIGTERM under load (each out of nginx's rotation meanwhile): no 5xx, every answered call charged once, nothing charged unanswered", async () => {
     const { user, key } = await funded("1000");
