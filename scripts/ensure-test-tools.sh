@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # What the tests need beyond npm packages, from Debian's packages when missing (needs root, as on
-# CI): Chromium for the browser tests, and a Python with `requests` for the docs' Python example.
+# CI): Chromium for the browser tests, a Python with `requests` for the docs' Python example, and
+# nginx and redis-server for the tests of several server processes (tests/cluster/).
 # Prints the Python interpreter to use.
 set -euo pipefail
 missing=()
 chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 [ -x "$chromium_path" ] || missing+=(chromium fonts-noto-cjk)
+[ -x "${NGINX_PATH:-/usr/sbin/nginx}" ] || missing+=(nginx-light)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 python=python3
 if ! python3 -c "import requests" >/dev/null 2>&1; then
   python=/usr/bin/python3

@@ -9,6 +9,7 @@ import authPlugin from "./plugins/auth";
 import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
 import errorsPlugin from "./plugins/errors";
+import rateLimiterPlugin from "./plugins/rate-limiter";
 import idempotencyPlugin from "./plugins/idempotency";
 import bodyBudgetPlugin from "./plugins/body-budget";
 import lifecyclePlugin from "./plugins/lifecycle";
@@ -75,6 +76,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(securityPlugin);
   await app.register(authPlugin);
   await app.register(idempotencyPlugin);
+  await app.register(rateLimiterPlugin);
   await app.register(swagger, {
     openapi: {
       info: { title: `${config.siteName} console API`, version: "1" },

@@ -21,6 +21,12 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  REDIS_KEY_PREFIX: z.string().max(64).default("tollgate:"),
   PUBLIC_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
   COOKIE_DOMAIN: z
     .string()
@@ -50,6 +56,7 @@ const envSchema = z.object({
     .or(z.literal("").transform(() => undefined)),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   BODY_MEMORY_MB: z.coerce.number().int().min(1).max(65536).default(256),
+  GATEWAY_ABANDONED_AFTER_SECONDS: z.coerce.number().int().min(5).max(86400).default(600),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -60,6 +67,10 @@ export interface AppConfig {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Shared rate limits (lib/rate-limiter.ts); unset keeps them in each process's memory. */
+  redisUrl: string | undefined;
+  /** Prepended to every Redis key, so several sites (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   publicUrl: string;
   cookieDomain: string | undefined;
   siteName: string;
@@ -92,6 +103,11 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** The most memory request bodies still arriving may hold together; over it new bodies get 503. */
   bodyMemoryBytes: number;
+  /**
+   * A gateway call unfinished after this long was lost with its process: if charged it is
+   * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
+   */
+  gatewayAbandonedAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +156,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     cookieDomain: e.COOKIE_DOMAIN,
     siteName: e.SITE_NAME,
@@ -161,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     bodyMemoryBytes: e.BODY_MEMORY_MB * 1024 * 1024,
+    gatewayAbandonedAfterMs: e.GATEWAY_ABANDONED_AFTER_SECONDS * 1000,
   };
 }
 

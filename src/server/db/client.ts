@@ -24,9 +24,24 @@ export interface Database {
   dump?(): Promise<Blob>;
   /** For metrics: connections (PGlite: its one thread) and the work waiting for one. */
   queueStats?(): { total: number; idle: number; waiting: number };
-  /** PostgreSQL only: LISTEN on a channel with a connection of its own; resolves to an unsubscribe. */
-  listen?(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL only: LISTEN on a channel with a connection of its own, reconnected with back-off
+   * when it drops (notifications sent meanwhile are lost: `onDown` and `onUp` say when). Resolves,
+   * once listening, to an unsubscribe.
+   */
+  listen?(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
 }
+
+export interface ListenHandlers {
+  onMessage(payload: string): void;
+  onDown(error: unknown): void;
+  onUp(): void;
+}
+
+/** How the listening connection names itself in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = "tollgate-listener";
+const LISTEN_RETRY_FIRST_MS = 100;
+const LISTEN_RETRY_MAX_MS = 5000;
 
 /** The package's folder: the nearest one above this module with a package.json, from src/ or from the compiled dist/. */
 function packageRoot(from: string): string {
@@ -62,18 +77,70 @@ export function openPostgres(url: string, poolSize = 10): Database {
     },
     close: () => pool.end(),
     queueStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    async listen(channel, onMessage) {
-      const client = new pg.Client({ connectionString: url });
+    listen: (channel, handlers) => listenWithReconnect(url, channel, handlers),
+  };
+}
+
+async function listenWithReconnect(url: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  let current: pg.Client | undefined;
+  let stopped = false;
+  let attempt = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME, keepAlive: true });
+    const lost = (error: unknown) => {
+      if (current !== client) return;
+      current = undefined;
+      client.end().catch(() => {});
+      if (stopped) return;
+      handlers.onDown(error);
+      reconnectLater();
+    };
+    client.on("error", lost);
+    client.on("end", () => lost(new Error("the listening connection ended")));
+    client.on("notification", (message) => {
+      if (message.channel === channel && message.payload) handlers.onMessage(message.payload);
+    });
+    try {
       await client.connect();
-      client.on("notification", (message) => {
-        if (message.channel === channel && message.payload) onMessage(message.payload);
-      });
-      client.on("error", () => {
-        /* the connection dropped: entries still expire by TTL */
-      });
       await client.query(`listen "${channel.replace(/"/g, "")}"`);
-      return () => client.end();
-    },
+    } catch (error) {
+      client.end().catch(() => {});
+      throw error;
+    }
+    current = client;
+  };
+
+  const reconnectLater = () => {
+    const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** attempt, LISTEN_RETRY_MAX_MS) * (0.5 + Math.random() / 2);
+    attempt += 1;
+    retry = setTimeout(() => {
+      connect().then(
+        async () => {
+          if (stopped) {
+            const late = current;
+            current = undefined;
+            return late?.end();
+          }
+          attempt = 0;
+          handlers.onUp();
+        },
+        () => {
+          if (!stopped) reconnectLater();
+        },
+      );
+    }, delay);
+    retry.unref();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    await client?.end();
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema/index";
 import { createSealer, sha256Hex } from "./crypto";
@@ -28,7 +28,20 @@ export function createIdempotencyStore(db: Db, secret: string) {
   const where = (scope: string, key: string) => and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
 
   return {
-    async claim(input: { scope: string; key: string; route: string; fingerprint: string; now: Date }): Promise<Claim> {
+    /**
+     * `abandoned` (gateway calls, with their `requestId`): a claim still unanswered and older than
+     * `olderThan` belongs to a process that died; the caller takes it over if `mayRunAgain` says
+     * that claim's call may run again.
+     */
+    async claim(input: {
+      scope: string;
+      key: string;
+      route: string;
+      fingerprint: string;
+      now: Date;
+      requestId?: string;
+      abandoned?: { olderThan: Date; mayRunAgain(requestId: string): Promise<boolean> };
+    }): Promise<Claim> {
       const requestHash = sha256Hex(`${input.route}\n${input.fingerprint}`);
       // A key older than the retention window is forgotten, whether or not the sweeper got to it.
       await db
@@ -36,14 +49,25 @@ export function createIdempotencyStore(db: Db, secret: string) {
         .where(and(where(input.scope, input.key), lt(idempotencyKeys.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_TTL_MS))));
       const claimed = await db
         .insert(idempotencyKeys)
-        .values({ scope: input.scope, key: input.key, route: input.route, requestHash, createdAt: input.now })
+        .values({ scope: input.scope, key: input.key, route: input.route, requestHash, requestId: input.requestId, createdAt: input.now })
         .onConflictDoNothing()
         .returning({ key: idempotencyKeys.key });
       if (claimed.length > 0) return { outcome: "claimed" };
       const [existing] = await db.select().from(idempotencyKeys).where(where(input.scope, input.key));
       if (!existing) return { outcome: "in_progress" };
       if (existing.requestHash !== requestHash) return { outcome: "mismatch" };
-      if (existing.statusCode === null || existing.sealedResponse === null) return { outcome: "in_progress" };
+      if (existing.statusCode === null || existing.sealedResponse === null) {
+        const { abandoned } = input;
+        if (!abandoned || !existing.requestId || existing.createdAt >= abandoned.olderThan) return { outcome: "in_progress" };
+        if (!(await abandoned.mayRunAgain(existing.requestId))) return { outcome: "in_progress" };
+        // Only one retry takes the claim over: the one whose update still sees the dead call's id.
+        const taken = await db
+          .update(idempotencyKeys)
+          .set({ requestId: input.requestId, createdAt: input.now })
+          .where(and(where(input.scope, input.key), eq(idempotencyKeys.requestId, existing.requestId), isNull(idempotencyKeys.statusCode)))
+          .returning({ key: idempotencyKeys.key });
+        return taken.length > 0 ? { outcome: "claimed" } : { outcome: "in_progress" };
+      }
       return { outcome: "replay", response: JSON.parse(sealer.open(existing.sealedResponse)) as StoredResponse };
     },
 

@@ -43,6 +43,8 @@ export const idempotencyKeys = pgTable(
     statusCode: integer("status_code"),
     /** The first response, sealed with AES-256-GCM (it may hold a secret shown once). */
     sealedResponse: text("sealed_response"),
+    /** Gateway calls: the claiming call's request id, to learn its fate if its process died. */
+    requestId: text("request_id"),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_created_idx").on(t.createdAt)],

@@ -38,7 +38,7 @@ function writeCatalog(upstreamBase: string): string {
         tool("qrcode", { type: "builtin", name: "qrcode" }),
         tool("pinyin", { type: "builtin", name: "pinyin" }, { price: "0.001", unit: "character", requiresApproval: true }),
         tool("limited", { type: "builtin", name: "echo" }, { rateLimitPerMinute: 2 }),
-        tool("weather", { type: "http", url: `${upstreamBase}/ok`, timeoutMs: 300 }),
+        tool("weather", { type: "http", url: `${upstreamBase}/ok`, timeoutMs: 5000 }),
         tool("broken", { type: "http", url: `${upstreamBase}/fail` }),
         tool("slow", { type: "http", url: `${upstreamBase}/slow`, timeoutMs: 200 }),
         tool("hangup", { type: "http", url: `${upstreamBase}/hangup` }),
@@ -478,6 +478,42 @@ describe("calls abandoned by a stopped server", () => {
     expect(await balanceOf(user.userId)).toBe("1.00");
     const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, "abandoned-1"));
     expect(usage).toMatchObject({ status: "refunded", amount: 0n });
+    await expectLedgerConsistent();
+  });
+
+  it("free an Idempotency-Key their process left claimed once the window passes: refunded and run afresh, never run twice if charged for good", async () => {
+    const { user, key } = await funded("1");
+    const payload = { city: "x" };
+    const claimLikeADeadProcess = async (toolId: string, idempotencyKey: string, requestId: string) => {
+      const fingerprint = `\n${Buffer.from(JSON.stringify(payload)).toString("base64")}`;
+      const claim = await t.app.idempotency.claim({ scope: `apikey:${key.id}`, key: idempotencyKey, route: `POST ${toolId}`, fingerprint, now: t.clock.now(), requestId });
+      expect(claim).toEqual({ outcome: "claimed" });
+    };
+    const payer = { userId: user.userId, apiKeyId: key.id, units: 1, amount: 10_000n, at: t.clock.now() };
+
+    // Killed while its upstream ran: charged, pending, no answer kept.
+    await claimLikeADeadProcess("weather", "dead-claim-01", "dead-call-1");
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-1" }]);
+    // Killed after a built-in tool's charge, before its answer was kept: it may have been answered.
+    await claimLikeADeadProcess("echo", "dead-claim-02", "dead-call-2");
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "echo", requestId: "dead-call-2", ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() } }]);
+    expect(await balanceOf(user.userId)).toBe("0.98");
+
+    // Within the window the owner may still be running: the retry must wait.
+    expect((await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" })).statusCode).toBe(409);
+    t.clock.advance(t.config.gatewayAbandonedAfterMs + 1);
+    const retried = await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers["idempotent-replayed"]).toBeUndefined();
+    // The dead call refunded, the retry charged: one call paid for.
+    expect(await balanceOf(user.userId)).toBe("0.98");
+    const [dead] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, "dead-call-1"));
+    expect(dead).toMatchObject({ status: "refunded", amount: 0n });
+    const replayed = await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+
+    expect((await call(key.secret, "echo", payload, { "idempotency-key": "dead-claim-02" })).statusCode).toBe(409);
+    expect(await balanceOf(user.userId)).toBe("0.98");
     await expectLedgerConsistent();
   });
 });

@@ -5,7 +5,7 @@ import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 import { toolGrants } from "../../db/schema/index";
 import { GroupCommitter } from "../../lib/group-commit";
-import { WindowLimiter } from "../../lib/window-limiter";
+import type { RateLimiter } from "../../lib/rate-limiter";
 import type { Tool } from "../catalog/catalog-file";
 import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
@@ -55,7 +55,6 @@ export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
   private readonly refunds: GroupCommitter<RefundItem, void>;
   private readonly completions: GroupCommitter<CompletionItem, void>;
-  private readonly limiter = new WindowLimiter(60_000);
   private readonly tools = new Map<string, RunnableTool>();
   readonly keys: ApiKeyCache;
 
@@ -63,6 +62,7 @@ export class Gateway {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    private readonly limiter: RateLimiter,
     options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
   ) {
     this.keys = new ApiKeyCache(db);
@@ -105,7 +105,11 @@ export class Gateway {
         .where(and(eq(toolGrants.userId, auth.user.id), eq(toolGrants.toolId, call.tool.id)));
       if (!grant) throw new GatewayError("tool_not_approved");
     }
-    const waitMs = this.limiter.hit(`${auth.key.id}:${call.tool.id}`, call.tool.rateLimitPerMinute, now.getTime());
+    // Fails open when Redis is down: the spend limit and balance still hold in the database.
+    const waitMs = await this.limiter.hit(
+      { key: `calls:${auth.key.id}:${call.tool.id}`, limit: call.tool.rateLimitPerMinute, windowMs: 60_000, whenRedisDown: "local" },
+      now.getTime(),
+    );
     if (waitMs > 0) throw new GatewayError("rate_limited", undefined, { "retry-after": String(Math.ceil(waitMs / 1000)) });
     return { userId: auth.user.id, apiKeyId: auth.key.id };
   }

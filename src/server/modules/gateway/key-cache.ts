@@ -1,6 +1,10 @@
 import { sha256Hex } from "../../lib/crypto";
 import { lookupApiKey, type FoundApiKey } from "../keys/authenticate";
 import type { Db } from "../../db/client";
+import type { ApiKeyChangeFollower } from "../keys/changes";
+
+/** How long a cached key is trusted while changes from other processes may go unheard. */
+export const UNHEARD_TRUST_MS = 1000;
 
 /**
  * Authenticated keys kept in memory, so a call costs no key query. A change to a key (disable,
@@ -8,8 +12,9 @@ import type { Db } from "../../db/client";
  * only bounds how long a lost notification could matter. The spend so far is never taken from
  * here: the charge transaction reads it under a row lock.
  */
-export class ApiKeyCache {
-  private readonly entries = new Map<string, { found: FoundApiKey; expiresAt: number }>();
+export class ApiKeyCache implements ApiKeyChangeFollower {
+  private readonly entries = new Map<string, { found: FoundApiKey; cachedAt: number; expiresAt: number }>();
+  private deaf = false;
 
   constructor(
     private readonly db: Db,
@@ -19,18 +24,27 @@ export class ApiKeyCache {
   async get(rawKey: string, nowMs: number): Promise<FoundApiKey | null> {
     const hash = sha256Hex(rawKey);
     const cached = this.entries.get(hash);
-    if (cached && cached.expiresAt > nowMs) return cached.found;
+    if (cached && cached.expiresAt > nowMs && (!this.deaf || nowMs - cached.cachedAt < UNHEARD_TRUST_MS)) return cached.found;
     const found = await lookupApiKey(this.db, rawKey);
     if (!found) {
       this.entries.delete(hash);
       return null;
     }
     if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { found, expiresAt: nowMs + this.options.ttlMs });
+    this.entries.set(hash, { found, cachedAt: nowMs, expiresAt: nowMs + this.options.ttlMs });
     return found;
   }
 
   evict(keyHash: string): void {
     this.entries.delete(keyHash);
+  }
+
+  changesMayBeMissed(): void {
+    this.deaf = true;
+  }
+
+  changesHeardAgain(): void {
+    this.deaf = false;
+    this.entries.clear();
   }
 }

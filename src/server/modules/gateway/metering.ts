@@ -166,12 +166,13 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
  * row stays pending. Such calls (older than `olderThan`, far beyond any tool's timeout) were
  * never answered, so they are refunded in full. Returns how many.
  */
-export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number }): Promise<number> {
+export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number; requestId?: string }): Promise<number> {
   return db.transaction(async (tx) => {
     const stale = await queryRows<{ id: number | string; user_id: number | string; api_key_id: number | string; amount: string; units: number | string; request_id: string }>(
       tx,
       sql`select id, user_id, api_key_id, amount::text as amount, units, request_id from usage_records
           where status = 'pending' and created_at < ${input.olderThan.toISOString()}::timestamptz
+            ${input.requestId === undefined ? sql`` : sql`and request_id = ${input.requestId}`}
           order by id limit ${input.limit ?? 500}`,
     );
     if (stale.length === 0) return 0;
@@ -192,6 +193,17 @@ export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now
     );
     return stale.length;
   });
+}
+
+/**
+ * Whether the call with this request id, whose process is presumed dead (its idempotency claim
+ * outlived the abandoned-call window), may be run again: it never was charged, or it was refunded
+ * (now, if still pending). A call charged for good may have been answered: it must not run twice.
+ */
+export async function abandonedCallMayRunAgain(db: Db, requestId: string, now: Date): Promise<boolean> {
+  await refundAbandonedCalls(db, { olderThan: now, now, requestId });
+  const [row] = await queryRows<{ status: string }>(db, sql`select status from usage_records where request_id = ${requestId}`);
+  return !row || row.status === "refunded";
 }
 
 /** Records how successful calls ended; money is not touched. */

@@ -2,18 +2,16 @@ import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
-import { API_KEY_CHANNEL, onLocalApiKeyChange } from "../keys/changes";
+import { followApiKeyChanges } from "../keys/changes";
 import { Gateway, costHeader, succeeded, type GatewayCall, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
-import { refundAbandonedCalls } from "./metering";
+import { abandonedCallMayRunAgain, refundAbandonedCalls } from "./metering";
 import { BUILTIN_MAX_REQUEST_BYTES, readWhole } from "./request-body";
 import { callerTarget, toolSegmentEnd } from "./upstream-path";
 
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
-/** Far beyond the longest tool timeout (a total of 300 s): a call still pending then was never answered. */
-export const ABANDONED_AFTER_MS = 10 * 60_000;
 
 function bearer(request: FastifyRequest): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
@@ -64,24 +62,27 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
 export default async function gatewayRoutes(app: FastifyInstance) {
   // Two batches in flight: one runs while the next waits at the database, so the database never
   // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
-  const gateway = new Gateway(app.db, app.clock, app.log, {
+  const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, {
     concurrency: 2,
     onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
   });
-  const stopLocal = onLocalApiKeyChange((hash) => gateway.keys.evict(hash));
-  const stopRemote = app.database.listen ? await app.database.listen(API_KEY_CHANNEL, (hash) => gateway.keys.evict(hash)) : null;
+  const stopFollowingKeys = await followApiKeyChanges(app.database, app.log, gateway.keys);
+  const abandonedAfterMs = app.config.gatewayAbandonedAfterMs;
+  const slowest = [...app.catalog.values()].reduce((most, tool) => Math.max(most, tool.handler.type === "http" ? tool.handler.totalTimeoutMs : 0), 0);
+  if (slowest >= abandonedAfterMs) {
+    throw new Error(`GATEWAY_ABANDONED_AFTER_SECONDS must exceed the longest tool's total timeout (${slowest} ms): a call still running would be refunded`);
+  }
   // Calls charged by a process that stopped before they ended get their money back.
   const sweeper = setInterval(() => {
     const now = app.clock.now();
-    refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - ABANDONED_AFTER_MS), now })
+    refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - abandonedAfterMs), now })
       .then((refunded) => refunded > 0 && app.log.warn({ refunded }, "refunded calls abandoned by a stopped server"))
       .catch((error: unknown) => app.log.error({ err: error }, "could not refund abandoned calls"));
-  }, 60_000);
+  }, Math.min(60_000, abandonedAfterMs));
   sweeper.unref();
   app.addHook("onClose", async () => {
     clearInterval(sweeper);
-    stopLocal();
-    await stopRemote?.();
+    await stopFollowingKeys();
     await gateway.drain();
   });
 
@@ -136,12 +137,18 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     call.request.body = await readWhole(call.request.body, gateway.maxRequestBytes(tool));
     const body = call.request.body;
     const scope = `apikey:${payer.apiKeyId}`;
+    const now = app.clock.now();
     const claim = await app.idempotency.claim({
       scope,
       key: idempotencyKey,
       route: `${request.method} ${tool.id}${call.request.subpath}`,
       fingerprint: `${call.request.query}\n${body.toString("base64")}`,
-      now: app.clock.now(),
+      now,
+      requestId: request.id,
+      abandoned: {
+        olderThan: new Date(now.getTime() - abandonedAfterMs),
+        mayRunAgain: (requestId) => abandonedCallMayRunAgain(app.db, requestId, now),
+      },
     });
     if (claim.outcome === "replay") {
       const stored = claim.response;
