@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { systemClock, type Clock } from "./clock";
@@ -61,6 +62,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
   await app.register(errorsPlugin);
+  await app.register(cookie);
   await app.register(catalogPlugin);
   await app.register(securityPlugin);
   await app.register(authPlugin);

@@ -60,7 +60,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: codeResponseSchema, 400: errorSchema, 429: errorSchema, 502: errorSchema, 503: errorSchema },
       },
     },
-    async (request) => requestCode(app, providers, request, request.body),
+    async (request, reply) => requestCode(app, providers, request, reply, request.body),
   );
 
   app.post(
@@ -73,7 +73,11 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: loginResponseSchema, 400: errorSchema, 429: errorSchema },
       },
     },
-    async (request) => login(app, request, request.body),
+    async (request, reply) => {
+      const { token } = await login(app, request, request.body);
+      reply.header("cache-control", "no-store");
+      return { csrf_token: token };
+    },
   );
 
   app.post(

@@ -13,18 +13,18 @@ export interface SessionIdentity {
 export async function createSession(
   db: Db | Tx,
   input: { userId: number; ip?: string; userAgent?: string; now: Date },
-): Promise<{ token: string; expiresAt: Date }> {
+): Promise<{ sessionId: number; token: string; expiresAt: Date }> {
   const token = randomToken(32);
   const expiresAt = new Date(input.now.getTime() + SESSION_TTL_SECONDS * 1000);
-  await db.insert(sessions).values({
+  const [row] = await db.insert(sessions).values({
     userId: input.userId,
     tokenHash: sha256Hex(token),
     createdAt: input.now,
     expiresAt,
     ip: input.ip,
     userAgent: input.userAgent?.slice(0, 512),
-  });
-  return { token, expiresAt };
+  }).returning({ id: sessions.id });
+  return { sessionId: row!.id, token, expiresAt };
 }
 
 export async function findSession(db: Db, token: string, now: Date): Promise<SessionIdentity | null> {
