@@ -2,6 +2,7 @@ import type { CliCommand } from "./command";
 import { creditCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
 import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
 import { codesCreateCommand } from "../modules/redemption/cli";
+import { sessionsListCommand, sessionsRevokeCommand } from "../modules/auth/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
 export const COMMANDS: CliCommand[] = [
@@ -11,4 +12,6 @@ export const COMMANDS: CliCommand[] = [
   applicationsListCommand,
   applicationsApproveCommand,
   applicationsRejectCommand,
+  sessionsListCommand,
+  sessionsRevokeCommand,
 ];

@@ -57,6 +57,32 @@ describe("tollgate admin codes create", () => {
     expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2020-01-01"])).code).toBe(64);
     expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2027-02-30"])).code).toBe(64);
   });
+
+  it("reads --count in plain digits only, as amounts are read", async () => {
+    for (const count of ["1e3", "0x10", "+5", " 5", "1_000", "5.0", "10001"]) {
+      const refused = await createCodes(["--amount", "5", "--count", count]);
+      expect(refused.code, count).toBe(64);
+      expect(refused.summary, count).toContain("--count: a whole number from 1 to 10000 is required, in plain digits");
+      expect(refused.codes).toEqual([]);
+    }
+  });
+
+  it("reads --expires in Beijing time whatever the machine's zone: a date to its end, a time as given", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const atTime = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00"]);
+      expect(atTime.summary).toContain("valid until 2027-01-01T10:00:00.000Z");
+      const atDay = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01"]);
+      expect(atDay.summary).toContain("valid until 2027-01-01T15:59:59.999Z");
+      const explicit = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00Z"]);
+      expect(explicit.summary).toContain("valid until 2027-01-01T18:00:00.000Z");
+      expect((await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T25:00"])).code).toBe(64);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
 });
 
 describe("POST /api/v1/console/redeem", () => {
