@@ -162,6 +162,21 @@ describe("limits against guessing", () => {
     expect((await redeem(newcomer, "GUESS", freshIp())).statusCode).toBe(400);
   });
 
+  it("lets no more wrong codes through than the limit when a burst of them arrives at once", async () => {
+    const user = await createUserWithSession(t);
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => redeem(user, `BURST${i}`, freshIp())));
+    expect(burst.filter((r) => r.statusCode === 400)).toHaveLength(5);
+    expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(15);
+
+    const ip = freshIp();
+    const crowd = await Promise.all(Array.from({ length: 20 }, () => createUserWithSession(t)));
+    const fromOneIp = await Promise.all(crowd.map((u, i) => redeem(u, `CROWD${i}`, ip)));
+    expect(fromOneIp.filter((r) => r.statusCode === 400)).toHaveLength(8);
+    expect(fromOneIp.filter((r) => r.statusCode === 429)).toHaveLength(12);
+    const rows = await queryRows<{ reason: string }>(t.database.db, sql`select reason from redemption_failures where ip = ${ip}`);
+    expect(rows.map((r) => r.reason)).toEqual(Array(8).fill("redemption_code_unknown"));
+  });
+
   it("does not count successful redemptions", async () => {
     const user = await createUserWithSession(t);
     const { codes } = await createCodes(["--amount", "1", "--count", "7"]);
