@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { systemClock, type Clock } from "./clock";
@@ -71,6 +72,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(lifecyclePlugin);
   await app.register(errorsPlugin);
   await app.register(bodyBudgetPlugin, { limitBytes: config.bodyMemoryBytes });
+  await app.register(cookie);
   await app.register(catalogPlugin);
   await app.register(metricsPlugin);
   await app.register(securityPlugin);

@@ -15,8 +15,7 @@ describe("phone login configuration", () => {
       perIpPerHour: 20,
       phonesPerIpPerHour: 10,
       smsDailyBudget: 2000,
-      lockoutFailures: 10,
-      lockoutSeconds: 3600,
+      loginFailuresPerIpPerHour: 30,
     });
     expect(auth.sms).toEqual({ provider: "console" });
     expect(auth.captcha).toEqual({ provider: "altcha", maxNumber: 50_000 });

@@ -14,8 +14,7 @@ export const authEnv = {
   AUTH_CODE_PER_IP_HOUR: count(1_000_000, 20),
   AUTH_CODE_PHONES_PER_IP_HOUR: count(1_000_000, 10),
   AUTH_SMS_DAILY_BUDGET: count(100_000_000, 2000),
-  AUTH_LOCKOUT_FAILURES: count(1_000_000, 10),
-  AUTH_LOCKOUT_SECONDS: count(30 * 86400, 3600, 60),
+  AUTH_LOGIN_FAILURES_PER_IP_HOUR: count(1_000_000, 30),
 
   SMS_PROVIDER: z.enum(["console", "aliyun", "tencent"]).default("console"),
   CAPTCHA_PROVIDER: z.enum(CAPTCHA_PROVIDERS).default("altcha"),
@@ -57,8 +56,8 @@ export interface AuthLimits {
   perIpPerHour: number;
   phonesPerIpPerHour: number;
   smsDailyBudget: number;
-  lockoutFailures: number;
-  lockoutSeconds: number;
+  /** Wrong codes one IP may send in any hour before its logins are refused (429) for the rest of it. */
+  loginFailuresPerIpPerHour: number;
 }
 
 export interface AliyunCredentials {
@@ -137,8 +136,7 @@ export function authConfigFrom(e: AuthEnv): { config: AuthConfig; problems: stri
     perIpPerHour: e.AUTH_CODE_PER_IP_HOUR,
     phonesPerIpPerHour: e.AUTH_CODE_PHONES_PER_IP_HOUR,
     smsDailyBudget: e.AUTH_SMS_DAILY_BUDGET,
-    lockoutFailures: e.AUTH_LOCKOUT_FAILURES,
-    lockoutSeconds: e.AUTH_LOCKOUT_SECONDS,
+    loginFailuresPerIpPerHour: e.AUTH_LOGIN_FAILURES_PER_IP_HOUR,
   };
 
   let sms: SmsConfig = { provider: "console" };

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { z } from "zod";
+import { parseMoney } from "../shared/money";
 
 /** Environment variables of the money features; config.ts spreads them into its schema. */
 export const moneyEnv = {
@@ -8,6 +9,7 @@ export const moneyEnv = {
     .regex(/^\d{1,3}(\.\d{1,2})?$/, "must be a percentage such as 5 or 2.5")
     .refine((v) => Number(v) <= 100, "must be at most 100")
     .default("0"),
+  OPERATOR_CREDIT_MAX: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be an amount such as 10000 or 99.50").default("10000"),
   REDEEM_FAILURES_PER_USER_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(10),
   REDEEM_FAILURES_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(30),
   ALIPAY_APP_ID: z.string().regex(/^\d{8,32}$/, "must be the digits of an Alipay app id").optional().or(z.literal("").transform(() => undefined)),
@@ -61,6 +63,8 @@ export interface MoneyConfig {
   referralBonusBasisPoints: number;
   redeemFailuresPerUserPerHour: number;
   redeemFailuresPerIpPerHour: number;
+  /** The most one `admin credit` adds without `--force`, in micro-units. */
+  operatorCreditMaxMicros: bigint;
   /** Present only when every ALIPAY_* credential is set. */
   alipay: AlipayConfig | undefined;
   /** Present only when every WECHATPAY_* credential is set. */
@@ -126,6 +130,7 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: Money
       referralBonusBasisPoints: Number(whole) * 100 + Number(fraction.padEnd(2, "0")),
       redeemFailuresPerUserPerHour: e.REDEEM_FAILURES_PER_USER_PER_HOUR,
       redeemFailuresPerIpPerHour: e.REDEEM_FAILURES_PER_IP_PER_HOUR,
+      operatorCreditMaxMicros: parseMoney(e.OPERATOR_CREDIT_MAX),
       alipay,
       wechat,
     },

@@ -10,7 +10,7 @@ export const codeRequestSchema = z.object({
  * `failed` is a refusal the user can act on (wait, or solve the captcha again); `message` says
  * what to do and, for a limit, when to retry. It never reveals whether the phone is registered.
  */
-export const CODE_REFUSAL_REASONS = ["captcha_failed", "cooldown", "phone_hourly", "phone_daily", "sms_budget", "locked"] as const;
+export const CODE_REFUSAL_REASONS = ["captcha_failed", "cooldown", "phone_hourly", "phone_daily", "sms_budget"] as const;
 export type CodeRefusalReason = (typeof CODE_REFUSAL_REASONS)[number];
 
 export const codeResponseSchema = z.object({
@@ -41,7 +41,7 @@ export type LoginResponse = z.infer<typeof loginResponseSchema>;
 export const AUTH_ERROR_CODES = {
   invalidPhone: "invalid_phone",
   invalidCode: "invalid_code",
-  phoneLocked: "phone_locked",
+  loginLimited: "login_limited",
   smsFailed: "sms_send_failed",
   captchaUnavailable: "captcha_unavailable",
 } as const;

@@ -3,6 +3,7 @@ import { creditCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
 import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
 import { codesCreateCommand } from "../modules/redemption/cli";
 import { statsCommand } from "../modules/stats/cli";
+import { sessionsListCommand, sessionsRevokeCommand } from "../modules/auth/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
 export const COMMANDS: CliCommand[] = [
@@ -13,4 +14,6 @@ export const COMMANDS: CliCommand[] = [
   applicationsApproveCommand,
   applicationsRejectCommand,
   statsCommand,
+  sessionsListCommand,
+  sessionsRevokeCommand,
 ];

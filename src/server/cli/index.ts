@@ -23,10 +23,24 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof DataDirNotPrivateError ? error.message : error);
-    process.exit(1);
-  },
-);
+/**
+ * Resolves once everything written to `stream` so far has left the process. When stdout is a
+ * socket or a slow pipe (`| tee`, `ssh … > codes.txt`), writes queue up, and `process.exit()`
+ * would drop them: codes sold but never seen.
+ */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write("", () => resolve());
+  });
+}
+
+async function exitAfterOutput(code: number): Promise<never> {
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(code);
+}
+
+main().then(exitAfterOutput, (error: unknown) => {
+  console.error(error instanceof DataDirNotPrivateError ? error.message : error);
+  return exitAfterOutput(1);
+});

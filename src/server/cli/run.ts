@@ -19,6 +19,23 @@ function resolve(words: string[], commands: CliCommand[]): { command: CliCommand
   return null;
 }
 
+/** The database's own error (with its SQLSTATE), wherever the driver or drizzle put it. */
+function databaseError(error: unknown): { code: string; message: string } | null {
+  for (let e = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return { code, message: String(message) };
+  }
+  return null;
+}
+
+/** What the operator reads when a command fails: a sentence, never a statement with its parameters. */
+function describeFailure(error: unknown): string {
+  const db = databaseError(error);
+  if (!db) return (error as Error).message;
+  if (db.code === "22003") return "the result is out of range for the database (an amount or balance too large): nothing was changed";
+  return `the database refused the command (${db.code}: ${db.message}): nothing was changed`;
+}
+
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */
 export async function runCli(
   argv: string[],
@@ -63,7 +80,7 @@ export async function runCli(
       err(`${error.message}\nusage: tollgate admin ${command.usage}`);
       return 64;
     }
-    err(`error: ${(error as Error).message}`);
+    err(`error: ${describeFailure(error)}`);
     return 1;
   }
 }

@@ -6,11 +6,21 @@ import { createSealer, sha256Hex } from "./crypto";
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 
+/** Fields of a JSON answer left out of its stored copy, and how its replay makes them anew. */
+export interface WithheldSecret {
+  /** The name a route registered its reissuer under (`app.idempotency.reissuers`). */
+  kind: string;
+  /** What the reissuer acts on: the session's or the key's id. */
+  ref: number;
+  fields: string[];
+}
+
 export interface StoredResponse {
   statusCode: number;
   contentType: string | undefined;
   /** Base64 of the body, so binary responses replay byte for byte. */
   body: string;
+  withheld?: WithheldSecret;
 }
 
 export type Claim =
@@ -20,8 +30,9 @@ export type Claim =
   | { outcome: "mismatch" };
 
 /**
- * (scope, key) → the first response to a request, kept 24 hours and sealed, because some first
- * responses hold a secret shown once. Used for the console API and for gateway calls alike.
+ * (scope, key) → the first response to a request, kept 24 hours (or the route's shorter time)
+ * and sealed. A secret shown once is never part of the stored copy (see `WithheldSecret`). Used
+ * for the console API and for gateway calls alike.
  */
 export function createIdempotencyStore(db: Db, secret: string) {
   const sealer = createSealer(secret, "idempotency");
@@ -31,7 +42,7 @@ export function createIdempotencyStore(db: Db, secret: string) {
     /**
      * `abandoned` (gateway calls, with their `requestId`): a claim still unanswered and older than
      * `olderThan` belongs to a process that died; the caller takes it over if `mayRunAgain` says
-     * that claim's call may run again.
+     * that claim's call may run again. `ttlMs` shortens how long the answer is kept for replay.
      */
     async claim(input: {
       scope: string;
@@ -39,14 +50,16 @@ export function createIdempotencyStore(db: Db, secret: string) {
       route: string;
       fingerprint: string;
       now: Date;
+      ttlMs?: number;
       requestId?: string;
       abandoned?: { olderThan: Date; mayRunAgain(requestId: string): Promise<boolean> };
     }): Promise<Claim> {
       const requestHash = sha256Hex(`${input.route}\n${input.fingerprint}`);
+      const ttlMs = Math.min(input.ttlMs ?? IDEMPOTENCY_TTL_MS, IDEMPOTENCY_TTL_MS);
       // A key older than the retention window is forgotten, whether or not the sweeper got to it.
       await db
         .delete(idempotencyKeys)
-        .where(and(where(input.scope, input.key), lt(idempotencyKeys.createdAt, new Date(input.now.getTime() - IDEMPOTENCY_TTL_MS))));
+        .where(and(where(input.scope, input.key), lt(idempotencyKeys.createdAt, new Date(input.now.getTime() - ttlMs))));
       const claimed = await db
         .insert(idempotencyKeys)
         .values({ scope: input.scope, key: input.key, route: input.route, requestHash, requestId: input.requestId, createdAt: input.now })

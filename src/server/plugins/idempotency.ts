@@ -2,18 +2,49 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "../../shared/errors";
 import { AppError } from "../errors";
-import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore } from "../lib/idempotency-store";
+import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type WithheldSecret } from "../lib/idempotency-store";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** How long an answer that carries a secret may be replayed: enough for a retry of a lost answer. */
+export const SECRET_REPLAY_TTL_MS = 10 * 60_000;
+
+/**
+ * Makes the secret of a replayed answer anew (a new token for the same session, a new secret for
+ * the same key) and returns the fields to put back into the stored answer; null when the thing it
+ * acts on is gone (logged out, deleted), and the answer cannot be replayed.
+ */
+export type SecretReissuer = (ref: number, now: Date) => Promise<Record<string, unknown> | null>;
+
 declare module "fastify" {
   interface FastifyRequest {
     idempotencyClaim: { scope: string; key: string } | null;
+    withheldSecret: WithheldSecret | null;
   }
   interface FastifyInstance {
     idempotency: IdempotencyStore;
+    secretReissuers: Map<string, SecretReissuer>;
   }
+  interface FastifyContextConfig {
+    /** How long this route's answers may be replayed, when shorter than the default 24 hours. */
+    idempotencyTtlMs?: number;
+  }
+}
+
+/**
+ * For a handler whose JSON answer carries a secret shown once: no cache may keep the answer, and
+ * its stored replay copy leaves out `fields`; a replay asks the `kind` reissuer for new ones.
+ */
+export function answerWithSecret(request: FastifyRequest, reply: FastifyReply, withheld: WithheldSecret): void {
+  reply.header("cache-control", "no-store");
+  request.withheldSecret = withheld;
+}
+
+function withoutFields(json: string, fields: string[]): string {
+  const body = JSON.parse(json) as Record<string, unknown>;
+  for (const field of fields) delete body[field];
+  return JSON.stringify(body);
 }
 
 /** The Idempotency-Key header, validated; null when absent. */
@@ -31,13 +62,16 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
  * A request with an `Idempotency-Key` header claims the key for (caller, key); a repeat with the
  * same route and body gets the first 2xx response back without the action running again.
  * Non-2xx outcomes release the key: by convention they changed nothing, so the retry may run.
+ * An answer carrying a secret is stored without it and replayed with a new one (`answerWithSecret`).
  * See docs/decisions/001-idempotency-keys.md.
  */
 export default fp(
   async function idempotencyPlugin(app: FastifyInstance) {
     const store = createIdempotencyStore(app.db, app.config.sessionSecret);
     app.decorate("idempotency", store);
+    app.decorate("secretReissuers", new Map<string, SecretReissuer>());
     app.decorateRequest("idempotencyClaim", null);
+    app.decorateRequest("withheldSecret", null);
     let sweeper: NodeJS.Timeout | undefined;
     app.addHook("onReady", async () => {
       sweeper = setInterval(() => void store.purgeExpired(app.clock.now()).catch(() => {}), 3600_000);
@@ -56,6 +90,7 @@ export default fp(
         route: `${request.method} ${request.routeOptions.url ?? request.url}`,
         fingerprint: JSON.stringify(request.body ?? null),
         now: app.clock.now(),
+        ttlMs: request.routeOptions.config.idempotencyTtlMs,
       });
       switch (claim.outcome) {
         case "claimed":
@@ -66,10 +101,14 @@ export default fp(
         case "in_progress":
           throw AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress);
         case "replay": {
-          const { statusCode, contentType, body } = claim.response;
+          const { statusCode, contentType, body, withheld } = claim.response;
           reply.code(statusCode).header("idempotent-replayed", "true");
           if (contentType) reply.type(contentType);
-          return reply.send(Buffer.from(body, "base64"));
+          if (!withheld) return reply.send(Buffer.from(body, "base64"));
+          const fresh = await app.secretReissuers.get(withheld.kind)?.(withheld.ref, app.clock.now());
+          if (!fresh) throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used, and its answer can no longer be replayed");
+          reply.header("cache-control", "no-store");
+          return reply.send(JSON.stringify({ ...(JSON.parse(Buffer.from(body, "base64").toString("utf8")) as object), ...fresh }));
         }
       }
     });
@@ -78,15 +117,18 @@ export default fp(
       const claim = request.idempotencyClaim;
       if (!claim) return payload;
       request.idempotencyClaim = null;
-      const storable = typeof payload === "string" || Buffer.isBuffer(payload) || payload === null;
+      const withheld = request.withheldSecret ?? undefined;
+      const storable = typeof payload === "string" || ((Buffer.isBuffer(payload) || payload === null) && !withheld);
       if (reply.statusCode >= 200 && reply.statusCode < 300 && storable) {
+        const kept = withheld ? withoutFields(payload as string, withheld.fields) : payload;
         // The action has run: its answer goes out even if the copy cannot be kept, and the key
         // stays claimed so that a retry is refused rather than run twice.
         await store
           .complete(claim.scope, claim.key, {
             statusCode: reply.statusCode,
             contentType: reply.getHeader("content-type")?.toString(),
-            body: Buffer.from(payload ?? "").toString("base64"),
+            body: Buffer.from(kept ?? "").toString("base64"),
+            withheld,
           })
           .catch((error: unknown) => request.log.error({ err: error }, "could not keep a response for replay; its key stays claimed"));
       } else {

@@ -8,32 +8,43 @@ export interface RequestOptions {
   ip?: string;
   userAgent?: string;
   headers?: Record<string, string>;
+  /** Which browser sends the request: each keeps its own cookies ("default" unless named). */
+  browser?: string;
 }
 
-function inject(t: TestApp, method: "GET" | "POST", url: string, payload: object | undefined, options: RequestOptions = {}) {
-  return t.app.inject({
-    method,
-    url,
-    payload,
-    remoteAddress: options.ip ?? "127.0.0.1",
-    headers: { "user-agent": options.userAgent ?? "vitest", ...options.headers },
-  });
-}
-
-/** The phone login as a browser drives it against the app under test (self-hosted captcha, console SMS). */
+/** The phone login as browsers drive it against the app under test (self-hosted captcha, console SMS). */
 export function phoneLoginClient(t: TestApp) {
+  const cookieJars = new Map<string, Map<string, string>>();
+  async function inject(method: "GET" | "POST", url: string, payload: object | undefined, options: RequestOptions = {}) {
+    const jar = cookieJars.get(options.browser ?? "default") ?? new Map<string, string>();
+    cookieJars.set(options.browser ?? "default", jar);
+    const res = await t.app.inject({
+      method,
+      url,
+      payload,
+      remoteAddress: options.ip ?? "127.0.0.1",
+      cookies: Object.fromEntries(jar),
+      headers: { "user-agent": options.userAgent ?? "vitest", ...options.headers },
+    });
+    for (const cookie of res.cookies) jar.set(cookie.name, cookie.value);
+    return res;
+  }
   const client = {
+    /** The cookies a browser holds, by name. */
+    cookiesOf(browser = "default"): Record<string, string> {
+      return Object.fromEntries(cookieJars.get(browser) ?? []);
+    },
     async solveCaptcha(options: RequestOptions = {}): Promise<string> {
-      const res = await inject(t, "GET", "/api/v1/auth/captcha/altcha/challenge", undefined, options);
+      const res = await inject("GET", "/api/v1/auth/captcha/altcha/challenge", undefined, options);
       if (res.statusCode !== 200) throw new Error(`challenge: ${res.statusCode} ${res.body}`);
       return solveAltchaChallenge(res.json<Challenge>());
     },
     async requestCode(telephone: string, options: RequestOptions & { captchaResult?: string } = {}): Promise<LightMyRequestResponse> {
       const captchaResult = options.captchaResult ?? (await client.solveCaptcha(options));
-      return inject(t, "POST", "/api/v1/auth/phone/verification_code", { telephone, captchaResult }, options);
+      return inject("POST", "/api/v1/auth/phone/verification_code", { telephone, captchaResult }, options);
     },
     login(telephone: string, code: string, recommendCode = "", options: RequestOptions = {}): Promise<LightMyRequestResponse> {
-      return inject(t, "POST", "/api/v1/auth/phone/login", { telephone, code, recommendCode }, options);
+      return inject("POST", "/api/v1/auth/phone/login", { telephone, code, recommendCode }, options);
     },
     latestCode(phone: string): string {
       const code = latestCodeFor(t.config.dataDir, phone);

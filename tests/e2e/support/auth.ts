@@ -32,7 +32,11 @@ export async function readLatestCode(phone: string): Promise<string> {
   return code!;
 }
 
-/** Requests a code and logs in through the API; signs up a new random phone when none is given. */
+/**
+ * Requests a code and logs in through the API; signs up a new random phone when none is given.
+ * Both calls go through one request context, which carries back the `login_client` cookie the
+ * code request sets: a code answers only to the browser that asked for it (decision 017).
+ */
 export async function loginViaApi(request: APIRequestContext, phone: string = randomPhone(), recommendCode = ""): Promise<{ token: string; phone: string }> {
   const sent = await request.post("/api/v1/auth/phone/verification_code", { data: { telephone: phone, captchaResult: await solveCaptcha(request) } });
   expect(sent.status(), await sent.text()).toBe(200);

@@ -8,7 +8,6 @@ export type AuthEventType =
   | "code_refused"
   | "login_succeeded"
   | "login_failed"
-  | "lockout"
   | "logout"
   | "logout_all";
 

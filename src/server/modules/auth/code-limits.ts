@@ -2,7 +2,7 @@ import type { AuthLimits } from "../../auth-config";
 import type { Tx } from "../../db/client";
 import { authCaptchaUses } from "../../db/schema/index";
 import { LOGIN_PURPOSE, storeCode } from "./codes";
-import { lockedUntil } from "./lockout";
+import { isKnownClient } from "./login-client";
 import type { PhoneRefusal } from "./messages";
 import { DAY_MS, HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
 
@@ -28,11 +28,15 @@ export async function countIpRequest(tx: Tx, input: { ip: string; target: string
 
 /**
  * Under the phone's and the budget's locks: claims the captcha result (single use), then checks
- * the phone's lockout, cooldown, hourly and daily caps and the global SMS budget. When all allow
- * it, the new code is stored and its sending counted.
+ * the phone's cooldown, hourly and daily caps and the global SMS budget. When all allow it, the
+ * new code is stored for the asking browser and its sending counted. A browser that has logged
+ * in to the phone before has caps of its own, apart from everyone else's (decision 017).
  */
-export async function reserveCode(tx: Tx, input: { target: string; codeHmac: string; captcha: { id: string; validUntil: Date }; now: Date; limits: AuthLimits }) {
-  const { target, now, limits } = input;
+export async function reserveCode(
+  tx: Tx,
+  input: { target: string; client: string; codeHmac: string; captcha: { id: string; validUntil: Date }; now: Date; limits: AuthLimits },
+) {
+  const { target, client, now, limits } = input;
   await lockRateKeys(tx, [`phone:${target}`, GLOBAL_BUDGET_KEY]);
   const claimed = await tx
     .insert(authCaptchaUses)
@@ -42,10 +46,9 @@ export async function reserveCode(tx: Tx, input: { target: string; codeHmac: str
   if (claimed.length === 0) return { kind: "replayed" } as const;
   const refusal = (reason: PhoneRefusal, retryAt: Date) => ({ kind: "refused", reason, retryAt }) as const;
 
-  const locked = await lockedUntil(tx, target, now, limits);
-  if (locked) return refusal("locked", locked);
+  const quotaKey = (await isKnownClient(tx, target, client, now)) ? `${target}:${client}` : target;
   const dayAgo = new Date(now.getTime() - DAY_MS);
-  const sentToday = await rateEventTimes(tx, RATE_EVENTS.codeSent, target, dayAgo);
+  const sentToday = await rateEventTimes(tx, RATE_EVENTS.codeSent, quotaKey, dayAgo);
   const last = sentToday.at(-1);
   if (last && last.getTime() + limits.resendSeconds * 1000 > now.getTime()) {
     return refusal("cooldown", new Date(last.getTime() + limits.resendSeconds * 1000));
@@ -63,6 +66,6 @@ export async function reserveCode(tx: Tx, input: { target: string; codeHmac: str
   const budget = nextAllowedAt(await rateEventTimes(tx, RATE_EVENTS.codeSent, null, dayAgo), limits.smsDailyBudget, DAY_MS, now);
   if (budget) return refusal("sms_budget", budget);
 
-  await storeCode(tx, { target, purpose: LOGIN_PURPOSE, codeHmac: input.codeHmac, now, ttlSeconds: limits.codeTtlSeconds });
-  return { kind: "reserved", sentEventId: await recordRateEvent(tx, { name: RATE_EVENTS.codeSent, key: target, at: now }) } as const;
+  await storeCode(tx, { target, purpose: LOGIN_PURPOSE, client, codeHmac: input.codeHmac, now, ttlSeconds: limits.codeTtlSeconds });
+  return { kind: "reserved", sentEventId: await recordRateEvent(tx, { name: RATE_EVENTS.codeSent, key: quotaKey, at: now }) } as const;
 }

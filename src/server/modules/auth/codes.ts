@@ -30,11 +30,12 @@ export function codeHmac(secret: string, target: string, purpose: string, code: 
   return hmacHex(secret, `code:${purpose}:${target}:${code}`);
 }
 
-/** Stores the new code for (target, purpose), replacing any earlier one: only the latest counts. */
-export async function storeCode(tx: Tx, row: { target: string; purpose: string; codeHmac: string; now: Date; ttlSeconds: number }): Promise<void> {
+/** Stores the new code for (target, purpose, client), replacing that browser's earlier one: only its latest counts. */
+export async function storeCode(tx: Tx, row: { target: string; purpose: string; client: string; codeHmac: string; now: Date; ttlSeconds: number }): Promise<void> {
   const values = {
     target: row.target,
     purpose: row.purpose,
+    client: row.client,
     codeHmac: row.codeHmac,
     createdAt: row.now,
     expiresAt: new Date(row.now.getTime() + row.ttlSeconds * 1000),
@@ -44,28 +45,39 @@ export async function storeCode(tx: Tx, row: { target: string; purpose: string; 
   await tx
     .insert(authVerificationCodes)
     .values(values)
-    .onConflictDoUpdate({ target: [authVerificationCodes.target, authVerificationCodes.purpose], set: values });
+    .onConflictDoUpdate({ target: [authVerificationCodes.target, authVerificationCodes.purpose, authVerificationCodes.client], set: values });
 }
 
 /** Takes back a code whose SMS never went out. */
-export async function withdrawCode(tx: Tx, target: string, purpose: string, hmac: string): Promise<void> {
+export async function withdrawCode(tx: Tx, code: { target: string; purpose: string; client: string; hmac: string }): Promise<void> {
   await tx
     .delete(authVerificationCodes)
-    .where(and(eq(authVerificationCodes.target, target), eq(authVerificationCodes.purpose, purpose), eq(authVerificationCodes.codeHmac, hmac)));
+    .where(
+      and(
+        eq(authVerificationCodes.target, code.target),
+        eq(authVerificationCodes.purpose, code.purpose),
+        eq(authVerificationCodes.client, code.client),
+        eq(authVerificationCodes.codeHmac, code.hmac),
+      ),
+    );
 }
 
 export type CodeCheck = "accepted" | "mismatch" | "no_code" | "expired" | "used" | "exhausted";
 
 /**
- * Checks `code` against the live one and, if it is right, consumes it in the same UPDATE that
+ * Checks `code` against the live one the browser `client` asked for and, if it is right, consumes it in the same UPDATE that
  * re-checks every condition, so two concurrent logins with one code cannot both succeed. The
  * HMACs are compared in constant time first; a mismatch on a live code costs it one attempt.
  */
 export async function checkAndConsumeCode(
   tx: Tx,
-  input: { secret: string; target: string; purpose: string; code: string; now: Date; maxAttempts: number },
+  input: { secret: string; target: string; purpose: string; client: string; code: string; now: Date; maxAttempts: number },
 ): Promise<CodeCheck> {
-  const where = and(eq(authVerificationCodes.target, input.target), eq(authVerificationCodes.purpose, input.purpose));
+  const where = and(
+    eq(authVerificationCodes.target, input.target),
+    eq(authVerificationCodes.purpose, input.purpose),
+    eq(authVerificationCodes.client, input.client),
+  );
   const [row] = await tx.select().from(authVerificationCodes).where(where);
   if (!row) return "no_code";
   const submitted = codeHmac(input.secret, input.target, input.purpose, input.code);

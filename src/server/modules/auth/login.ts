@@ -1,53 +1,59 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest, type LoginResponse } from "../../../shared/auth";
+import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest } from "../../../shared/auth";
 import { AppError } from "../../errors";
 import { findOrCreateUser } from "./accounts";
 import { recordAuthEvent } from "./audit";
 import { checkAndConsumeCode, LOGIN_PURPOSE, requestPhone } from "./codes";
-import { lockedUntil, recordLoginFailure } from "./lockout";
-import { PHONE_REFUSALS, waitText } from "./messages";
-import { lockRateKeys } from "./rate-limits";
+import { loginClientOf, rememberClient } from "./login-client";
+import { LOGIN_LIMITED, waitText } from "./messages";
+import { HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent } from "./rate-limits";
 import { createSession } from "./sessions";
 
 /**
- * POST /auth/phone/login: one flow for login and sign-up. The phone's lock serialises its logins,
- * the code is consumed by the statement that accepts it, and user, session and consumption
- * commit together. A code that does not match counts against the code (dead after the maximum
- * attempts) and against the phone (locked after too many failures) — recorded although the
- * answer is a 400, because forgetting failed guesses would make guessing free.
+ * POST /auth/phone/login: one flow for login and sign-up. A code answers only to the browser that
+ * asked for it (its `login_client` cookie), so guesses sent from anywhere else never touch it and
+ * cannot lock its owner out (decision 017). The phone's lock serialises its logins, the code is
+ * consumed by the statement that accepts it, and user, session and consumption commit together.
+ * A code that does not match counts against the code (dead after the maximum attempts) and
+ * against the IP (refused for the rest of the hour after too many) — recorded although the answer
+ * is a 400, because forgetting failed guesses would make guessing free.
  */
-export async function login(app: FastifyInstance, request: FastifyRequest, body: LoginRequest): Promise<LoginResponse> {
+export async function login(app: FastifyInstance, request: FastifyRequest, body: LoginRequest): Promise<{ userId: number; sessionId: number; token: string }> {
   const secret = app.config.sessionSecret;
   const { phone, target } = requestPhone(secret, body.telephone);
+  const client = loginClientOf(secret, request);
   const { limits } = app.config.auth;
   const now = app.clock.now();
+  const ip = request.ip;
 
   const outcome = await app.db.transaction(async (tx) => {
-    await lockRateKeys(tx, [`phone:${target}`]);
-    const locked = await lockedUntil(tx, target, now, limits);
-    if (locked) return { kind: "locked", until: locked } as const;
-    const check = await checkAndConsumeCode(tx, { secret, target, purpose: LOGIN_PURPOSE, code: body.code, now, maxAttempts: limits.codeMaxAttempts });
+    await lockRateKeys(tx, [`phone:${target}`, `login-ip:${ip}`]);
+    const failures = await rateEventTimes(tx, RATE_EVENTS.loginFailure, ip, new Date(now.getTime() - HOUR_MS));
+    const limitedUntil = nextAllowedAt(failures, limits.loginFailuresPerIpPerHour, HOUR_MS, now);
+    if (limitedUntil) return { kind: "limited", until: limitedUntil } as const;
+    const check = client
+      ? await checkAndConsumeCode(tx, { secret, target, purpose: LOGIN_PURPOSE, client, code: body.code, now, maxAttempts: limits.codeMaxAttempts })
+      : "no_code";
     if (check !== "accepted") {
-      const guessed = check === "mismatch" || check === "no_code";
-      const lockedNow = guessed && (await recordLoginFailure(tx, target, now, limits));
-      return { kind: "failed", reason: check, lockedNow } as const;
+      if (check === "mismatch" || check === "no_code") await recordRateEvent(tx, { name: RATE_EVENTS.loginFailure, key: ip, at: now });
+      return { kind: "failed", reason: client ? check : "no_client" } as const;
     }
     const user = await findOrCreateUser(tx, { phone, recommendCode: body.recommendCode, now });
-    const session = await createSession(tx, { userId: user.userId, ip: request.ip, userAgent: request.headers["user-agent"], now });
-    return { kind: "ok", ...user, token: session.token } as const;
+    const session = await createSession(tx, { userId: user.userId, ip, userAgent: request.headers["user-agent"], now });
+    await rememberClient(tx, target, client!, now);
+    return { kind: "ok", ...user, ...session } as const;
   });
 
   switch (outcome.kind) {
-    case "locked": {
-      await recordAuthEvent(app.db, request, { type: "login_failed", at: now, reason: "locked", phone });
+    case "limited": {
+      await recordAuthEvent(app.db, request, { type: "login_failed", at: now, reason: "ip_limited", phone });
       const waitMs = outcome.until.getTime() - now.getTime();
-      throw new AppError(429, AUTH_ERROR_CODES.phoneLocked, PHONE_REFUSALS.locked(waitText(waitMs)), {
+      throw new AppError(429, AUTH_ERROR_CODES.loginLimited, LOGIN_LIMITED(waitText(waitMs)), {
         "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
       });
     }
     case "failed":
       await recordAuthEvent(app.db, request, { type: "login_failed", at: now, reason: outcome.reason, phone });
-      if (outcome.lockedNow) await recordAuthEvent(app.db, request, { type: "lockout", at: now, phone });
       throw AppError.badRequest(INVALID_CODE_MESSAGE, AUTH_ERROR_CODES.invalidCode);
     case "ok":
       await recordAuthEvent(app.db, request, {
@@ -57,6 +63,6 @@ export async function login(app: FastifyInstance, request: FastifyRequest, body:
         phone,
         userId: outcome.userId,
       });
-      return { csrf_token: outcome.token };
+      return { userId: outcome.userId, sessionId: outcome.sessionId, token: outcome.token };
   }
 }

@@ -60,11 +60,13 @@ describe("the login flow on the real providers' protocols", () => {
       expect((await t.app.inject({ url: "/api/v1/auth/captcha/altcha/challenge" })).statusCode).toBe(404);
 
       const ticket = JSON.stringify(captcha.solve());
-      expect((await codeRequest(t, "13800002001", ticket)).json()).toEqual({ status: "success", message: "code sent successfully" });
+      const browser = phoneLoginClient(t);
+      const requested = await browser.requestCode("13800002001", { captchaResult: ticket, ip: "10.9.0.1" });
+      expect(requested.json()).toEqual({ status: "success", message: "code sent successfully" });
       expect(captcha.verifications.at(-1)).toMatchObject({ userIp: "10.9.0.1", code: 1 });
       const sent = sms.messages.at(-1);
       expect(sent?.phone).toBe("13800002001");
-      const login = await phoneLoginClient(t).login("13800002001", sent!.templateParam.code!);
+      const login = await browser.login("13800002001", sent!.templateParam.code!);
       expect(login.statusCode).toBe(200);
 
       expect((await codeRequest(t, "13800002002", ticket)).json()).toMatchObject({ status: "failed", message: "captcha verification failed, please try again" });

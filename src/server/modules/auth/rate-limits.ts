@@ -7,14 +7,15 @@ export const DAY_MS = 24 * HOUR_MS;
 
 /** What auth_rate_events counts, each under its own key. */
 export const RATE_EVENTS = {
-  /** A code sent to a phone (key: phone key). Also what the global SMS budget counts. */
+  /**
+   * A code sent to a phone (key: phone key, or `phone key:client` for a browser that logged in to
+   * it before). Also what the global SMS budget counts.
+   */
   codeSent: "code_sent",
   /** A code request answered for an IP (key: IP; subject: phone key). */
   ipCodeRequest: "ip_code_request",
-  /** A login with a code that did not match (key: phone key). */
+  /** A login whose code did not match, or that had no code to match (key: IP). */
   loginFailure: "login_failure",
-  /** A phone locked after too many failures (key: phone key). */
-  lockout: "lockout",
 } as const;
 
 type RateEvent = (typeof RATE_EVENTS)[keyof typeof RATE_EVENTS];

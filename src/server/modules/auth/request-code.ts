@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { eq } from "drizzle-orm";
 import { AUTH_ERROR_CODES, type CodeRequest, type CodeResponse } from "../../../shared/auth";
 import { authCaptchaUses } from "../../db/schema/index";
@@ -10,6 +10,7 @@ import { recordAuthEvent } from "./audit";
 import { codeHmac, generateCode, LOGIN_PURPOSE, requestPhone, withdrawCode } from "./codes";
 import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
 import { countIpRequest, reserveCode } from "./code-limits";
+import { ensureLoginClient } from "./login-client";
 import { deleteRateEvents } from "./rate-limits";
 
 export interface AuthProviders {
@@ -19,15 +20,23 @@ export interface AuthProviders {
 
 /**
  * POST /auth/phone/verification_code, in the issue's order: the phone, the IP's limits, the
- * captcha, then the phone's lockout, cooldown and caps and the global SMS budget, then the SMS.
+ * captcha, then the phone's cooldown and caps and the global SMS budget, then the SMS. The code is
+ * bound to the asking browser's `login_client` cookie, issued here when it has none.
  * Every answer is the same whether or not the phone belongs to a user. Refusals about the phone
  * are `status: "failed"` with when to retry; an IP over its limits gets 429. When the SMS cannot
  * go out, everything this request recorded is taken back before the error answer (a 5xx means
  * nothing changed, so the client's retry starts afresh).
  */
-export async function requestCode(app: FastifyInstance, providers: AuthProviders, request: FastifyRequest, body: CodeRequest): Promise<CodeResponse> {
+export async function requestCode(
+  app: FastifyInstance,
+  providers: AuthProviders,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: CodeRequest,
+): Promise<CodeResponse> {
   const secret = app.config.sessionSecret;
   const { phone, target } = requestPhone(secret, body.telephone);
+  const client = ensureLoginClient(secret, request, reply, app.config.publicUrl.startsWith("https:"));
   const { limits } = app.config.auth;
   const now = app.clock.now();
   const ip = request.ip;
@@ -57,7 +66,7 @@ export async function requestCode(app: FastifyInstance, providers: AuthProviders
 
   const code = generateCode();
   const hmac = codeHmac(secret, target, LOGIN_PURPOSE, code);
-  const reserved = await app.db.transaction((tx) => reserveCode(tx, { target, codeHmac: hmac, captcha: verdict, now, limits }));
+  const reserved = await app.db.transaction((tx) => reserveCode(tx, { target, client, codeHmac: hmac, captcha: verdict, now, limits }));
   if (reserved.kind === "replayed") {
     await refuse("captcha_replayed");
     return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
@@ -77,7 +86,7 @@ export async function requestCode(app: FastifyInstance, providers: AuthProviders
     await providers.sms.sendVerificationCode({ phone, code, ttlMinutes: Math.ceil(limits.codeTtlSeconds / 60), now, log: request.log });
   } catch (error) {
     await app.db.transaction(async (tx) => {
-      await withdrawCode(tx, target, LOGIN_PURPOSE, hmac);
+      await withdrawCode(tx, { target, purpose: LOGIN_PURPOSE, client, hmac });
       await deleteRateEvents(tx, [reserved.sentEventId, ipCheck.eventId]);
       await tx.delete(authCaptchaUses).where(eq(authCaptchaUses.id, verdict.id));
     });

@@ -5,11 +5,12 @@ import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginRespons
 import { captchaSettingsSchema } from "../../../shared/captcha";
 import { users } from "../../db/schema/index";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { createSmsProvider } from "../../providers/sms/index";
 import { recordAuthEvent } from "./audit";
 import { login } from "./login";
 import { requestCode } from "./request-code";
-import { revokeAllSessions, revokeSession } from "./sessions";
+import { revokeAllSessions, revokeSession, rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
@@ -26,6 +27,10 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     captcha: createCaptchaProvider(auth.captcha, sessionSecret),
   };
   scheduleAuthSweep(app);
+  app.secretReissuers.set("session", async (sessionId, now) => {
+    const token = await rotateSessionToken(app.db, sessionId, now);
+    return token === null ? null : { csrf_token: token };
+  });
   const phoneOf = async (userId: number) => (await app.db.select({ phone: users.phone }).from(users).where(eq(users.id, userId)))[0]?.phone;
 
   app.get(
@@ -60,12 +65,13 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: codeResponseSchema, 400: errorSchema, 429: errorSchema, 502: errorSchema, 503: errorSchema },
       },
     },
-    async (request) => requestCode(app, providers, request, request.body),
+    async (request, reply) => requestCode(app, providers, request, reply, request.body),
   );
 
   app.post(
     "/auth/phone/login",
     {
+      config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags: ["auth"],
         summary: "Log in or sign up with a phone and its code",
@@ -73,7 +79,11 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: loginResponseSchema, 400: errorSchema, 429: errorSchema },
       },
     },
-    async (request) => login(app, request, request.body),
+    async (request, reply) => {
+      const { sessionId, token } = await login(app, request, request.body);
+      answerWithSecret(request, reply, { kind: "session", ref: sessionId, fields: ["csrf_token"] });
+      return { csrf_token: token };
+    },
   );
 
   app.post(

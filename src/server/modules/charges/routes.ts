@@ -80,18 +80,22 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const userId = request.auth!.userId;
-      await limiter.check(userId, request.ip);
+      const attempt = await limiter.reserve(userId, request.ip);
+      let redeemed;
       try {
-        return await redeemCode(app.db, {
+        redeemed = await redeemCode(app.db, {
           userId,
           code: request.body.code,
           now: app.clock.now(),
           topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
         });
       } catch (error) {
-        if (error instanceof AppError && REDEEM_FAILURES.has(error.code)) await limiter.recordFailure(userId, request.ip, error.code);
+        if (error instanceof AppError && REDEEM_FAILURES.has(error.code)) await limiter.recordFailure(attempt, error.code);
+        else await limiter.release(attempt);
         throw error;
       }
+      await limiter.release(attempt);
+      return redeemed;
     },
   );
 };

@@ -8,14 +8,20 @@ import {
   deletedApiKeySchema,
   updateApiKeyBody,
 } from "../../../shared/api-keys";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { toApiKey } from "./key-view";
-import { createApiKey, deleteApiKey, listApiKeys, updateApiKey } from "./service";
+import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from "./service";
 
 const tags = ["api keys"];
 const security = [{ bearer: [] }];
 
 /** The signed-in user's own API keys; anyone else's key is simply not found. */
 const keyRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.secretReissuers.set("api_key", async (id, now) => {
+    const rotated = await rotateApiKeySecret(app.db, id);
+    return rotated && { key: toApiKey(rotated.row, now), secret: rotated.secret };
+  });
+
   app.get(
     "/console/keys",
     { preHandler: app.requireUser, schema: { tags, security, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
@@ -31,6 +37,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     "/console/keys",
     {
       preHandler: app.requireUser,
+      config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
         security,
@@ -47,7 +54,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
         now,
         maxPerUser: app.config.apiKeysMaxPerUser,
       });
-      reply.header("cache-control", "no-store");
+      answerWithSecret(request, reply, { kind: "api_key", ref: row.id, fields: ["key", "secret"] });
       return reply.code(201).send({ key: toApiKey(row, now), secret });
     },
   );

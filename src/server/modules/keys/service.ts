@@ -80,6 +80,24 @@ export async function createApiKey(
   return { row, secret };
 }
 
+/**
+ * A new secret for a live key, the old one ending at once everywhere: how a replayed creation
+ * answer gets a secret without any secret being stored. Null when the key is gone.
+ */
+export async function rotateApiKeySecret(db: Db, id: number): Promise<{ row: ApiKeyRow; secret: string } | null> {
+  const secret = generateApiKey();
+  const [old] = await db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.deletedAt)));
+  if (!old) return null;
+  const [row] = await db
+    .update(apiKeys)
+    .set({ keyHash: sha256Hex(secret), last4: secret.slice(-4) })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.keyHash, old.keyHash), isNull(apiKeys.deletedAt)))
+    .returning();
+  if (!row) return null;
+  await announceApiKeyChange(db, old.keyHash);
+  return { row, secret };
+}
+
 /** Changes only the fields given; another user's key, or a deleted one, is not found. */
 export async function updateApiKey(
   db: Db,

@@ -57,6 +57,29 @@ describe("tollgate admin credit", () => {
   });
 });
 
+describe("tollgate admin credit, large amounts", () => {
+  it("refuses one credit above OPERATOR_CREDIT_MAX unless --force, and says why", async () => {
+    const user = await createUserWithSession({ database, clock });
+    const refused = await cli("credit", String(user.userId), "10000.01", "--reason", "typo");
+    expect(refused.code).toBe(64);
+    expect(refused.err).toContain("10000.01 is more than one credit may add (10000.00, OPERATOR_CREDIT_MAX): check the amount, or add --force");
+    expect(await balanceOf(user.userId)).toBe(0n);
+    expect((await cli("credit", String(user.userId), "10000", "--reason", "at the cap")).code).toBe(0);
+    expect((await cli("credit", String(user.userId), "20000", "--reason", "contract", "--force")).code).toBe(0);
+    expect(await balanceOf(user.userId)).toBe(30_000_000_000n);
+  });
+
+  it("turns a balance out of the database's range into a clear message, changing nothing", async () => {
+    const user = await createUserWithSession({ database, clock });
+    expect((await cli("credit", String(user.userId), "9223372036854.775807", "--reason", "max", "--force")).code).toBe(0);
+    const over = await cli("credit", String(user.userId), "1", "--reason", "one more");
+    expect(over.code).toBe(1);
+    expect(over.err).toBe("error: the result is out of range for the database (an amount or balance too large): nothing was changed");
+    expect(await balanceOf(user.userId)).toBe(9_223_372_036_854_775_807n);
+    expect((await cli("ledger", "verify")).code).toBe(0);
+  });
+});
+
 describe("tollgate admin ledger verify", () => {
   it("exits 0 on a consistent ledger and non-zero, naming the user, on any difference", async () => {
     const ok = await cli("ledger", "verify");

@@ -1,36 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
 import { formatMoney, isMoney, parseMoney } from "../../../shared/money";
-import { normalizePhone } from "../../../shared/phone";
 import { maskPhone } from "../../../shared/user";
+import { findUser } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
-import type { Db } from "../../db/client";
-import { users } from "../../db/schema/index";
 import { credit } from "./ledger";
 import { verifyLedger } from "./verify";
-
-async function findUser(db: Db, who: string) {
-  const phone = normalizePhone(who);
-  if (phone) {
-    const [user] = await db.select().from(users).where(eq(users.phone, phone));
-    if (user) return user;
-  }
-  if (/^\d{1,15}$/.test(who)) {
-    const [user] = await db.select().from(users).where(eq(users.id, Number(who)));
-    if (user) return user;
-  }
-  return null;
-}
 
 export const creditCommand: CliCommand = {
   name: "credit",
   summary: "credit a user's balance (an operator adjustment in the ledger)",
-  usage: 'credit <phone|user-id> <amount> --reason "…" [--key <idempotency key>]',
-  options: { reason: true, key: true },
+  usage: 'credit <phone|user-id> <amount> --reason "…" [--key <idempotency key>] [--force]',
+  options: { reason: true, key: true, force: false },
   async run(ctx, { positionals, options }) {
     const [who, amountText, ...extra] = positionals;
     if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
     if (!isMoney(amountText) || parseMoney(amountText) <= 0n) throw new UsageError(`"${amountText}" is not a positive amount such as 50 or 9.90`);
+    const cap = ctx.config.money.operatorCreditMaxMicros;
+    if (parseMoney(amountText) > cap && options.force !== true) {
+      throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
+    }
     const reason = typeof options.reason === "string" ? options.reason.trim() : "";
     if (!reason) throw new UsageError("--reason is required: it is what the user sees as the reference");
     if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");

@@ -57,6 +57,32 @@ describe("tollgate admin codes create", () => {
     expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2020-01-01"])).code).toBe(64);
     expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2027-02-30"])).code).toBe(64);
   });
+
+  it("reads --count in plain digits only, as amounts are read", async () => {
+    for (const count of ["1e3", "0x10", "+5", " 5", "1_000", "5.0", "10001"]) {
+      const refused = await createCodes(["--amount", "5", "--count", count]);
+      expect(refused.code, count).toBe(64);
+      expect(refused.summary, count).toContain("--count: a whole number from 1 to 10000 is required, in plain digits");
+      expect(refused.codes).toEqual([]);
+    }
+  });
+
+  it("reads --expires in Beijing time whatever the machine's zone: a date to its end, a time as given", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const atTime = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00"]);
+      expect(atTime.summary).toContain("valid until 2027-01-01T10:00:00.000Z");
+      const atDay = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01"]);
+      expect(atDay.summary).toContain("valid until 2027-01-01T15:59:59.999Z");
+      const explicit = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00Z"]);
+      expect(explicit.summary).toContain("valid until 2027-01-01T18:00:00.000Z");
+      expect((await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T25:00"])).code).toBe(64);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
 });
 
 describe("POST /api/v1/console/redeem", () => {
@@ -134,6 +160,21 @@ describe("limits against guessing", () => {
     const newcomer = await createUserWithSession(t);
     expect((await redeem(newcomer, "GUESS", ip)).statusCode).toBe(429);
     expect((await redeem(newcomer, "GUESS", freshIp())).statusCode).toBe(400);
+  });
+
+  it("lets no more wrong codes through than the limit when a burst of them arrives at once", async () => {
+    const user = await createUserWithSession(t);
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => redeem(user, `BURST${i}`, freshIp())));
+    expect(burst.filter((r) => r.statusCode === 400)).toHaveLength(5);
+    expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(15);
+
+    const ip = freshIp();
+    const crowd = await Promise.all(Array.from({ length: 20 }, () => createUserWithSession(t)));
+    const fromOneIp = await Promise.all(crowd.map((u, i) => redeem(u, `CROWD${i}`, ip)));
+    expect(fromOneIp.filter((r) => r.statusCode === 400)).toHaveLength(8);
+    expect(fromOneIp.filter((r) => r.statusCode === 429)).toHaveLength(12);
+    const rows = await queryRows<{ reason: string }>(t.database.db, sql`select reason from redemption_failures where ip = ${ip}`);
+    expect(rows.map((r) => r.reason)).toEqual(Array(8).fill("redemption_code_unknown"));
   });
 
   it("does not count successful redemptions", async () => {

@@ -1,0 +1,26 @@
+import { eq } from "drizzle-orm";
+import { normalizePhone } from "../../shared/phone";
+import type { Db } from "../db/client";
+import { users } from "../db/schema/index";
+import { UsageError } from "./command";
+
+/** The one reading of a count on the command line: plain decimal digits, no exponent, sign, hex or separators. */
+export function parseCount(text: string | boolean | undefined, name: string, min: number, max: number): number {
+  const value = typeof text === "string" && /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${name}: a whole number from ${min} to ${max} is required, in plain digits`);
+  return value;
+}
+
+/** The user a command names by phone number or by id; null when there is none. */
+export async function findUser(db: Db, who: string) {
+  const phone = normalizePhone(who);
+  if (phone) {
+    const [user] = await db.select().from(users).where(eq(users.phone, phone));
+    if (user) return user;
+  }
+  if (/^\d{1,15}$/.test(who)) {
+    const [user] = await db.select().from(users).where(eq(users.id, Number(who)));
+    if (user) return user;
+  }
+  return null;
+}

@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../testing/test-app";
+import { tempDataDir } from "../testing/temp-dir";
+import { startControlSocket } from "./control-socket";
+
+let t: TestApp;
+let dataDir: string;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  dataDir = tempDataDir("cli-drain-");
+  t = await createTestApp({ DATA_DIR: dataDir });
+  stop = await startControlSocket(t.app);
+});
+afterAll(async () => {
+  await stop();
+  await t.close();
+});
+
+/**
+ * Runs `tollgate admin …` as a separate process through the running server, its stdout a socket
+ * (what `spawn` gives, and what ssh gives a remote command) that is not read until the command has
+ * said it is done: a slow consumer, as `| tee` or `ssh … > file` is under load.
+ */
+function runWithSlowStdout(args: string[]): Promise<{ exit: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server/cli/index.ts", "admin", ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let exit: number | null = null;
+    child.stdout.pause();
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // Start reading only once the command has finished writing; by then it may be exiting.
+      if (/created \d+ codes/.test(stderr)) setTimeout(() => child.stdout.resume(), 1500);
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      exit = code;
+      child.stdout.resume();
+    });
+    child.on("close", () => resolve({ exit, stdout, stderr }));
+  });
+}
+
+describe("the CLI's output", () => {
+  it("reaches a slow reader in full before the command exits", async () => {
+    const { exit, stdout, stderr } = await runWithSlowStdout(["codes", "create", "--amount", "1", "--count", "10000"]);
+    expect(stderr).toContain("created 10000 codes");
+    expect(exit).toBe(0);
+    const codes = stdout.split("\n").filter(Boolean);
+    expect(codes).toHaveLength(10000);
+    expect(new Set(codes).size).toBe(10000);
+  }, 120_000);
+});
