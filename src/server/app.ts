@@ -8,7 +8,7 @@ import { loggerOptions } from "./logger";
 import authPlugin from "./plugins/auth";
 import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
-import errorsPlugin from "./plugins/errors";
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
 import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
@@ -41,6 +41,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
