@@ -81,3 +81,10 @@ export function escapeUnprintable(text: string): string {
   }
   return out;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** False when the text holds a lone surrogate, which has no UTF-8 form. */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}

@@ -1,4 +1,5 @@
 import QRCode from "qrcode";
+import { isWellFormed } from "../../../../shared/text";
 import { jsonResponse, readJson, type ToolHandler } from "./types";
 
 const MAX_TEXT = 2000;
@@ -13,7 +14,9 @@ export const qrcode: ToolHandler = async (request) => {
       ? "text is required"
       : text.length > MAX_TEXT
         ? `text is longer than ${MAX_TEXT} characters`
-        : format !== "png" && format !== "svg"
+        : !isWellFormed(text)
+          ? "text must be valid Unicode text"
+          : format !== "png" && format !== "svg"
           ? 'format must be "png" or "svg"'
           : typeof size !== "number" || !Number.isInteger(size) || size < 64 || size > 2048
             ? "size must be a whole number from 64 to 2048"
