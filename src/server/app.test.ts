@@ -38,6 +38,25 @@ describe("routing", () => {
     expect(res.body).toContain("doc a");
   });
 
+  it.each([
+    ["/docs/%E4%B8%AD%E6%96%87", "/docs/%E4%B8%AD%E6%96%87.html"],
+    ["/docs/%C3%A9", "/docs/%C3%A9.html"],
+    ["/docs/a%20b", "/docs/a%20b.html"],
+    ["/docs/a%3Fb", "/docs/a%3Fb.html"],
+  ])("redirects %s to the percent-encoded %s (issue 23 §15)", async (from, to) => {
+    const res = await t.app.inject({ method: "GET", url: from });
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe(to);
+  });
+
+  it.each(["/docs/%0d%0aSet-Cookie:%20pwned=1", "/docs/%00", "/docs/a%1b[2J"])("answers %s, which cannot be a docs page, with the 404 page", async (url) => {
+    const res = await t.app.inject({ method: "GET", url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.headers.location).toBeUndefined();
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+  });
+
   it("does not treat /docsx as docs", async () => {
     const res = await t.app.inject({ method: "GET", url: "/docsx" });
     expect(res.statusCode).toBe(404);

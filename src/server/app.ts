@@ -9,8 +9,8 @@ import { loggerOptions } from "./logger";
 import authPlugin from "./plugins/auth";
 import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
-import errorsPlugin from "./plugins/errors";
 import rateLimiterPlugin from "./plugins/rate-limiter";
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
 import bodyBudgetPlugin from "./plugins/body-budget";
 import lifecyclePlugin from "./plugins/lifecycle";
@@ -50,6 +50,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     requestTimeout: config.requestTimeoutMs,
     // Node checks those deadlines on this interval (default 30 s); headers get no longer than the whole request.
     http: { headersTimeout: Math.min(60_000, config.requestTimeoutMs), connectionsCheckingInterval: 1000 },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

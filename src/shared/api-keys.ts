@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "./text";
 import { MAX_MICROS, isMoney, parseMoney } from "./money";
 
 /** A key is `tg_` plus 32 random bytes in base64url (43 characters). */
@@ -60,8 +61,7 @@ export function maskApiKey(prefix: string, last4: string): string {
   return `${prefix}…${last4}`;
 }
 
-const nameSchema = z
-  .string()
+const nameSchema = userText()
   .trim()
   .min(1, API_KEY_MESSAGES.nameRequired)
   .max(API_KEY_NAME_MAX, API_KEY_MESSAGES.nameTooLong)
@@ -84,13 +84,13 @@ const expiresAtSchema = z.iso
   .describe("ISO 8601 time after which the key stops working; null for never");
 
 const allowedToolsSchema = z
-  .array(z.string().regex(TOOL_ID_PATTERN, API_KEY_MESSAGES.toolMalformed))
+  .array(userText().regex(TOOL_ID_PATTERN, API_KEY_MESSAGES.toolMalformed))
   .max(API_KEY_LIST_MAX)
   .transform((tools) => [...new Set(tools)])
   .describe("Tool ids the key may call; empty for every tool the user may use");
 
 const ipAllowlistSchema = z
-  .array(z.string().trim().refine(isIpRule, API_KEY_MESSAGES.ipRuleMalformed))
+  .array(userText().trim().refine(isIpRule, API_KEY_MESSAGES.ipRuleMalformed))
   .max(API_KEY_LIST_MAX)
   .transform((rules) => [...new Set(rules)])
   .describe("Addresses and CIDR ranges the key may be used from; empty for anywhere");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "./text";
 
 /* Access applications for tools that need approval: the rules the form and the server share. */
 
@@ -105,14 +106,12 @@ function checked<T, P extends string>(problem: (value: T) => P | null, messages:
 
 /** POST /api/v1/console/applications */
 export const createApplicationBody = z.object({
-  toolId: z.string({ error: APPLICATION_MESSAGES.toolRequired }).trim().min(1, APPLICATION_MESSAGES.toolRequired).max(64).describe("The tool to get access to"),
-  companyOrProject: z
-    .string({ error: APPLICATION_MESSAGES.companyRequired })
+  toolId: userText({ error: APPLICATION_MESSAGES.toolRequired }).trim().min(1, APPLICATION_MESSAGES.toolRequired).max(64).describe("The tool to get access to"),
+  companyOrProject: userText({ error: APPLICATION_MESSAGES.companyRequired })
     .superRefine(checked(companyOrProjectProblem, PROBLEM_MESSAGES.company))
     .transform((s) => s.trim())
     .describe(`Your company or project, ${COMPANY_OR_PROJECT_MIN} to ${COMPANY_OR_PROJECT_MAX} characters`),
-  useCase: z
-    .string({ error: APPLICATION_MESSAGES.useCaseRequired })
+  useCase: userText({ error: APPLICATION_MESSAGES.useCaseRequired }, { multiline: true })
     .superRefine(checked(useCaseProblem, PROBLEM_MESSAGES.useCase))
     .transform((s) => s.trim())
     .describe(`What you will use the tool for, ${USE_CASE_MIN} to ${USE_CASE_MAX} characters`),
@@ -120,8 +119,7 @@ export const createApplicationBody = z.object({
     .number({ error: (issue) => (issue.input === undefined ? APPLICATION_MESSAGES.callsRequired : APPLICATION_MESSAGES.callsNotWhole) })
     .superRefine(checked(expectedCallsProblem, PROBLEM_MESSAGES.calls))
     .describe("How many calls a month you expect, a positive whole number"),
-  contact: z
-    .string({ error: APPLICATION_MESSAGES.contactRequired })
+  contact: userText({ error: APPLICATION_MESSAGES.contactRequired })
     .superRefine(checked(contactProblem, PROBLEM_MESSAGES.contact))
     .transform((s) => s.trim())
     .describe("A phone number or e-mail address the reviewer can reach you at"),

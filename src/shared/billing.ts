@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "./text";
 
 export const BILLING_PAGE_MAX = 100;
 
@@ -6,9 +7,9 @@ export const BILLING_PAGE_MAX = 100;
 export const billingQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe("Start of the range, inclusive"),
   to: z.iso.datetime({ offset: true }).optional().describe("End of the range, exclusive"),
-  toolId: z.string().max(64).optional(),
+  toolId: userText().max(64).optional(),
   keyId: z.coerce.number().int().positive().optional(),
-  cursor: z.string().max(200).optional().describe("nextCursor of the previous page"),
+  cursor: userText().max(200).optional().describe("nextCursor of the previous page"),
   limit: z.coerce.number().int().min(1).max(BILLING_PAGE_MAX).default(20),
 });
 export type BillingQuery = z.input<typeof billingQuerySchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { userText } from "./text";
 import {
   CHARGE_STATUSES,
   PAYMENT_CHANNELS,
@@ -15,8 +16,7 @@ const moneyString = z.string().describe("Decimal amount, exact to the micro-unit
 const isoTime = z.string().describe("ISO 8601 time");
 
 export const redeemBodySchema = z.object({
-  code: z
-    .string()
+  code: userText()
     .trim()
     .min(1, "please enter a redemption code")
     .max(REDEMPTION_CODE_MAX_LENGTH, "this is not a redemption code")
@@ -45,7 +45,7 @@ export const CHARGES_PAGE_MAX = 100;
 export const chargesQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start of the time range (ISO 8601)"),
   to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end of the time range (ISO 8601)"),
-  cursor: z.string().max(200).optional().describe("nextCursor of the previous page"),
+  cursor: userText().max(200).optional().describe("nextCursor of the previous page"),
   limit: z.coerce.number().int().min(1).max(CHARGES_PAGE_MAX).default(20),
 });
 
@@ -66,8 +66,7 @@ export type PaymentMethods = z.infer<typeof paymentMethodsSchema>;
 export const createPaymentBodySchema = z.object({
   method: z.enum(PAYMENT_PROVIDERS),
   channel: z.enum(PAYMENT_CHANNELS).default("page"),
-  amount: z
-    .string()
+  amount: userText()
     .refine((a) => paymentAmountProblem(a) === null, `amount must be between ${PAYMENT_MIN_AMOUNT} and ${PAYMENT_MAX_AMOUNT} with at most 2 decimals`),
 });
 export type CreatePaymentBody = z.input<typeof createPaymentBodySchema>;

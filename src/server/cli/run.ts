@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { escapeUnprintable } from "../../shared/text";
 import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
@@ -36,14 +37,22 @@ function describeFailure(error: unknown): string {
   return `the database refused the command (${db.code}: ${db.message}): nothing was changed`;
 }
 
+/**
+ * Whatever a command prints may hold what users typed: its line breaks stay, every other control
+ * character is escaped, so no text can move the cursor, clear or hide the screen, or forge a line.
+ */
+function printable(write: (line: string) => void): (line: string) => void {
+  return (line) => write(line.split("\n").map(escapeUnprintable).join("\n"));
+}
+
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */
 export async function runCli(
   argv: string[],
   deps: { database: Database; config: AppConfig; clock?: Clock; out?: (line: string) => void; err?: (line: string) => void },
   commands: CliCommand[] = COMMANDS,
 ): Promise<number> {
-  const out = deps.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const err = deps.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const out = printable(deps.out ?? ((line: string) => process.stdout.write(`${line}\n`)));
+  const err = printable(deps.err ?? ((line: string) => process.stderr.write(`${line}\n`)));
   if (argv[0] !== "admin" || argv.length < 2 || argv.includes("--help")) {
     (argv.includes("--help") ? out : err)(help(commands));
     return argv.includes("--help") ? 0 : 64;

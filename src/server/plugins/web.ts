@@ -6,6 +6,8 @@ import fp from "fastify-plugin";
 import fastifyStatic from "@fastify/static";
 import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "../../shared/site-routes";
 import { captchaCspSources } from "../providers/captcha/csp";
+import { unsafeTextProblem } from "../../shared/text";
+import { errorBodyFor } from "./errors";
 import { contentSecurityPolicy } from "./security";
 
 const SPA_FALLBACK = "/__spa-fallback.html";
@@ -41,6 +43,11 @@ function listFiles(root: string, dir = root, out: string[] = []): string[] {
 function htmlKeyFor(pathname: string): string {
   if (pathname.endsWith(".html")) return pathname;
   return `${pathname.replace(/\/+$/, "")}/index.html`;
+}
+
+/** A decoded path, percent-encoded again segment by segment: what a Location header may carry. */
+function encodePath(pathname: string): string {
+  return pathname.split("/").map(encodeURIComponent).join("/");
 }
 
 function cacheControlFor(file: string): string {
@@ -106,11 +113,13 @@ export default fp(
         } catch {
           return notFound(reply, url.pathname);
         }
-        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) {
-          return reply.code(404).send({ code: "not_found", message: "server resource does not exist" });
-        }
+        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return reply.code(404).send(errorBodyFor(pathname, 404));
         const docsTarget = docsRedirectTarget(pathname);
-        if (docsTarget) return reply.redirect(docsTarget + url.search, 301);
+        if (docsTarget) {
+          // A control character can be in no page name; anything else goes out percent-encoded.
+          if (unsafeTextProblem(pathname)) return notFound(reply, pathname);
+          return reply.redirect(encodePath(docsTarget) + url.search, 301);
+        }
         if (pathname === "/console" || pathname === "/console/") return reply.redirect(CONSOLE_HOME + url.search, 302);
 
         const page = pages.get(htmlKeyFor(pathname));
@@ -125,5 +134,5 @@ export default fp(
       },
     });
   },
-  { name: "web", dependencies: ["security"] },
+  { name: "web", dependencies: ["security", "errors"] },
 );

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unsafeTextProblem } from "../../../shared/text";
 import { runCli } from "../../cli/run";
+import { toolApplications } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 
@@ -98,5 +100,35 @@ describe("tollgate admin applications", () => {
     expect(badStatus.code).toBe(64);
     expect(badStatus.err).toContain("--status: one of pending, approved, rejected, all");
     expect(await applicationsOf("138****0031")).toEqual([expect.stringMatching(/Zeta\s+1500\s+.*pending$/)]);
+  });
+});
+
+describe("text from applicants reaches the operator's terminal escaped (issue 23 §11)", () => {
+  it("prints control characters, escape sequences and bidi controls stored by an older version as visible escapes", async () => {
+    const user = await createUserWithSession(t, { phone: "13800000099" });
+    await t.database.db.insert(toolApplications).values({
+      userId: user.userId,
+      toolId: "pinyin",
+      companyOrProject: "Acme\n8  2026-03-01 08:00Z  138****0000  pinyin  Trusted Bank Ltd  1  a@b.co  approved\r",
+      useCase: "clear\u001b[2J hide\u001b[8m bidi\u202eevil",
+      expectedMonthlyCalls: 5,
+      contact: "\u001b]8;;https://evil.test\u0007a@b.co\u001b]8;;\u0007",
+      createdAt: t.clock.now(),
+    });
+    const listed = await admin("applications", "list", "--status", "all");
+    expect(listed.code).toBe(0);
+    expect([...listed.out].filter((char) => char !== "\n" && unsafeTextProblem(char) !== null)).toEqual([]);
+    expect(listed.out.split("\n").filter((line) => line.includes("Trusted Bank Ltd"))).toHaveLength(1);
+    expect(listed.out).toContain("Acme\\n8  2026-03-01");
+    expect(listed.out).toContain("Ltd  1  a@b.co  approved\\r");
+    expect(listed.out).toContain("clear\\x1b[2J hide\\x1b[8m bidi\\u202eevil");
+    expect(listed.out).toContain("\\x1b]8;;https://evil.test\\x07a@b.co");
+  });
+
+  it("refuses a reviewer note with control characters", async () => {
+    const id = await applyAs("13800000098", "Epsilon");
+    const res = await admin("applications", "reject", String(id), "--note", "see \u001b[2J");
+    expect(res.code).toBe(64);
+    expect(res.err).toMatch(/--note: must not contain control characters/);
   });
 });

@@ -1,4 +1,5 @@
 import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "../../../shared/applications";
+import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "../../../shared/text";
 import { maskPhone } from "../../../shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
@@ -13,10 +14,10 @@ function printApplications(ctx: CliContext, rows: ApplicationWithPhone[]) {
     String(a.id),
     minute(a.createdAt),
     maskPhone(a.phone),
-    a.toolId,
-    a.companyOrProject,
+    escapeUnprintable(a.toolId),
+    escapeUnprintable(a.companyOrProject),
     String(a.expectedMonthlyCalls),
-    a.contact,
+    escapeUnprintable(a.contact),
     a.status,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
@@ -24,8 +25,8 @@ function printApplications(ctx: CliContext, rows: ApplicationWithPhone[]) {
   ctx.out(line(COLUMNS));
   rows.forEach((a, i) => {
     ctx.out(line(cells[i]!));
-    ctx.out(`    use case: ${a.useCase.replace(/\s+/g, " ")}`);
-    if (a.reviewedAt) ctx.out(`    ${a.status} ${minute(a.reviewedAt)}${a.reviewerNote ? `: ${a.reviewerNote}` : ""}`);
+    ctx.out(`    use case: ${escapeUnprintable(a.useCase.replace(/\n+/g, " "))}`);
+    if (a.reviewedAt) ctx.out(`    ${a.status} ${minute(a.reviewedAt)}${a.reviewerNote ? `: ${escapeUnprintable(a.reviewerNote)}` : ""}`);
   });
 }
 
@@ -58,6 +59,7 @@ function note(option: string | boolean | undefined, required: boolean): string |
   const text = typeof option === "string" ? option.trim() : "";
   if (!text && required) throw new UsageError('--note is required: tell the applicant why, e.g. --note "please describe the volume"');
   if (text.length > REVIEWER_NOTE_MAX) throw new UsageError(`--note: at most ${REVIEWER_NOTE_MAX} characters`);
+  if (unsafeTextProblem(text, { multiline: true })) throw new UsageError(`--note: ${TEXT_MESSAGES.controlMultiline}`);
   return text || null;
 }
 

@@ -25,3 +25,17 @@ describe("charges CSV", () => {
     );
   });
 });
+
+describe("CSV cells opened with another list separator (issue 23 §14)", () => {
+  it("defuses a formula trigger after any separator or line break inside a text cell", () => {
+    expect(csvCell("x;=1+1")).toBe(`"x;'=1+1"`);
+    expect(csvCell("x\n=1+1")).toBe(`"x\n'=1+1"`);
+    expect(csvCell("x\r\n@SUM(A1)")).toBe(`"x\r\n'@SUM(A1)"`);
+    expect(csvCell("a,+1|-2\t=3")).toBe(`"a,'+1|'-2\t'=3"`);
+    expect(csvCell("refund; ticket 7")).toBe(`"refund; ticket 7"`);
+  });
+
+  it("leaves numbers alone", () => {
+    expect(csvCell("-5.00", { text: false })).toBe("-5.00");
+  });
+});

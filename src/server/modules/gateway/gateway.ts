@@ -38,6 +38,8 @@ export interface GatewayCall {
 
 type Payer = { userId: number; apiKeyId: number };
 
+/** The least a served call is charged, in priced units. */
+const MIN_UNITS = 1;
 const ABORTED = "the call was aborted by the caller; it was not charged";
 /** Whether a tool answered with success (2xx): only such calls are charged. */
 export const succeeded = (response: { status: number }) => response.status >= 200 && response.status < 300;
@@ -256,13 +258,16 @@ export class Gateway {
     }
   }
 
-  /** Units to charge: what the tool reports (all that were held if it reports none), never more than were held. */
+  /**
+   * Units to charge: what the tool reports (all that were held if it reports none), never more
+   * than were held, and never fewer than one: a served call is never free (decision 018).
+   */
   private usedUnits(call: GatewayCall, reportedUnits: number | undefined, unitsBefore: number): number {
     const reported = reportedUnits ?? unitsBefore;
     if (reported > unitsBefore) {
       this.log.warn({ tool: call.tool.id, reported, charged: unitsBefore }, "tool reported more units than were charged");
     }
-    return Math.min(reported, unitsBefore);
+    return Math.max(MIN_UNITS, Math.min(reported, unitsBefore));
   }
 
   async drain(): Promise<void> {

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
+import { errorBodyFor } from "../../plugins/errors";
 import { followApiKeyChanges } from "../keys/changes";
 import { Gateway, costHeader, succeeded, type GatewayCall, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
@@ -91,14 +92,13 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
 
+  // Unknown routes under /v1 are answered by the app's not-found handler, in this family's shape.
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof GatewayError) return sendError(reply, error);
-    if (error.statusCode === 413) return sendError(reply, new GatewayError("body_too_large"));
-    if (error.statusCode && error.statusCode < 500) return reply.code(error.statusCode).send({ error: { code: "bad_request", message: error.message } });
-    request.log.error({ err: error }, "gateway call failed");
-    return sendError(reply, new GatewayError("internal_error"));
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "gateway call failed");
+    return reply.code(status).header("cache-control", "no-store").send(errorBodyFor(request.url, status, status === 413 ? undefined : error.message));
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, new GatewayError("unknown_tool", "no such gateway route: call /v1/tools/{toolId}")));
 
   const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
     const tool = app.catalog.get(request.params.toolId);

@@ -20,7 +20,7 @@ export const pinyin: ToolHandler = async (request) => {
   if (typeof text !== "string" || text.length === 0 || text.length > MAX_TEXT) {
     return jsonResponse(400, { error: { code: "invalid_request", message: `text is required, at most ${MAX_TEXT} characters` } });
   }
-  if (typeof tone !== "string" || !(tone in TONES)) {
+  if (typeof tone !== "string" || !Object.hasOwn(TONES, tone)) {
     return jsonResponse(400, { error: { code: "invalid_request", message: 'tone must be "symbol", "num" or "none"' } });
   }
   const toneType = TONES[tone as keyof typeof TONES];

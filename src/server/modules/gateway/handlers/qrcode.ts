@@ -1,8 +1,8 @@
 import QRCode from "qrcode";
+import { isWellFormed } from "../../../../shared/text";
 import { jsonResponse, readJson, type ToolHandler } from "./types";
 
 const MAX_TEXT = 2000;
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** `{text, format?: "png"|"svg", size?: 64..2048, margin?: 0..16}` → the QR code image. */
 export const qrcode: ToolHandler = async (request) => {
@@ -14,7 +14,7 @@ export const qrcode: ToolHandler = async (request) => {
       ? "text is required"
       : text.length > MAX_TEXT
         ? `text is longer than ${MAX_TEXT} characters`
-        : LONE_SURROGATE.test(text)
+        : !isWellFormed(text)
           ? "text must be valid Unicode: it holds a lone surrogate"
           : format !== "png" && format !== "svg"
             ? 'format must be "png" or "svg"'

@@ -1,0 +1,108 @@
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../testing/test-app";
+
+/* Issue 23 §3: what no route answers (unknown routes and methods, the router, Node's HTTP parser) uses the family's error shape. */
+
+let t: TestApp;
+let port: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  port = (t.app.server.address() as AddressInfo).port;
+});
+afterAll(() => t.close());
+
+const consoleError = (code: string) => ({ code, message: expect.any(String) });
+const gatewayError = (code: string) => ({ error: { code, message: expect.any(String) } });
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+function rawRequest(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.end(text));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    socket.on("close", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
+
+function parseAnswer(answer: string) {
+  const [head = "", body = ""] = answer.split("\r\n\r\n");
+  return { status: Number(head.split(" ")[1]), head, body: JSON.parse(body) as unknown };
+}
+
+describe("unknown routes and methods", () => {
+  it.each([
+    ["POST", "/api/v1/nope"],
+    ["DELETE", "/api/v1/health"],
+    ["PROPFIND", "/api/v1/health"],
+    ["POST", "/somewhere"],
+  ])("%s %s answers 404 {code, message}", async (method, url) => {
+    const res = await t.app.inject({ method: method as "POST", url });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ code: "not_found", message: "server resource does not exist" });
+  });
+
+  it.each([
+    ["POST", "/v1/nope"],
+    ["GET", "/v1/nope"],
+    ["DELETE", "/v1"],
+  ])("%s %s answers 404 in the gateway's shape", async (method, url) => {
+    const res = await t.app.inject({ method: method as "POST", url });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual(gatewayError("unknown_tool"));
+  });
+});
+
+describe("the router's own errors", () => {
+  it("answers a malformed percent-encoding with 400 in each family's shape", async () => {
+    const gateway = await t.app.inject({ method: "GET", url: "/v1/tools/x/%zz" });
+    expect(gateway.statusCode).toBe(400);
+    expect(gateway.json()).toEqual(gatewayError("bad_request"));
+    const api = await t.app.inject({ method: "GET", url: "/api/v1/console/keys/%zz" });
+    expect(api.statusCode).toBe(400);
+    expect(api.json()).toEqual(consoleError("bad_request"));
+  });
+
+  it("answers a path parameter too long with 414 in each family's shape", async () => {
+    const gateway = await t.app.inject({ method: "POST", url: `/v1/tools/${"x".repeat(200)}` });
+    expect(gateway.statusCode).toBe(414);
+    expect(gateway.json()).toEqual(gatewayError("uri_too_long"));
+    const api = await t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${"1".repeat(200)}`, payload: {} });
+    expect(api.statusCode).toBe(414);
+    expect(api.json()).toEqual(consoleError("uri_too_long"));
+  });
+
+  it("names body problems with stable codes", async () => {
+    const tooLarge = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", payload: "x".repeat(1_100_000), headers: { "content-type": "application/json" } });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json()).toEqual(consoleError("body_too_large"));
+    const badJson = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", payload: "{bad", headers: { "content-type": "application/json" } });
+    expect(badJson.statusCode).toBe(400);
+    expect(badJson.json()).toEqual(consoleError("bad_request"));
+  });
+});
+
+describe("the HTTP parser's errors", () => {
+  it("answers a malformed request with 400 {code, message}", async () => {
+    const answer = parseAnswer(await rawRequest("GET /api/v1/health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"));
+    expect(answer.status).toBe(400);
+    expect(answer.head).toMatch(/content-type: application\/json/i);
+    expect(answer.body).toEqual(consoleError("bad_request"));
+  });
+
+  it("answers a malformed gateway request in the gateway's shape", async () => {
+    const answer = parseAnswer(await rawRequest("POST /v1/tools/echo HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(gatewayError("bad_request"));
+  });
+
+  it("answers headers too large with 431 in the family's shape", async () => {
+    const answer = parseAnswer(await rawRequest(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`));
+    expect(answer.status).toBe(431);
+    expect(answer.body).toEqual(consoleError("headers_too_large"));
+  });
+});
