@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { buildDocs } from "./docs/build-docs";
+import { missingPublicUrlWarning } from "./docs/public-url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
@@ -42,3 +43,5 @@ function compressTree(dir: string): void {
 }
 compressTree(clientDir);
 console.log(`build ${buildId} written to ${path.relative(root, clientDir)}`);
+const publicUrlWarning = missingPublicUrlWarning(process.env, docs.publicUrl);
+if (publicUrlWarning) console.warn(`\n${publicUrlWarning}\n`);
