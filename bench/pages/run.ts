@@ -69,7 +69,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
       ALTCHA_MAX_NUMBER: "2000",
     },
   });
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     try {
@@ -79,7 +79,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error("the server did not answer /api/v1/health within 120 s");
+  throw new Error("the server did not answer /api/v1/health within 300 s");
 }
 
 /** Signs a new phone up as a browser would (altcha solved here, the code read from the SMS outbox). */
