@@ -47,8 +47,23 @@ function styleNonceFallback(): Plugin {
   };
 }
 
+const RC_TEXTAREA_STYLE_ATTRIBUTE = /hiddenTextarea\.setAttribute\('style', (`[^`]*`)\);/;
+
+/** The auto-sizing TextArea measures with a style *attribute*, which the CSP refuses; the CSSOM is allowed. */
+function textareaMeasureWithoutStyleAttribute(): Plugin {
+  return {
+    name: "tollgate:textarea-measure-cssom",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/\/node_modules\/@rc-component\/input\/(es|lib)\/calculateNodeHeight\.js$/.test(id)) return null;
+      if (!RC_TEXTAREA_STYLE_ATTRIBUTE.test(code)) this.error("@rc-component/input's calculateNodeHeight changed: update the CSP workaround");
+      return code.replace(RC_TEXTAREA_STYLE_ATTRIBUTE, "hiddenTextarea.style.cssText = $1;");
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), styleNonceFallback(), markdownHtml(), reactRouter()],
+  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), markdownHtml(), reactRouter()],
   // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
   envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {

@@ -26,6 +26,7 @@ const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "
 const { values: args } = parseArgs({
   options: {
     runs: { type: "string", default: "1" },
+    /** Comma-separated paths to measure instead of every page, e.g. `/,/console/info`. */
     only: { type: "string" },
     port: { type: "string", default: "0" },
   },
@@ -79,6 +80,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+  child.kill("SIGTERM");
   throw new Error("the server did not answer /api/v1/health within 300 s");
 }
 
@@ -120,7 +122,8 @@ async function main(): Promise<void> {
   try {
     const token = await signUp(base, dataDir);
     const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
-    const pages = [...PUBLIC_PAGES, ...CONSOLE_PAGES].filter((p) => !args.only || p.includes(args.only));
+    const only = args.only?.split(",");
+    const pages = [...PUBLIC_PAGES, ...CONSOLE_PAGES].filter((p) => !only || only.includes(p));
     const rows: [string, Figures][] = [];
     for (const pathname of pages) {
       const signedIn = pathname.startsWith("/console/");
