@@ -15,14 +15,17 @@ export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
   const t = useT();
   const [tools, setTools] = useState<PublicTool[]>(prerendered);
   const [failed, setFailed] = useState(false);
+  const [refreshed, setRefreshed] = useState(false);
   useEffect(() => {
-    fetchCatalog().then(setTools, () => setFailed(true));
+    fetchCatalog()
+      .then(setTools, () => setFailed(true))
+      .finally(() => setRefreshed(true));
   }, []);
   return (
     <section className="catalog" aria-labelledby="catalog-title">
       <h2 id="catalog-title">{t("home.catalogTitle")}</h2>
       {failed && tools.length === 0 ? <p className="muted">{t("home.catalogUnavailable")}</p> : null}
-      <ul className="catalog-grid">
+      <ul className="catalog-grid" aria-busy={!refreshed}>
         {tools.map((tool) => (
           <li key={tool.id} className="catalog-card" data-testid={`tool-${tool.id}`}>
             <div className="catalog-card-head">
