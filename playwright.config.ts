@@ -5,7 +5,7 @@ import { E2E_PORT } from "./tests/e2e/support/e2e-env";
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 
 /** Flags Chromium needs as root on a machine with no outside network (ARCHITECTURE.md). */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

@@ -25,8 +25,45 @@ function guardedRouteModuleReload(): Plugin {
   };
 }
 
+const RC_STYLE_NONCE = /if \(csp\?\.nonce\) \{\s*styleNode\.nonce = csp\?\.nonce;\s*\}/;
+
+/**
+ * antd's helpers write some <style> elements without the nonce ConfigProvider was given (the
+ * modal's scroll lock, the scrollbar measure), and the CSP refuses them. Every <style> they write
+ * goes through one function in @rc-component/util: let it fall back to the page's nonce.
+ */
+function styleNonceFallback(): Plugin {
+  return {
+    name: "tollgate:style-nonce-fallback",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/\/node_modules\/@rc-component\/util\/(es|lib)\/Dom\/dynamicCSS\.js$/.test(id)) return null;
+      if (!RC_STYLE_NONCE.test(code)) this.error("@rc-component/util's injectCSS changed: update the style nonce fallback");
+      return code.replace(
+        RC_STYLE_NONCE,
+        'const nonce = csp?.nonce || document.querySelector(\'meta[property="csp-nonce"]\')?.nonce;\n  if (nonce) styleNode.nonce = nonce;',
+      );
+    },
+  };
+}
+
+const RC_TEXTAREA_STYLE_ATTRIBUTE = /hiddenTextarea\.setAttribute\('style', (`[^`]*`)\);/;
+
+/** The auto-sizing TextArea measures with a style *attribute*, which the CSP refuses; the CSSOM is allowed. */
+function textareaMeasureWithoutStyleAttribute(): Plugin {
+  return {
+    name: "tollgate:textarea-measure-cssom",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/\/node_modules\/@rc-component\/input\/(es|lib)\/calculateNodeHeight\.js$/.test(id)) return null;
+      if (!RC_TEXTAREA_STYLE_ATTRIBUTE.test(code)) this.error("@rc-component/input's calculateNodeHeight changed: update the CSP workaround");
+      return code.replace(RC_TEXTAREA_STYLE_ATTRIBUTE, "hiddenTextarea.style.cssText = $1;");
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), markdownHtml(), reactRouter()],
+  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), markdownHtml(), reactRouter()],
   // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
   envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {

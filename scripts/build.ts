@@ -9,6 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { buildServer } from "./build-server";
 import { buildDocs } from "./docs/build-docs";
+import { missingPublicUrlWarning } from "./docs/public-url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
@@ -46,3 +47,5 @@ function compressTree(dir: string): void {
 }
 compressTree(clientDir);
 console.log(`build ${buildId} written to ${path.relative(root, clientDir)}`);
+const publicUrlWarning = missingPublicUrlWarning(process.env, docs.publicUrl);
+if (publicUrlWarning) console.warn(`\n${publicUrlWarning}\n`);

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createHighlighter } from "shiki";
+import { styleToClass } from "./highlight-classes";
 import { fillPlaceholders } from "../../src/shared/template";
 import { createMarkdownRenderer } from "../markdown/render";
 import { apiReferenceMarkdown } from "./api-reference";
@@ -85,9 +86,10 @@ function linkResolver(fromSlug: string, slugs: ReadonlySet<string>) {
   };
 }
 
-function writeStylesheet(root: string, clientDir: string): string {
+function writeStylesheet(root: string, clientDir: string, highlightCss: string): string {
   const css = [path.join(root, "src/web/app.css"), path.join(root, "scripts/docs/docs.css")]
     .map((file) => fs.readFileSync(file, "utf8"))
+    .concat(highlightCss)
     .join("\n");
   const name = `docs-${createHash("sha256").update(css).digest("hex").slice(0, 10)}.css`;
   fs.mkdirSync(path.join(clientDir, "assets"), { recursive: true });
@@ -98,6 +100,8 @@ function writeStylesheet(root: string, clientDir: string): string {
 export interface DocsBuildResult {
   /** Every page written, by its address (`/docs.html`, `/docs/quickstart.html`, …). */
   pages: string[];
+  /** The address the examples were written with. */
+  publicUrl: string;
 }
 
 export async function buildDocs(options: {
@@ -114,8 +118,9 @@ export async function buildDocs(options: {
 
   const highlighter = await createHighlighter({ themes: [HIGHLIGHT_THEME], langs: HIGHLIGHT_LANGS });
   const languages = new Set(highlighter.getLoadedLanguages());
+  const highlightStyles = styleToClass();
   const highlight = (code: string, lang: string) =>
-    languages.has(lang) ? highlighter.codeToHtml(code, { lang, theme: HIGHLIGHT_THEME }) : null;
+    languages.has(lang) ? highlighter.codeToHtml(code, { lang, theme: HIGHLIGHT_THEME, transformers: [highlightStyles.transformer] }) : null;
 
   const rendered = pages.map((page) => {
     const markdown = fillPlaceholders(page.markdown, values);
@@ -132,7 +137,7 @@ export async function buildDocs(options: {
     links: section.slugs.map((slug) => ({ title: NAV_TITLES[slug] ?? titles.get(slug) ?? slug, href: docsHref(slug) })),
   }));
   const order: NavLink[] = nav.flatMap((section) => section.links);
-  const cssHref = writeStylesheet(root, clientDir);
+  const cssHref = writeStylesheet(root, clientDir, highlightStyles.css());
   const year = new Date().getFullYear();
 
   for (const page of rendered) {
@@ -154,5 +159,5 @@ export async function buildDocs(options: {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, html);
   }
-  return { pages: rendered.map((page) => docsHref(page.slug)) };
+  return { pages: rendered.map((page) => docsHref(page.slug)), publicUrl: snapshot.config.publicUrl };
 }

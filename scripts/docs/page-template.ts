@@ -69,7 +69,7 @@ export function renderDocsPage(view: DocsPageView): string {
 <body>
 <div class="page docs-page" data-layout="docs">
 <header class="site-header">
-<a href="/" class="brand"><span class="brand-mark" aria-hidden="true">⛩</span>${site}</a>
+<a href="/" class="brand"><img class="brand-mark" src="/favicon.svg" alt="" width="28" height="28"><span class="brand-name">${site}</span></a>
 <nav class="site-nav" aria-label="main"><a href="/docs.html" class="active">Docs</a><a href="/console/info">Console</a></nav>
 <div class="site-header-end"><a class="button button-primary" href="/console/api-keys">Get an API key</a></div>
 </header>

@@ -41,7 +41,7 @@ function SessionBootstrap() {
   useEffect(() => {
     rememberReferralFromUrl(window.location.search);
     restore();
-    applyLanguage(preferredLanguage());
+    applyLanguage(preferredLanguage()).catch(() => {});
     return watchForNewBuilds();
   }, [restore]);
   useEffect(() => {

@@ -63,8 +63,8 @@ test("apply, see it pending, approve from the CLI, see it approved, then call th
   await expect(row).toContainText(APPLICATION.project);
   await expect(row).toContainText("20,000");
   await expect(row).toContainText("not yet");
-  // The one tool that needs approval now has an application under review.
-  await expect(page.getByTestId("nothing-to-apply")).toBeVisible();
+  // The one tool that needs approval now has an application under review, and the page says so.
+  await expect(page.getByTestId("nothing-to-apply")).toHaveText("Your application for Pinyin is under review; the decision will show below.");
 
   const refused = await callPinyin(request, secret);
   expect(refused.status()).toBe(403);
@@ -81,6 +81,7 @@ test("apply, see it pending, approve from the CLI, see it approved, then call th
   await page.reload();
   await expect(row.getByTestId("application-status")).toHaveText("Approved");
   await expect(row).not.toContainText("not yet");
+  await expect(page.getByTestId("nothing-to-apply")).toHaveText("You have access to every tool that needs approval.");
 
   const call = await callPinyin(request, secret);
   expect(call.status(), await call.text()).toBe(200);
@@ -105,10 +106,17 @@ test("a rejection shows the reviewer's note, and the user may apply again", asyn
   expect(twice.stderr).toContain(`application ${id} was already rejected`);
 
   await signInPage(page, token);
+  // A common laptop width: the reviewer's note must be readable without scrolling the table sideways.
+  await page.setViewportSize({ width: 1366, height: 768 });
   await page.goto("/console/apply");
   const row = rows(page).first();
   await expect(row.getByTestId("application-status")).toHaveText("Rejected");
-  await expect(row.getByTestId("application-note")).toHaveText("Please name the app and its users.");
+  const note = row.getByTestId("application-note");
+  await expect(note).toHaveText("Please name the app and its users.");
+  const table = page.locator(".ant-table-content").first();
+  expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth), "the applications table scrolls sideways").toBeLessThanOrEqual(0);
+  const [noteBox, tableBox] = [await note.boundingBox(), await table.boundingBox()];
+  expect(noteBox!.x + noteBox!.width).toBeLessThanOrEqual(tableBox!.x + tableBox!.width);
   await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
   await expect(page.getByTestId("apply-submit")).toBeEnabled();
 });

@@ -38,6 +38,9 @@ test("redeem a code: the header balance and the charge-details row update withou
   await input.fill("AAAA-BBBB-CCCC-DDDD-EEEE");
   await submit.click();
   await expect(page.getByText("this redemption code does not exist, check it and try again")).toBeVisible();
+  // A refusal that comes back fast must not leave antd's loading icon behind, still announced as "loading".
+  await expect(submit).toHaveAccessibleName("Redeem");
+  await expect(submit.getByRole("img", { name: "loading" })).toHaveCount(0);
 
   await input.fill(code.toLowerCase());
   await submit.click();
@@ -53,6 +56,7 @@ test("redeem a code: the header balance and the charge-details row update withou
   await input.fill(code);
   await submit.click();
   await expect(page.getByText("you have already redeemed this code")).toBeVisible();
+  await expect(submit).toHaveAccessibleName("Redeem");
   await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
 });

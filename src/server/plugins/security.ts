@@ -5,13 +5,16 @@ import { NO_SOURCES, type CspSources } from "../providers/captcha/csp";
 
 const join = (...parts: string[]) => parts.filter(Boolean).join(" ");
 
-/** The CSP for everything the server sends; HTML pages add hashes of their own inline scripts to it. */
-export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extra: CspSources = NO_SOURCES): string {
+/**
+ * The CSP for everything the server sends. HTML pages add hashes of their own inline scripts and a
+ * per-response nonce for styles: antd writes its CSS-in-JS into <style> elements carrying that nonce.
+ * No `unsafe-inline` anywhere, so style attributes in markup are refused (the CSSOM still works).
+ */
+export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extra: CspSources = NO_SOURCES, styleNonce?: string): string {
   return [
     "default-src 'self'",
     `script-src ${join("'self'", ...scriptHashes.map((h) => `'${h}'`), ...extra.script)}`,
-    // antd writes its CSS-in-JS into <style> elements at run time.
-    "style-src 'self' 'unsafe-inline'",
+    `style-src ${join("'self'", styleNonce ? `'nonce-${styleNonce}'` : "")}`,
     `img-src ${join("'self' data: blob:", ...extra.img)}`,
     "font-src 'self' data:",
     `connect-src ${join("'self'", ...extra.connect)}`,

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -14,12 +14,27 @@ const SPA_FALLBACK = "/__spa-fallback.html";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const NO_CACHE = "no-cache";
 
+/** A page split where each response's nonce goes, with the script hashes its CSP names. */
 interface HtmlPage {
-  body: Buffer;
-  csp: string;
+  chunks: string[];
+  scriptHashes: string[];
 }
 
-/** Every inline <script> needs its hash in the CSP, since the pages are static and carry no nonce. */
+/** Where the nonce goes in a page; random per process, so no page text can collide with it. */
+const NONCE_SLOT = `__csp_nonce_${randomBytes(8).toString("hex")}__`;
+
+/**
+ * Gives every inline <style> the response's nonce, and the page a `<meta property="csp-nonce">`
+ * (Vite's convention) from which the client passes it to antd. Browsers hide a nonce attribute
+ * from the DOM once parsed; scripts read it from the element's `nonce` property.
+ */
+export function withNonceSlots(html: string, slot: string): string {
+  return html
+    .replace(/<style(?![^>]*\bnonce=)/gi, `<style nonce="${slot}"`)
+    .replace(/<head>/i, `<head><meta property="csp-nonce" nonce="${slot}">`);
+}
+
+/** Every inline <script> needs its hash in the CSP: scripts are allowed by hash, styles by the nonce of each response. */
 export function inlineScriptHashes(html: string): string[] {
   const hashes: string[] = [];
   for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
@@ -78,19 +93,22 @@ export default fp(
     for (const file of files) {
       if (!file.endsWith(".html")) continue;
       const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), opts.siteConfig);
-      pages.set(file, { body: Buffer.from(html), csp: contentSecurityPolicy(inlineScriptHashes(html), captchaCspSources(app.config.auth.captcha)) });
+      pages.set(file, { chunks: withNonceSlots(html, NONCE_SLOT).split(NONCE_SLOT), scriptHashes: inlineScriptHashes(html) });
     }
+    const captchaSources = captchaCspSources(app.config.auth.captcha);
     if (!available) app.log.warn({ root }, "web build not found: run `npm run build` to serve the app");
 
     await app.register(fastifyStatic, { root: available ? root : process.cwd(), serve: false, preCompressed: true, cacheControl: false });
 
-    const sendPage = (reply: FastifyReply, page: HtmlPage, status = 200) =>
-      reply
+    const sendPage = (reply: FastifyReply, page: HtmlPage, status = 200) => {
+      const nonce = randomBytes(16).toString("base64");
+      return reply
         .code(status)
-        .header("content-security-policy", page.csp)
+        .header("content-security-policy", contentSecurityPolicy(page.scriptHashes, captchaSources, nonce))
         .header("cache-control", NO_CACHE)
         .type("text/html; charset=utf-8")
-        .send(page.body);
+        .send(page.chunks.join(nonce));
+    };
 
     const notFound = (reply: FastifyReply, pathname: string) => {
       const fallback = pages.get(SPA_FALLBACK);

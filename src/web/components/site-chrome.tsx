@@ -11,7 +11,7 @@ export function LanguageSwitch() {
       className="language-switch"
       aria-label={t("nav.language")}
       value={language}
-      onChange={(e) => applyLanguage(e.target.value as Language, true)}
+      onChange={(e) => void applyLanguage(e.target.value as Language, true).catch(() => {})}
     >
       {LANGUAGES.map((l) => (
         <option key={l.code} value={l.code}>
@@ -56,7 +56,7 @@ export function SiteHeader() {
           <rect width="32" height="32" rx="7" fill="#0f766e" />
           <path d="M7 10h18M9 10v14M23 10v14M7 15h18" stroke="#fff" strokeWidth="3" strokeLinecap="round" />
         </svg>
-        {siteConfig.siteName}
+        <span className="brand-name">{siteConfig.siteName}</span>
       </Link>
       <nav className="site-nav" aria-label="main">
         <a href="/docs.html">{t("nav.docs")}</a>

@@ -1,7 +1,7 @@
 import { useCallback } from "react";
 import { create } from "zustand";
+import { loadChunk } from "../lib/chunk-reload";
 import { en, type Messages } from "./en";
-import { zhCN } from "./zh-CN";
 
 export const LANGUAGES = [
   { code: "en", label: "English" },
@@ -13,14 +13,18 @@ type Paths<T> = { [K in keyof T & string]: T[K] extends string ? K : `${K}.${Pat
 export type MessageKey = Paths<Messages>;
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
-const catalogs: Record<Language, Messages> = { en, "zh-CN": zhCN };
+/** English is in every first load; other catalogues load when a reader picks them. */
+const catalogs: Partial<Record<Language, Messages>> = { en };
+const loaders: Record<Exclude<Language, "en">, () => Promise<Messages>> = {
+  "zh-CN": () => loadChunk(() => import("./zh-CN")).then((m) => m.zhCN),
+};
 const LANGUAGE_KEY = "lang";
 
 /** Pages are prerendered in English; the reader's language is applied after hydration. */
 export const useLanguage = create<{ language: Language }>()(() => ({ language: "en" }));
 
 export function translate(language: Language, key: MessageKey, vars?: Record<string, string | number>): string {
-  let node: unknown = catalogs[language];
+  let node: unknown = catalogs[language] ?? en;
   for (const part of key.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
   const text = typeof node === "string" ? node : key;
   return vars ? text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(vars[name] ?? "")) : text;
@@ -45,7 +49,8 @@ export function preferredLanguage(): Language {
   return first.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
 }
 
-export function applyLanguage(language: Language, remember = false): void {
+/** Switches the pages to `language` once its catalogue is loaded (English until then). */
+export async function applyLanguage(language: Language, remember = false): Promise<void> {
   if (remember) {
     try {
       window.localStorage.setItem(LANGUAGE_KEY, language);
@@ -53,6 +58,7 @@ export function applyLanguage(language: Language, remember = false): void {
       /* storage disabled */
     }
   }
+  if (language !== "en" && !catalogs[language]) catalogs[language] = await loaders[language]();
   document.documentElement.lang = language;
   useLanguage.setState({ language });
 }

@@ -7,7 +7,7 @@ import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
 import { CONSOLE_PAGES } from "../../shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
-import { antdTheme } from "../lib/antd-theme";
+import { antdConfig } from "../lib/antd-theme";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
@@ -39,7 +39,7 @@ export default function ConsoleLayout() {
 
   return (
     <QueryClientProvider client={queryClient}>
-    <ConfigProvider theme={antdTheme} locale={language === "zh-CN" ? zhCN : enUS}>
+    <ConfigProvider {...antdConfig} locale={language === "zh-CN" ? zhCN : enUS}>
       <AntApp>
         <Layout className="console" data-layout="default">
           <Layout.Header className="console-header">

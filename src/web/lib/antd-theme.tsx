@@ -1,5 +1,7 @@
-import { ConfigProvider, message, type ThemeConfig } from "antd";
+import { LoadingOutlined } from "@ant-design/icons";
+import { ConfigProvider, message, type ConfigProviderProps, type ThemeConfig } from "antd";
 import type { ReactNode } from "react";
+import { cspNonce } from "./csp-nonce";
 import { Z_INDEX_MESSAGE, Z_INDEX_POPUP_BASE } from "./toast";
 
 export { message };
@@ -9,9 +11,21 @@ export const antdTheme: ThemeConfig = {
   components: { Message: { zIndexPopup: Z_INDEX_MESSAGE } },
 };
 
-/** antd's static `message` ignores React context; this gives it the same theme as the app. */
+/**
+ * What every antd root gets: the theme; the response's CSP nonce for antd's <style> elements; and
+ * a loading icon of our own, which antd shows without its width animation. That animation,
+ * started and reversed within a frame (a fast answer), leaves the icon at width 0 but still
+ * labelled "loading", and screen readers keep announcing the button as loading.
+ */
+export const antdConfig: ConfigProviderProps = {
+  theme: antdTheme,
+  csp: { nonce: cspNonce },
+  button: { loadingIcon: <LoadingOutlined /> },
+};
+
+/** antd's static `message` ignores React context; this gives it the same configuration as the app. */
 export function configureStaticAntd(): void {
   ConfigProvider.config({
-    holderRender: (children: ReactNode) => <ConfigProvider theme={antdTheme}>{children}</ConfigProvider>,
+    holderRender: (children: ReactNode) => <ConfigProvider {...antdConfig}>{children}</ConfigProvider>,
   });
 }

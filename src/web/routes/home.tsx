@@ -1,8 +1,14 @@
-import { useNavigate } from "react-router";
+import { useLoaderData, useNavigate } from "react-router";
 import { useT } from "../i18n";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
 import { ToolCatalog } from "../features/catalog/tool-catalog";
+
+/** Runs at build time only (the page is prerendered): the catalog goes into the HTML, so nothing moves when it refreshes. */
+export async function loader() {
+  const { buildTimeCatalog } = await import("../../server/modules/catalog/public-tool");
+  return { tools: buildTimeCatalog() };
+}
 
 export function meta() {
   return [{ title: `${siteConfig.siteName} — metered developer APIs` }];
@@ -13,6 +19,7 @@ export default function Home() {
   const navigate = useNavigate();
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
+  const { tools } = useLoaderData<typeof loader>();
   return (
     <main className="home">
       <section className="hero">
@@ -32,7 +39,7 @@ export default function Home() {
           </a>
         </div>
       </section>
-      <ToolCatalog />
+      <ToolCatalog prerendered={tools} />
       <section className="steps" aria-labelledby="steps-title">
         <h2 id="steps-title">{t("home.stepsTitle")}</h2>
         <ol>

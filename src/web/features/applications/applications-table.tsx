@@ -17,7 +17,7 @@ export function ApplicationsTable({ applications, loading }: { applications: App
       render: (_: unknown, application) => (
         <>
           <div>{application.companyOrProject}</div>
-          <Typography.Paragraph type="secondary" ellipsis={{ rows: 2, tooltip: application.useCase }} style={{ margin: 0, maxWidth: 360 }}>
+          <Typography.Paragraph type="secondary" ellipsis={{ rows: 2, tooltip: application.useCase }} className="application-use-case">
             {application.useCase}
           </Typography.Paragraph>
         </>
@@ -51,7 +51,11 @@ export function ApplicationsTable({ applications, loading }: { applications: App
       title: t("applications.columns.note"),
       dataIndex: "reviewerNote",
       key: "note",
-      render: (note: string | null) => <span data-testid="application-note">{note ?? ""}</span>,
+      render: (note: string | null) => (
+        <span className="application-note" data-testid="application-note">
+          {note ?? ""}
+        </span>
+      ),
     },
   ];
   return (
@@ -61,7 +65,8 @@ export function ApplicationsTable({ applications, loading }: { applications: App
       dataSource={applications}
       loading={loading}
       pagination={false}
-      scroll={{ x: "max-content" }}
+      // Cells wrap: at laptop widths the reviewer's note must show without a sideways scroll.
+      scroll={{ x: true }}
       locale={{ emptyText: t("applications.empty") }}
       onRow={(application) => ({ "data-testid": "application-row", "data-application-id": application.id }) as React.HTMLAttributes<HTMLElement>}
     />

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import { App as AntApp, Button, Checkbox, ConfigProvider, Input, Modal } from "antd";
 import { CODE_LENGTH, isValidCode, phoneProblem } from "../../../shared/phone";
 import { useLanguage, useT, type Translate } from "../../i18n";
-import { antdTheme } from "../../lib/antd-theme";
+import { antdConfig } from "../../lib/antd-theme";
 import { ApiError } from "../../lib/http";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
@@ -104,7 +104,7 @@ export default function LoginModal() {
   const codeButtonLabel = countdown.secondsLeft > 0 ? t("login.resendIn", { seconds: countdown.secondsLeft }) : t("login.getCode");
 
   return (
-    <ConfigProvider theme={antdTheme}>
+    <ConfigProvider {...antdConfig}>
       <AntApp>
         <Modal
           open

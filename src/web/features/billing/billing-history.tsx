@@ -25,6 +25,7 @@ export function BillingHistory() {
   const tools = useQuery(toolOptionsQuery);
   const keys = useQuery(keyOptionsQuery);
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
+  const toolNames = new Map((tools.data ?? []).map((tool) => [tool.id, tool.name]));
   const total = query.data?.pages[0]?.total;
 
   const exportCsv = async () => {
@@ -95,7 +96,7 @@ export function BillingHistory() {
         data-testid="billing-table"
         columns={[
           { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => new Date(time).toLocaleString(language) },
-          { title: t("billing.columns.tool"), dataIndex: "toolId" },
+          { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           { title: t("billing.columns.units"), dataIndex: "units", align: "right" },
           { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },

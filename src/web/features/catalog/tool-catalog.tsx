@@ -3,26 +3,30 @@ import type { PublicTool } from "../../../shared/catalog";
 import { useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 
-/** Plain fetch, not the shared client: the landing page must stay light, and a failure here only hides prices. */
+/** Plain fetch, not the shared client: the landing page must stay light, and a failure here leaves the build's prices. */
 async function fetchCatalog(): Promise<PublicTool[]> {
   const response = await fetch(`${siteConfig.apiBase}/api/v1/tools`, { headers: { accept: "application/json" } });
   if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
   return ((await response.json()) as { tools: PublicTool[] }).tools;
 }
 
-export function ToolCatalog() {
+/** `prerendered`: the build's catalog, shown at once and replaced by the server's current one. */
+export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
   const t = useT();
-  const [tools, setTools] = useState<PublicTool[] | null>(null);
+  const [tools, setTools] = useState<PublicTool[]>(prerendered);
   const [failed, setFailed] = useState(false);
+  const [refreshed, setRefreshed] = useState(false);
   useEffect(() => {
-    fetchCatalog().then(setTools, () => setFailed(true));
+    fetchCatalog()
+      .then(setTools, () => setFailed(true))
+      .finally(() => setRefreshed(true));
   }, []);
   return (
     <section className="catalog" aria-labelledby="catalog-title">
       <h2 id="catalog-title">{t("home.catalogTitle")}</h2>
-      {failed ? <p className="muted">{t("home.catalogUnavailable")}</p> : null}
-      <ul className="catalog-grid" aria-busy={tools === null && !failed}>
-        {(tools ?? []).map((tool) => (
+      {failed && tools.length === 0 ? <p className="muted">{t("home.catalogUnavailable")}</p> : null}
+      <ul className="catalog-grid" aria-busy={!refreshed}>
+        {tools.map((tool) => (
           <li key={tool.id} className="catalog-card" data-testid={`tool-${tool.id}`}>
             <div className="catalog-card-head">
               <h3>{tool.name}</h3>

@@ -15,6 +15,7 @@ export default function ConsoleApplyPage() {
   const query = useQuery(applicationsQuery(token));
   const tools = query.data?.tools ?? [];
   const open = tools.some((tool) => !tool.hasAccess && !tool.pending);
+  const underReview = tools.filter((tool) => tool.pending).map((tool) => tool.name);
 
   const form = !query.data ? (
     <Skeleton active />
@@ -22,8 +23,10 @@ export default function ConsoleApplyPage() {
     <Typography.Text type="secondary">{t("applications.noTools")}</Typography.Text>
   ) : open ? (
     <ApplicationForm tools={tools} preferredTool={params.get("tool")} />
+  ) : underReview.length > 0 ? (
+    <Alert type="info" showIcon title={t("applications.underReview", { tools: underReview.join(", ") })} data-testid="nothing-to-apply" data-state="under-review" />
   ) : (
-    <Alert type="info" showIcon title={t("applications.nothingToApply")} data-testid="nothing-to-apply" />
+    <Alert type="success" showIcon title={t("applications.allGranted")} data-testid="nothing-to-apply" data-state="all-granted" />
   );
 
   return (

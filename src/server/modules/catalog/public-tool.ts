@@ -1,0 +1,23 @@
+import path from "node:path";
+import type { PublicTool } from "../../../shared/catalog";
+import { loadCatalog, type Tool } from "./catalog-file";
+
+/** One tool as GET /api/v1/tools shows it. */
+export function publicTool(tool: Tool): PublicTool {
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    price: tool.price,
+    unit: tool.unit ?? null,
+    requiresApproval: tool.requiresApproval,
+    rateLimitPerMinute: tool.rateLimitPerMinute,
+    method: tool.handler.type === "http" && tool.handler.method !== "ANY" ? tool.handler.method : "POST",
+  };
+}
+
+/** The public catalog of the build's `TOOLS_CATALOG` (default as in src/server/config.ts), for the prerendered landing page. */
+export function buildTimeCatalog(env: Record<string, string | undefined> = process.env): PublicTool[] {
+  return loadCatalog(path.resolve(env.TOOLS_CATALOG || "./config/tools.json"), env).map(publicTool);
+}
