@@ -139,3 +139,55 @@ BEGIN
     ORDER BY r.i;
 END;
 $$;
+--> statement-breakpoint
+-- Low-balance alerts (issue 21 §2): settings, an outbox of deliveries found from the ledger after
+-- charges commit, and each webhook attempt.
+CREATE TYPE "alert_channel" AS ENUM('sms', 'webhook');
+--> statement-breakpoint
+CREATE TYPE "alert_delivery_status" AS ENUM('pending', 'delivered', 'failed', 'skipped');
+--> statement-breakpoint
+CREATE TABLE "alert_settings" (
+  "user_id" bigint PRIMARY KEY NOT NULL REFERENCES "users"("id"),
+  "threshold" bigint,
+  "watched_since" timestamp with time zone NOT NULL,
+  "webhook_url" text,
+  "webhook_secret_sealed" text,
+  "updated_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "alert_deliveries" (
+  "id" bigserial PRIMARY KEY NOT NULL,
+  "user_id" bigint NOT NULL REFERENCES "users"("id"),
+  "event_id" text NOT NULL,
+  "event_type" text NOT NULL,
+  "channel" "alert_channel" NOT NULL,
+  "ledger_entry_id" bigint,
+  "payload" text NOT NULL,
+  "status" "alert_delivery_status" DEFAULT 'pending' NOT NULL,
+  "attempts" integer DEFAULT 0 NOT NULL,
+  "next_attempt_at" timestamp with time zone NOT NULL,
+  "last_error" text,
+  "created_at" timestamp with time zone NOT NULL,
+  "delivered_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX "alert_deliveries_entry_channel_idx" ON "alert_deliveries" ("ledger_entry_id", "channel");
+--> statement-breakpoint
+CREATE INDEX "alert_deliveries_due_idx" ON "alert_deliveries" ("next_attempt_at") WHERE "status" = 'pending';
+--> statement-breakpoint
+CREATE INDEX "alert_deliveries_user_idx" ON "alert_deliveries" ("user_id", "created_at");
+--> statement-breakpoint
+CREATE TABLE "alert_attempts" (
+  "id" bigserial PRIMARY KEY NOT NULL,
+  "delivery_id" bigint NOT NULL REFERENCES "alert_deliveries"("id"),
+  "attempted_at" timestamp with time zone NOT NULL,
+  "http_status" integer,
+  "error" text
+);
+--> statement-breakpoint
+CREATE INDEX "alert_attempts_delivery_idx" ON "alert_attempts" ("delivery_id");
+--> statement-breakpoint
+CREATE TABLE "alert_scan" (
+  "id" integer PRIMARY KEY NOT NULL,
+  "scanned_to" timestamp with time zone NOT NULL
+);

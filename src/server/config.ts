@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { moneyConfigFrom, moneyEnv, type MoneyConfig } from "./money-config";
 import { authConfigFrom, authEnv, type AuthConfig } from "./auth-config";
+import { alertsConfigFrom, alertsEnv, type AlertsConfig } from "./alerts-config";
 import { SITE_IDENTITY_DEFAULTS } from "../shared/site-identity";
 
 const boolFromEnv = z
@@ -38,6 +39,7 @@ const envSchema = z.object({
   BUILD_POLL_SECONDS: z.coerce.number().int().min(5).max(86400).default(60),
   ...moneyEnv,
   ...authEnv,
+  ...alertsEnv,
   TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
   UNMETERED_ECHO: boolFromEnv,
   API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
@@ -73,6 +75,8 @@ export interface AppConfig {
   /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
   unmeteredEcho: boolean;
   apiKeysMaxPerUser: number;
+  /** Low-balance alerts: SMS cap, job interval, webhook limits (src/server/alerts-config.ts). */
+  alerts: AlertsConfig;
 }
 
 export class ConfigError extends Error {
@@ -132,6 +136,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolsCatalog: path.resolve(e.TOOLS_CATALOG),
     unmeteredEcho: e.UNMETERED_ECHO,
     apiKeysMaxPerUser: e.API_KEYS_MAX_PER_USER,
+    alerts: alertsConfigFrom(e),
   };
 }
 
