@@ -170,7 +170,7 @@ describe("a charge that takes the balance below the threshold", () => {
     expect(readOutbox(dataDir).filter((m) => phones.has(m.to))).toHaveLength(100);
     expect(received).toHaveLength(100);
     expect(new Set(received.map((r) => r.path)).size).toBe(100);
-  });
+  }, 180_000);
 
   it("sends at most the day's SMS cap to one user; the webhook still goes every time", async () => {
     const { user, keyId } = await withAlerts("5.50", "5");
