@@ -22,7 +22,7 @@ const CURRENCY = "¥";
 /** The hand-written pages of docs/site, in sidebar order. */
 export const GUIDE_SECTIONS = [
   { title: "Get started", slugs: ["index", "quickstart"] },
-  { title: "Guides", slugs: ["authentication", "billing", "errors"] },
+  { title: "Guides", slugs: ["authentication", "billing", "alerts", "errors"] },
 ] as const;
 
 const NAV_TITLES: Record<string, string> = { index: "Overview", tools: "All tools", api: "Console API" };
