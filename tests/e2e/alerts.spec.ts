@@ -1,13 +1,14 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "@playwright/test";
+import { expect as baseExpect, test } from "@playwright/test";
 import { runAdminCli } from "./support/admin-cli";
 import { loginViaApi, signInPage } from "./support/auth";
 
 // Each test signs in, runs the operator CLI or the key form and waits for the alerts job: on a
 // loaded machine that takes longer than the suite's 30 s default.
 test.describe.configure({ timeout: 120_000 });
+const expect = baseExpect.configure({ timeout: 30_000 });
 
 interface Received {
   headers: http.IncomingHttpHeaders;
