@@ -23,7 +23,7 @@ const CURRENCY = "¥";
 /** The hand-written pages of docs/site, in sidebar order. */
 export const GUIDE_SECTIONS = [
   { title: "Get started", slugs: ["index", "quickstart"] },
-  { title: "Guides", slugs: ["authentication", "billing", "errors", "operators"] },
+  { title: "Guides", slugs: ["authentication", "billing", "alerts", "errors", "operators"] },
 ] as const;
 
 const NAV_TITLES: Record<string, string> = { index: "Overview", tools: "All tools", api: "Console API" };

@@ -28,6 +28,8 @@ import keyRoutes from "./modules/keys/routes";
 import accountRoutes from "./modules/account/routes";
 import authRoutes from "./modules/auth/routes";
 import applicationRoutes from "./modules/applications/routes";
+import alertRoutes from "./modules/alerts/routes";
+import { createAlertsJob } from "./modules/alerts/job";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -81,6 +83,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(authPlugin);
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
+  app.decorate("alertsJob", createAlertsJob(app));
   await app.register(swagger, {
     openapi: {
       info: { title: `${config.siteName} console API`, version: "1" },
@@ -101,6 +104,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       await api.register(accountRoutes);
       await api.register(authRoutes);
       await api.register(billingRoutes);
+      await api.register(alertRoutes);
       for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
     { prefix: "/api/v1" },

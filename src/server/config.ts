@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { moneyConfigFrom, moneyEnv, type MoneyConfig } from "./money-config";
 import { authConfigFrom, authEnv, type AuthConfig } from "./auth-config";
+import { alertsConfigFrom, alertsEnv, type AlertsConfig } from "./alerts-config";
 import { SITE_IDENTITY_DEFAULTS } from "../shared/site-identity";
 
 const boolFromEnv = z
@@ -44,6 +45,7 @@ const envSchema = z.object({
   BUILD_POLL_SECONDS: z.coerce.number().int().min(5).max(86400).default(60),
   ...moneyEnv,
   ...authEnv,
+  ...alertsEnv,
   TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
   UNMETERED_ECHO: boolFromEnv,
   API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
@@ -108,6 +110,8 @@ export interface AppConfig {
    * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
    */
   gatewayAbandonedAfterMs: number;
+  /** Low-balance alerts: SMS cap, job interval, webhook limits (src/server/alerts-config.ts). */
+  alerts: AlertsConfig;
 }
 
 export class ConfigError extends Error {
@@ -180,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     bodyMemoryBytes: e.BODY_MEMORY_MB * 1024 * 1024,
     gatewayAbandonedAfterMs: e.GATEWAY_ABANDONED_AFTER_SECONDS * 1000,
+    alerts: alertsConfigFrom(e),
   };
 }
 

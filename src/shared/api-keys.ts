@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { userText } from "./text";
 import { MAX_MICROS, isMoney, parseMoney } from "./money";
+import { SPEND_LIMIT_PERIODS } from "./spend-period";
 
 /** A key is `tg_` plus 32 random bytes in base64url (43 characters). */
 export const API_KEY_PREFIX = "tg_";
@@ -76,7 +77,11 @@ const spendLimitSchema = z
   })
   .transform((s) => s.trim())
   .nullable()
-  .describe("Most the key may spend in total, as a decimal string in the site currency; null for no limit");
+  .describe("Most the key may spend in its spend-limit period, as a decimal string in the site currency; null for no limit");
+
+const spendLimitPeriodSchema = z
+  .enum(SPEND_LIMIT_PERIODS)
+  .describe("What the spend limit counts: the key's lifetime, or each day or month in Beijing time (it resets at the start of each)");
 
 const expiresAtSchema = z.iso
   .datetime({ offset: true, message: API_KEY_MESSAGES.expiryMalformed })
@@ -100,6 +105,7 @@ export const createApiKeyBody = z.object({
   name: nameSchema,
   expiresAt: expiresAtSchema.optional(),
   spendLimit: spendLimitSchema.optional(),
+  spendLimitPeriod: spendLimitPeriodSchema.optional(),
   allowedTools: allowedToolsSchema.optional(),
   ipAllowlist: ipAllowlistSchema.optional(),
 });
@@ -111,6 +117,7 @@ export const updateApiKeyBody = z.object({
   enabled: z.boolean().optional().describe("false disables the key at once; true enables it again"),
   expiresAt: expiresAtSchema.optional(),
   spendLimit: spendLimitSchema.optional(),
+  spendLimitPeriod: spendLimitPeriodSchema.optional(),
   allowedTools: allowedToolsSchema.optional(),
   ipAllowlist: ipAllowlistSchema.optional(),
 });
@@ -129,7 +136,10 @@ export const apiKeySchema = z.object({
   lastUsedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
   spendLimit: z.string().nullable(),
-  spent: z.string().describe("Spent so far through this key, as a decimal string"),
+  spent: z.string().describe("Spent so far through this key over its lifetime, as a decimal string"),
+  spendLimitPeriod: spendLimitPeriodSchema,
+  periodSpent: z.string().describe("Spent in the current period (the lifetime for a lifetime limit): what the limit is checked against"),
+  periodEndsAt: z.string().nullable().describe("When the current period ends and the spend limit starts again at 0; null for a lifetime limit"),
   allowedTools: z.array(z.string()),
   ipAllowlist: z.array(z.string()),
 });

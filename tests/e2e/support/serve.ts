@@ -50,6 +50,9 @@ const config = loadConfig({
   AUTH_LOCKOUT_FAILURES: "1000",
   ALTCHA_MAX_NUMBER: "2000",
   REDEEM_FAILURES_PER_IP_PER_HOUR: "100000",
+  // The alerts spec's webhook receiver listens on 127.0.0.1 (README: ALERT_WEBHOOK_ALLOW_LOOPBACK).
+  ALERT_WEBHOOK_ALLOW_LOOPBACK: "true",
+  ALERT_JOB_SECONDS: "1",
   ...(await fakeAlipayEnv(`http://127.0.0.1:${E2E_PORT}`)),
   ...(await fakeWechatPayEnv(`http://127.0.0.1:${E2E_PORT}`)),
 });

@@ -5,3 +5,4 @@ export * from "./money";
 export * from "./auth";
 export * from "./gateway";
 export * from "./applications";
+export * from "./alerts";

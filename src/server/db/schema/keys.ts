@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { SPEND_LIMIT_PERIODS } from "../../../shared/spend-period";
 import { users } from "./core";
+
+export const spendLimitPeriod = pgEnum("spend_limit_period", SPEND_LIMIT_PERIODS);
 
 export const apiKeys = pgTable(
   "api_keys",
@@ -22,7 +25,13 @@ export const apiKeys = pgTable(
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
     /** Micro-units; null for no limit. */
     spendLimit: bigint("spend_limit", { mode: "bigint" }),
+    /** Lifetime spend through the key. */
     spent: bigint("spent", { mode: "bigint" }).notNull().default(sql`0`),
+    /** What the spend limit counts: the key's lifetime, or the current Beijing day or month. */
+    spendLimitPeriod: spendLimitPeriod("spend_limit_period").notNull().default("lifetime"),
+    /** Spend within the period starting at `periodStart` (charge_calls moves both, under its row lock). */
+    periodSpent: bigint("period_spent", { mode: "bigint" }).notNull().default(sql`0`),
+    periodStart: timestamp("period_start", { withTimezone: true }),
     /** Empty: every tool the user may use. */
     allowedTools: text("allowed_tools").array().notNull().default(sql`'{}'::text[]`),
     /** Addresses and CIDR ranges; empty: anywhere. */

@@ -125,14 +125,12 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
   const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
   const balances = await lockedBalances(tx, userIds);
   const userTotals = new Map<number, bigint>();
-  const keyTotals = new Map<number, bigint>();
   const entries: SQL[] = [];
   for (const item of items) {
     if (item.amount <= 0n) continue;
     const after = balances.get(item.userId)! + item.amount;
     balances.set(item.userId, after);
     userTotals.set(item.userId, (userTotals.get(item.userId) ?? 0n) + item.amount);
-    keyTotals.set(item.apiKeyId, (keyTotals.get(item.apiKeyId) ?? 0n) + item.amount);
     entries.push(
       sql`(${item.userId}, ${item.amount.toString()}::bigint, ${after.toString()}::bigint, 'refund'::ledger_kind, 'gateway',
            ${item.requestId}, ${`refund:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
@@ -143,10 +141,7 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
     await tx.execute(sql`
       insert into ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
       values ${values(entries)}`);
-    await tx.execute(sql`
-      update api_keys set spent = greatest(api_keys.spent - d.total, 0)
-      from (values ${values([...keyTotals].map(([id, total]) => sql`(${id}::bigint, ${total.toString()}::bigint)`))}) as d(id, total)
-      where api_keys.id = d.id`);
+    await refundKeySpend(tx, items.filter((i) => i.amount > 0n));
   }
   await tx.execute(sql`
     update usage_records set status = d.status::usage_status, amount = usage_records.amount - d.refund,
@@ -159,6 +154,24 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
       ),
     )}) as d(id, status, refund, units, http_status, latency_ms, at)
     where usage_records.id = d.id`);
+}
+
+/**
+ * Takes refunds off their keys' lifetime spend and, for calls charged in the period the key now
+ * counts (drizzle/0013), off that period's spend. A key whose period moved on since `d` was read
+ * keeps its new period's spend.
+ */
+async function refundKeySpend(tx: Tx, items: RefundItem[]): Promise<void> {
+  await tx.execute(sql`
+    update api_keys set spent = greatest(api_keys.spent - d.total, 0),
+      period_spent = case when api_keys.period_start = d.period_start then greatest(api_keys.period_spent - d.in_period, 0)
+                          else api_keys.period_spent end
+    from (select k.id, k.period_start, sum(r.amount) as total,
+                 coalesce(sum(r.amount) filter (where spend_period_start(k.spend_limit_period, u.created_at) = k.period_start), 0) as in_period
+          from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.amount.toString()))}::bigint[]) as r(usage_id, amount)
+          join usage_records u on u.id = r.usage_id join api_keys k on k.id = u.api_key_id
+          group by k.id, k.period_start) as d
+    where api_keys.id = d.id`);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { sha256Hex } from "../../lib/crypto";
 import { ipAllowed } from "./ip-allowlist";
-import { apiKeyStatus, type ApiKeyRow } from "./key-view";
+import { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "./key-view";
 
 export type ApiKeyRefusal = "unknown" | "disabled" | "expired" | "ip_not_allowed" | "tool_not_allowed" | "spend_limit_reached";
 
@@ -51,7 +51,7 @@ export function apiKeyRefusal(found: FoundApiKey, clientIp: string, toolId: stri
   if (status !== "active") return status;
   if (!ipAllowed(key.ipAllowlist, clientIp)) return "ip_not_allowed";
   if (key.allowedTools.length > 0 && !key.allowedTools.includes(toolId)) return "tool_not_allowed";
-  if (key.spendLimit !== null && key.spent >= key.spendLimit) return "spend_limit_reached";
+  if (key.spendLimit !== null && currentPeriodSpend(key, now) >= key.spendLimit) return "spend_limit_reached";
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import {
   API_KEY_MESSAGES,
@@ -9,7 +9,8 @@ import {
 } from "../../../shared/api-keys";
 import { ERROR_CODES } from "../../../shared/errors";
 import { parseMoney } from "../../../shared/money";
-import type { Db } from "../../db/client";
+import { spendPeriodStart, type SpendLimitPeriod } from "../../../shared/spend-period";
+import type { Db, Tx } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import { announceApiKeyChange } from "./changes";
@@ -71,6 +72,8 @@ export async function createApiKey(
         createdAt: now,
         expiresAt,
         spendLimit: spendLimitMicros(body.spendLimit) ?? null,
+        spendLimitPeriod: body.spendLimitPeriod ?? "lifetime",
+        periodStart: spendPeriodStart(body.spendLimitPeriod ?? "lifetime", now),
         allowedTools: body.allowedTools ?? [],
         ipAllowlist: body.ipAllowlist ?? [],
       })
@@ -112,13 +115,41 @@ export async function updateApiKey(
   if (body.allowedTools !== undefined) changes.allowedTools = body.allowedTools;
   if (body.ipAllowlist !== undefined) changes.ipAllowlist = body.ipAllowlist;
   const where = and(eq(apiKeys.id, input.id), live(input.userId));
-  const [row] =
-    Object.keys(changes).length === 0
-      ? await db.select().from(apiKeys).where(where)
-      : await db.update(apiKeys).set(changes).where(where).returning();
+  const row = await db.transaction(async (tx) => {
+    if (body.spendLimitPeriod !== undefined) await changeSpendLimitPeriod(tx, { ...input, period: body.spendLimitPeriod });
+    const [changed] =
+      Object.keys(changes).length === 0
+        ? await tx.select().from(apiKeys).where(where)
+        : await tx.update(apiKeys).set(changes).where(where).returning();
+    return changed;
+  });
   if (!row) throw AppError.notFound();
   await announceApiKeyChange(db, row.keyHash);
   return row;
+}
+
+/**
+ * A new period counts what the key already spent in it, from its usage rows, under the key's row
+ * lock (which charge_calls also takes), so switching to a daily limit mid-day does not forget the
+ * morning.
+ */
+async function changeSpendLimitPeriod(tx: Tx, input: { userId: number; id: number; period: SpendLimitPeriod; now: Date }): Promise<void> {
+  const { id, period, now } = input;
+  const [key] = await tx
+    .select({ userId: apiKeys.userId, period: apiKeys.spendLimitPeriod })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), live(input.userId)))
+    .for("update");
+  if (!key || key.period === period) return;
+  const start = spendPeriodStart(period, now);
+  const spentSince = start
+    ? sql`(select coalesce(sum(amount), 0) from usage_records
+           where user_id = ${key.userId} and api_key_id = ${id} and created_at >= ${start.toISOString()}::timestamptz)`
+    : sql`0`;
+  await tx
+    .update(apiKeys)
+    .set({ spendLimitPeriod: period, periodStart: start, periodSpent: sql`${spentSince}` })
+    .where(eq(apiKeys.id, id));
 }
 
 export async function deleteApiKey(db: Db, input: { userId: number; id: number; now: Date }): Promise<void> {

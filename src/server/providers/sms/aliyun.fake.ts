@@ -18,6 +18,8 @@ export class FakeAliyunSms {
   /** Characters the canonical query must percent-encode exactly as Alibaba Cloud does. */
   readonly signName = "托尔盖特 (Tollgate)*!'~";
   readonly templateCode = "SMS_123456789";
+  /** The approved low-balance alert template (its own, as Aliyun approves each message type). */
+  readonly alertTemplateCode = "SMS_987654321";
   readonly messages: FakeAliyunSmsMessage[] = [];
   readonly rejected: string[] = [];
   private readonly nonces = new Set<string>();
@@ -43,7 +45,7 @@ export class FakeAliyunSms {
     const { PhoneNumbers = "", SignName = "", TemplateCode = "", TemplateParam = "{}" } = verdict.params;
     if (!/^1[3-9]\d{9}$/.test(PhoneNumbers)) return this.answer(requestId, "isv.MOBILE_NUMBER_ILLEGAL", "invalid mobile number");
     if (SignName !== this.signName) return this.answer(requestId, "isv.SMS_SIGNATURE_ILLEGAL", "the sign name is not approved");
-    if (TemplateCode !== this.templateCode) return this.answer(requestId, "isv.SMS_TEMPLATE_ILLEGAL", "the template is not approved");
+    if (TemplateCode !== this.templateCode && TemplateCode !== this.alertTemplateCode) return this.answer(requestId, "isv.SMS_TEMPLATE_ILLEGAL", "the template is not approved");
     this.messages.push({ phone: PhoneNumbers, signName: SignName, templateCode: TemplateCode, templateParam: JSON.parse(TemplateParam) as Record<string, string> });
     return { status: 200, json: { RequestId: requestId, Code: "OK", Message: "OK", BizId: `${Date.now()}^0` } };
   }

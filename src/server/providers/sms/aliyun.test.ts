@@ -28,6 +28,18 @@ describe("Aliyun SMS (Dysmsapi SendSms, ACS3-HMAC-SHA256)", () => {
     expect(fake.messages.at(-1)).toEqual({ phone: "13800138000", signName: fake.signName, templateCode: fake.templateCode, templateParam: { code: "493021" } });
   });
 
+  it("delivers a low-balance alert with its own approved template, and refuses to send one without it", async () => {
+    const alert = { phone: "13800138000", balance: "4.20", threshold: "5.00", now: sms.now, log: sms.log };
+    await createAliyunSms(config).sendLowBalanceAlert({ ...alert, template: fake.alertTemplateCode });
+    expect(fake.messages.at(-1)).toEqual({
+      phone: "13800138000",
+      signName: fake.signName,
+      templateCode: fake.alertTemplateCode,
+      templateParam: { balance: "4.20", threshold: "5.00" },
+    });
+    await expect(createAliyunSms(config).sendLowBalanceAlert({ ...alert, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
+  });
+
   it("is refused with SignatureDoesNotMatch when signed with the wrong secret", async () => {
     const sent = fake.messages.length;
     const wrong = createAliyunSms({ ...config, credentials: { ...config.credentials, accessKeySecret: `${config.credentials.accessKeySecret}x` } });

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { maskPhone } from "../../../shared/user";
-import { verificationText } from "./text";
+import { lowBalanceText, verificationText } from "./text";
 import type { SmsProvider } from "./types";
 
 export const SMS_OUTBOX_FILE = "sms-outbox.jsonl";
@@ -13,13 +13,19 @@ export const SMS_OUTBOX_FILE = "sms-outbox.jsonl";
  */
 export function createConsoleSms(options: { dataDir: string; siteName: string }): SmsProvider {
   const outbox = path.join(options.dataDir, SMS_OUTBOX_FILE);
+  async function write(phone: string, text: string, now: Date): Promise<void> {
+    await fs.mkdir(options.dataDir, { recursive: true });
+    await fs.appendFile(outbox, `${JSON.stringify({ to: phone, text, at: now.toISOString() })}\n`, { mode: 0o600 });
+  }
   return {
     name: "console",
     async sendVerificationCode({ phone, code, ttlMinutes, now, log }) {
-      const line = JSON.stringify({ to: phone, text: verificationText(options.siteName, code, ttlMinutes), at: now.toISOString() });
-      await fs.mkdir(options.dataDir, { recursive: true });
-      await fs.appendFile(outbox, `${line}\n`, { mode: 0o600 });
+      await write(phone, verificationText(options.siteName, code, ttlMinutes), now);
       log.info({ sms: { provider: "console", to: maskPhone(phone), outbox } }, "verification code written to the SMS outbox");
+    },
+    async sendLowBalanceAlert({ phone, balance, threshold, now, log }) {
+      await write(phone, lowBalanceText(options.siteName, balance, threshold), now);
+      log.info({ sms: { provider: "console", to: maskPhone(phone), outbox } }, "low-balance alert written to the SMS outbox");
     },
   };
 }

@@ -4,7 +4,7 @@ import { createConsoleSms } from "./console";
 import { createTencentSms } from "./tencent";
 import type { SmsProvider } from "./types";
 
-export type { SmsProvider, VerificationSms } from "./types";
+export type { LowBalanceSms, SmsProvider, VerificationSms } from "./types";
 export { SmsSendError } from "./types";
 
 /** The provider SMS_PROVIDER names. */

@@ -24,6 +24,13 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 
 describe("Tencent Cloud SMS (SendSms, TC3-HMAC-SHA256)", () => {
+  it("delivers a low-balance alert with its own approved template: {1} the balance, {2} the threshold", async () => {
+    const alert = { phone: "13800138000", balance: "4.20", threshold: "5.00", now: sms.now, log: sms.log };
+    await createTencentSms(config).sendLowBalanceAlert({ ...alert, template: fake.alertTemplateId });
+    expect(fake.messages.at(-1)).toEqual({ phone: "13800138000", signName: fake.signName, templateId: fake.alertTemplateId, params: ["4.20", "5.00"] });
+    await expect(createTencentSms(config).sendLowBalanceAlert({ ...alert, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
+  });
+
   it("delivers the code and its validity in minutes as the template's parameters", async () => {
     await createTencentSms(config).sendVerificationCode(sms);
     expect(fake.messages.at(-1)).toEqual({ phone: "13800138000", signName: fake.signName, templateId: fake.templateId, params: ["730214", "5"] });

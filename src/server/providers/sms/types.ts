@@ -11,6 +11,18 @@ export interface VerificationSms {
   log: FastifyBaseLogger;
 }
 
+/** A low-balance alert to deliver by SMS (issue 21 §2), with the provider's approved alert template. */
+export interface LowBalanceSms {
+  phone: string;
+  /** Decimal strings, as the console shows them. */
+  balance: string;
+  threshold: string;
+  /** The approved template's id for Aliyun or Tencent; the console provider writes its own text. */
+  template: string | null;
+  now: Date;
+  log: FastifyBaseLogger;
+}
+
 /** The provider refused the message (its answer is in `message`, never the code). */
 export class SmsSendError extends Error {
   constructor(
@@ -27,4 +39,6 @@ export interface SmsProvider {
   readonly name: "console" | "aliyun" | "tencent";
   /** Resolves once the provider accepted the message; throws SmsSendError or ProviderFailure otherwise. */
   sendVerificationCode(sms: VerificationSms): Promise<void>;
+  /** The same contract, for a low-balance alert; Aliyun's template takes `${balance}` and `${threshold}`, Tencent's {1} and {2}. */
+  sendLowBalanceAlert(sms: LowBalanceSms): Promise<void>;
 }

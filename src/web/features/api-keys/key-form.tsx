@@ -10,7 +10,8 @@ import {
   spendLimitProblem,
   type ApiKey,
 } from "../../../shared/api-keys";
-import { useT, type Translate } from "../../i18n";
+import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "../../../shared/spend-period";
+import { useT, type MessageKey, type Translate } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 import { toolsQuery } from "./api/list-tools";
 import { MONO } from "./mono";
@@ -19,6 +20,7 @@ export interface KeyFormValues {
   name: string;
   expiresOn: Dayjs | null;
   spendLimit: string;
+  spendLimitPeriod: SpendLimitPeriod;
   allowedTools: string[];
   ipAllowlist: string;
 }
@@ -30,6 +32,7 @@ export function toKeyBody(values: KeyFormValues) {
     name: values.name.trim(),
     expiresAt: values.expiresOn ? values.expiresOn.endOf("day").toISOString() : null,
     spendLimit: spendLimit === "" ? null : spendLimit,
+    spendLimitPeriod: values.spendLimitPeriod ?? "lifetime",
     allowedTools: values.allowedTools ?? [],
     ipAllowlist: ipLines(values.ipAllowlist),
   };
@@ -40,6 +43,7 @@ export function toKeyFormValues(key: ApiKey): KeyFormValues {
     name: key.name,
     expiresOn: key.expiresAt ? dayjs(key.expiresAt) : null,
     spendLimit: key.spendLimit ?? "",
+    spendLimitPeriod: key.spendLimitPeriod,
     allowedTools: key.allowedTools,
     ipAllowlist: key.ipAllowlist.join("\n"),
   };
@@ -51,6 +55,12 @@ function ipLines(text: string | undefined): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
 }
+
+export const PERIOD_LABELS: Record<SpendLimitPeriod, MessageKey> = {
+  lifetime: "apiKeys.periodLifetime",
+  day: "apiKeys.periodDay",
+  month: "apiKeys.periodMonth",
+};
 
 const reject = (message: string) => Promise.reject(new Error(message));
 
@@ -75,6 +85,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
             : Promise.resolve(),
       }),
     ],
+    spendLimitPeriod: [],
     spendLimit: [
       {
         validator: (_r, value: string | undefined) => {
@@ -112,7 +123,7 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
       layout="vertical"
       name="api-key"
       requiredMark="optional"
-      initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", allowedTools: [], ipAllowlist: "" }}
+      initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", spendLimitPeriod: "lifetime", allowedTools: [], ipAllowlist: "" }}
     >
       <Form.Item name="name" label={t("apiKeys.name")} rules={r.name} required>
         <Input placeholder={t("apiKeys.namePlaceholder")} count={{ show: true, max: API_KEY_NAME_MAX }} autoFocus />
@@ -122,6 +133,9 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
       </Form.Item>
       <Form.Item name="spendLimit" label={t("apiKeys.spendLimit")} extra={t("apiKeys.spendLimitHelp")} rules={r.spendLimit}>
         <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("apiKeys.noLimit")} />
+      </Form.Item>
+      <Form.Item name="spendLimitPeriod" label={t("apiKeys.spendLimitPeriod")}>
+        <Select data-testid="spend-limit-period" options={SPEND_LIMIT_PERIODS.map((period) => ({ value: period, label: t(PERIOD_LABELS[period]) }))} />
       </Form.Item>
       <Form.Item name="allowedTools" label={t("apiKeys.allowedTools")} extra={t("apiKeys.allowedToolsHelp")}>
         <Select

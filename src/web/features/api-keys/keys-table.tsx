@@ -10,6 +10,7 @@ import { MONO } from "./mono";
 import { deleteKey } from "./api/delete-key";
 import { updateKey } from "./api/update-key";
 import { EditKeyModal } from "./edit-key-modal";
+import { PERIOD_LABELS } from "./key-form";
 
 const STATUS: Record<ApiKeyStatus, { label: MessageKey; color: string }> = {
   active: { label: "apiKeys.statusActive", color: "green" },
@@ -97,9 +98,18 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
       title: t("apiKeys.colSpend"),
       key: "spend",
       render: (_: unknown, key) => (
-        <span data-testid="key-spend">
-          {money(key.spent)} / {key.spendLimit === null ? t("apiKeys.noLimit") : money(key.spendLimit)}
-        </span>
+        <>
+          <span data-testid="key-spend">
+            {money(key.periodSpent)} / {key.spendLimit === null ? t("apiKeys.noLimit") : money(key.spendLimit)}
+          </span>
+          {key.spendLimitPeriod !== "lifetime" && (
+            <div data-testid="key-spend-period">
+              <Typography.Text type="secondary">
+                {t(PERIOD_LABELS[key.spendLimitPeriod])} · {t("apiKeys.periodResets", { at: formatDateTime(key.periodEndsAt!, language) })}
+              </Typography.Text>
+            </div>
+          )}
+        </>
       ),
     },
     {

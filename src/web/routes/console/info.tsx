@@ -4,6 +4,7 @@ import { AccountSummary } from "../../features/account/account-summary";
 import { ReferralCard } from "../../features/account/referral-card";
 import { RunwayCard } from "../../features/account/runway-card";
 import { UsagePanel } from "../../features/account/usage-panel";
+import { AlertsCard } from "../../features/alerts/alerts-card";
 
 export default function ConsoleInfoPage() {
   const t = useT();
@@ -22,6 +23,9 @@ export default function ConsoleInfoPage() {
         </Col>
         <Col xs={24} xl={10}>
           <ReferralCard />
+        </Col>
+        <Col span={24}>
+          <AlertsCard />
         </Col>
       </Row>
     </section>

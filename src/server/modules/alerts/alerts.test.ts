@@ -1,0 +1,226 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseMoney } from "../../../shared/money";
+import { readOutbox } from "../../testing/sms-outbox";
+import { tempDataDir } from "../../testing/temp-dir";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { chargeBatch } from "../gateway/metering";
+import { credit } from "../ledger/ledger";
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+let t: TestApp;
+let dataDir: string;
+let receiver: http.Server;
+let base = "";
+let received: Received[] = [];
+/** Answers the receiver gives next, in order; 204 once they run out. */
+let answers: number[] = [];
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+    req.on("end", () => {
+      received.push({ path: req.url ?? "", headers: req.headers, body });
+      res.writeHead(answers.shift() ?? 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  dataDir = tempDataDir();
+  t = await createTestApp({ DATA_DIR: dataDir, ALERT_WEBHOOK_ALLOW_LOOPBACK: "true", ALERT_JOB_SECONDS: "3600" });
+});
+afterAll(async () => {
+  await t.close();
+  receiver.closeAllConnections();
+  receiver.close();
+});
+beforeEach(() => {
+  received = [];
+  answers = [];
+});
+
+/** Verifies a Standard Webhooks signature the way a receiver would, independently of the server's code. */
+function verify(secret: string, message: Received): unknown {
+  const id = message.headers["webhook-id"] as string;
+  const timestamp = message.headers["webhook-timestamp"] as string;
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${message.body}`).digest();
+  const signatures = (message.headers["webhook-signature"] as string).split(" ").map((s) => Buffer.from(s.split(",")[1]!, "base64"));
+  if (!signatures.some((s) => s.length === expected.length && timingSafeEqual(s, expected))) throw new Error("bad signature");
+  return JSON.parse(message.body);
+}
+
+async function settings(user: TestUser, body: object | null = null) {
+  return t.app.inject({ method: body ? "PUT" : "GET", url: "/api/v1/console/alerts", headers: user.headers, ...(body ? { payload: body } : {}) });
+}
+
+async function withAlerts(balance: string, threshold: string, webhook = true) {
+  const user = await createUserWithSession(t, { balance });
+  const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k" } });
+  const res = await settings(user, { threshold, webhookUrl: webhook ? `${base}/hook/${user.userId}` : null });
+  expect(res.statusCode).toBe(200);
+  return { user, keyId: key.json().key.id as number, secret: res.json().webhookSecret as string | undefined };
+}
+
+let n = 0;
+const charge = (items: { userId: number; keyId: number; amount: string }[]) =>
+  chargeBatch(
+    t.database.db,
+    items.map((i) => ({
+      userId: i.userId,
+      apiKeyId: i.keyId,
+      toolId: "echo",
+      units: 1,
+      amount: parseMoney(i.amount),
+      requestId: `alert-${process.pid}-${++n}`,
+      at: t.clock.now(),
+      ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() },
+    })),
+  );
+
+const smsTo = (phone: string) => readOutbox(dataDir).filter((m) => m.to === phone);
+
+describe("alert settings", () => {
+  it("are off by default; the first webhook URL's secret is shown once; bad input is refused with the console's error", async () => {
+    const user = await createUserWithSession(t);
+    expect((await settings(user)).json()).toEqual({ threshold: null, webhookUrl: null, hasWebhookSecret: false, smsPerDay: 3, deliveries: [] });
+    const saved = await settings(user, { threshold: "5", webhookUrl: `${base}/hook` });
+    expect(saved.json()).toMatchObject({ threshold: "5.00", webhookUrl: `${base}/hook`, hasWebhookSecret: true, webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/) });
+    const again = await settings(user, { threshold: "6", webhookUrl: `${base}/other` });
+    expect(again.json().webhookSecret).toBeUndefined();
+    expect((await settings(user)).json()).not.toHaveProperty("webhookSecret");
+
+    for (const [body, message] of [
+      [{ threshold: "0", webhookUrl: null }, "threshold: threshold must be greater than 0"],
+      [{ threshold: "abc", webhookUrl: null }, "threshold: threshold must be an amount such as 100 or 12.50 (at most 6 decimals)"],
+      [{ threshold: "1", webhookUrl: "https://10.0.0.8/hook" }, "webhookUrl: webhook URL must not point at 10.0.0.8, which is not a public address"],
+      [{ threshold: "1", webhookUrl: "http://hooks.example.com/x" }, "webhookUrl: webhook URL must be an https:// address"],
+    ] as const) {
+      const res = await settings(user, body);
+      expect([res.statusCode, res.json()]).toEqual([400, { code: "validation_failed", message }]);
+    }
+    expect((await settings(user)).json()).toMatchObject({ threshold: "6.00", webhookUrl: `${base}/other` });
+  });
+
+  it("rotates the secret: the new one is shown once and signs from then on", async () => {
+    const { user, secret } = await withAlerts("1", "0.5");
+    const rotated = await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/webhook-secret", headers: user.headers });
+    const fresh = rotated.json().webhookSecret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(secret);
+    await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: user.headers });
+    await t.app.alertsJob.runOnce();
+    expect(verify(fresh, received[0]!)).toMatchObject({ type: "test" });
+    expect(() => verify(secret!, received[0]!)).toThrow("bad signature");
+  });
+});
+
+describe("a charge that takes the balance below the threshold", () => {
+  it("sends one SMS and one signed webhook; further charges below send nothing; rising above re-arms it", async () => {
+    const { user, keyId, secret } = await withAlerts("1.50", "1");
+    await charge([{ userId: user.userId, keyId, amount: "0.40" }]);
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(0);
+
+    // 1.10 → 0.90 crosses; 0.90 → 0.70 in the same batch does not cross again.
+    await charge([{ userId: user.userId, keyId, amount: "0.20" }, { userId: user.userId, keyId, amount: "0.20" }]);
+    await t.app.alertsJob.runOnce();
+    expect(smsTo(user.phone).map((m) => m.text)).toEqual([
+      "[Tollgate] Your balance is 0.90, below your alert threshold of 1.00. Top up to keep your API calls running.",
+    ]);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.path).toBe(`/hook/${user.userId}`);
+    expect(verify(secret!, received[0]!)).toEqual({ type: "balance.low", timestamp: t.clock.now().toISOString(), data: { balance: "0.90", threshold: "1.00" } });
+
+    await charge([{ userId: user.userId, keyId, amount: "0.30" }]);
+    await t.app.alertsJob.runOnce();
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(1);
+    expect(smsTo(user.phone)).toHaveLength(1);
+
+    await credit(t.database.db, { userId: user.userId, amount: parseMoney("1"), kind: "adjustment", method: "operator", reference: "top up", idempotencyKey: `topup-${user.userId}`, at: t.clock.now() });
+    await charge([{ userId: user.userId, keyId, amount: "0.50" }]);
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(2);
+    expect(smsTo(user.phone)).toHaveLength(2);
+    const deliveries = (await settings(user)).json().deliveries;
+    expect(deliveries.map((d: { channel: string; status: string }) => [d.channel, d.status]).sort()).toEqual([
+      ["sms", "delivered"],
+      ["sms", "delivered"],
+      ["webhook", "delivered"],
+      ["webhook", "delivered"],
+    ]);
+  });
+
+  it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {
+    const users = await Promise.all(Array.from({ length: 100 }, () => withAlerts("2", "1")));
+    await charge(users.map(({ user, keyId }) => ({ userId: user.userId, keyId, amount: "1.50" })));
+    await Promise.all([t.app.alertsJob.runOnce(), t.app.alertsJob.runOnce()]);
+    await t.app.alertsJob.runOnce();
+    const phones = new Set(users.map(({ user }) => user.phone));
+    expect(readOutbox(dataDir).filter((m) => phones.has(m.to))).toHaveLength(100);
+    expect(received).toHaveLength(100);
+    expect(new Set(received.map((r) => r.path)).size).toBe(100);
+  }, 180_000);
+
+  it("sends at most the day's SMS cap to one user; the webhook still goes every time", async () => {
+    const { user, keyId } = await withAlerts("5.50", "5");
+    for (let i = 0; i < 4; i++) {
+      await charge([{ userId: user.userId, keyId, amount: "1" }]);
+      await credit(t.database.db, { userId: user.userId, amount: parseMoney("1"), kind: "adjustment", method: "operator", reference: "again", idempotencyKey: `again-${user.userId}-${i}`, at: t.clock.now() });
+    }
+    await t.app.alertsJob.runOnce();
+    const sms = (await settings(user)).json().deliveries.filter((d: { channel: string }) => d.channel === "sms");
+    expect(sms.map((d: { status: string }) => d.status).sort()).toEqual(["delivered", "delivered", "delivered", "skipped"]);
+    expect(sms.find((d: { status: string }) => d.status === "skipped").lastError).toBe("the day's alert SMS limit was reached");
+    expect(smsTo(user.phone)).toHaveLength(3);
+    expect(received).toHaveLength(4);
+  });
+});
+
+describe("a webhook that fails", () => {
+  it("is retried with back-off, and the user sees each attempt", async () => {
+    const { user, keyId } = await withAlerts("1", "0.8");
+    answers = [500, 503];
+    await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
+    await t.app.alertsJob.runOnce();
+    let [hook] = (await settings(user)).json().deliveries.filter((d: { channel: string }) => d.channel === "webhook");
+    expect(hook).toMatchObject({ status: "pending", lastError: "the receiver answered 500", attempts: [{ httpStatus: 500 }] });
+    expect(Date.parse(hook.nextAttemptAt) - t.clock.now().getTime()).toBe(10_000);
+
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(1);
+    t.clock.advance(10_000);
+    await t.app.alertsJob.runOnce();
+    t.clock.advance(60_000);
+    await t.app.alertsJob.runOnce();
+    [hook] = (await settings(user)).json().deliveries.filter((d: { channel: string }) => d.channel === "webhook");
+    expect(hook).toMatchObject({ status: "delivered", nextAttemptAt: null });
+    expect(hook.attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([500, 503, 204]);
+    expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(1);
+  });
+});
+
+describe("the test event", () => {
+  it("needs a webhook URL, then is delivered and shown", async () => {
+    const bare = await createUserWithSession(t);
+    const refused = await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: bare.headers });
+    expect([refused.statusCode, refused.json()]).toEqual([400, { code: "validation_failed", message: "set a webhook URL first" }]);
+
+    const { user, secret } = await withAlerts("1", "0.5");
+    const res = await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: user.headers });
+    expect(res.statusCode).toBe(202);
+    await t.app.alertsJob.runOnce();
+    expect(verify(secret!, received[0]!)).toMatchObject({ type: "test", data: { message: "a test event from the console" } });
+    expect((await settings(user)).json().deliveries).toMatchObject([{ eventType: "test", channel: "webhook", status: "delivered", attempts: [{ httpStatus: 204 }] }]);
+  });
+});

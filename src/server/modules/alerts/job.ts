@@ -1,0 +1,72 @@
+import type { FastifyInstance } from "fastify";
+import { createSealer } from "../../lib/crypto";
+import { createSmsProvider } from "../../providers/sms/index";
+import { deliverDue, findCrossings, type DeliveryDeps } from "./outbox";
+import { createWebhookSender } from "./webhook-sender";
+
+export interface AlertsJob {
+  /** Scans for crossings and sends what is due, once; a run already under way is joined, then run again. */
+  runOnce(): Promise<void>;
+  /** Starts a run soon without waiting for it (the "send a test event" button). */
+  kick(): void;
+  openSecret(sealed: string): string;
+  sealSecret(plain: string): string;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    alertsJob: AlertsJob;
+  }
+}
+
+export const WEBHOOK_SECRET_PURPOSE = "alert-webhook-secret";
+
+/** The periodic alerts job: every ALERT_JOB_SECONDS, outside any request or charge. */
+export function createAlertsJob(app: FastifyInstance): AlertsJob {
+  const { alerts } = app.config;
+  const sealer = createSealer(app.config.sessionSecret, WEBHOOK_SECRET_PURPOSE);
+  const webhooks = createWebhookSender({ allowLoopback: alerts.webhookAllowLoopback, timeoutMs: alerts.webhookTimeoutMs });
+  const deps: DeliveryDeps = {
+    db: app.db,
+    config: alerts,
+    sms: createSmsProvider(app.config.auth.sms, { dataDir: app.config.dataDir, siteName: app.config.siteName }),
+    webhooks,
+    openSecret: (sealed) => sealer.open(sealed),
+    log: app.log,
+  };
+  let running: Promise<void> | null = null;
+  let again = false;
+  const now = () => app.clock.now();
+
+  async function run(): Promise<void> {
+    do {
+      again = false;
+      await findCrossings(app.db, now());
+      while ((await deliverDue(deps, now)) > 0) {
+        /* more may be due */
+      }
+    } while (again);
+  }
+
+  function runOnce(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = run().finally(() => (running = null));
+    return running;
+  }
+
+  const kick = () => void runOnce().catch((error: unknown) => app.log.warn({ err: error }, "alerts job failed"));
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook("onReady", async () => {
+    timer = setInterval(kick, alerts.jobIntervalMs);
+    timer.unref();
+  });
+  app.addHook("onClose", async () => {
+    clearInterval(timer);
+    await running?.catch(() => undefined);
+    await webhooks.close();
+  });
+  return { runOnce, kick, openSecret: deps.openSecret, sealSecret: (plain) => sealer.seal(plain) };
+}

@@ -1,0 +1,177 @@
+import { sql } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
+import { ALERT_EVENT_TYPES } from "../../../shared/alerts";
+import { formatMoney } from "../../../shared/money";
+import { spendPeriodStart } from "../../../shared/spend-period";
+import type { AlertsConfig } from "../../alerts-config";
+import { queryRows, type Db } from "../../db/client";
+import type { SmsProvider } from "../../providers/sms/index";
+import { signWebhook } from "./signature";
+import type { WebhookSender } from "./webhook-sender";
+
+/** Charges are found up to this long after they were stamped, so a batch that commits late is not missed. */
+const SCAN_GRACE_MS = 60_000;
+/** A claimed delivery is not claimed again for this long, unless its sender finished with it. */
+const CLAIM_LEASE_MS = 120_000;
+/** Waits after each failed attempt; after the last, the delivery has failed. */
+export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+/**
+ * Writes a delivery for every charge that took a balance from at or above its owner's threshold
+ * to below it: an SMS, and a webhook when the user set one. Found in the ledger after the charges
+ * committed, so the charge path does no work for alerts; one crossing is one ledger entry, and the
+ * unique (entry, channel) index makes a second scan of the same entries write nothing. A balance
+ * must rise to the threshold again before a charge can cross it again, so crossing re-arms by itself.
+ */
+export async function findCrossings(db: Db, now: Date): Promise<number> {
+  const rows = await queryRows<{ n: number | string }>(
+    db,
+    sql`with since as (
+          select coalesce((select scanned_to from alert_scan where id = 1), ${now.toISOString()}::timestamptz)
+                 - ${`${SCAN_GRACE_MS} milliseconds`}::interval as at),
+        found as (
+          select e.id, e.user_id, e.balance_after, s.threshold, e.created_at, s.webhook_url
+          from alert_settings s
+          join ledger_entries e on e.user_id = s.user_id
+          where s.threshold is not null and e.kind = 'charge'
+            and e.created_at >= greatest(s.watched_since, (select at from since))
+            and e.balance_after < s.threshold and e.balance_after - e.amount >= s.threshold),
+        written as (
+          insert into alert_deliveries (user_id, event_id, event_type, channel, ledger_entry_id, payload, next_attempt_at, created_at)
+          select f.user_id, 'evt_' || f.id, ${ALERT_EVENT_TYPES.lowBalance}, c.channel, f.id,
+                 json_build_object('balance', f.balance_after::text, 'threshold', f.threshold::text, 'at', f.created_at)::text,
+                 ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+          from found f cross join (values ('sms'::alert_channel), ('webhook'::alert_channel)) as c(channel)
+          where c.channel = 'sms' or f.webhook_url is not null
+          on conflict (ledger_entry_id, channel) do nothing
+          returning 1),
+        moved as (
+          insert into alert_scan (id, scanned_to) values (1, ${now.toISOString()}::timestamptz)
+          on conflict (id) do update set scanned_to = greatest(alert_scan.scanned_to, excluded.scanned_to))
+        select count(*) as n from written`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+interface Claimed {
+  id: number;
+  user_id: number;
+  event_id: string;
+  event_type: string;
+  channel: "sms" | "webhook";
+  payload: string;
+  attempts: number;
+  created_at: string;
+  phone: string;
+  webhook_url: string | null;
+  webhook_secret_sealed: string | null;
+}
+
+async function claimDue(db: Db, now: Date, limit: number): Promise<Claimed[]> {
+  const rows = await queryRows<Claimed & { id: string | number; user_id: string | number; created_at: string | Date }>(
+    db,
+    sql`with due as (
+          select id from alert_deliveries where status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz
+          order by next_attempt_at, id limit ${limit} for update skip locked),
+        claimed as (
+          update alert_deliveries d set attempts = d.attempts + 1,
+            next_attempt_at = ${new Date(now.getTime() + CLAIM_LEASE_MS).toISOString()}::timestamptz
+          from due where d.id = due.id
+          returning d.id, d.user_id, d.event_id, d.event_type, d.channel, d.payload, d.attempts, d.created_at)
+        select c.*, u.phone, s.webhook_url, s.webhook_secret_sealed
+        from claimed c join users u on u.id = c.user_id left join alert_settings s on s.user_id = c.user_id
+        order by c.id`,
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), user_id: Number(r.user_id), created_at: new Date(r.created_at).toISOString() }));
+}
+
+type Outcome = { status: "delivered" | "skipped" } | { status: "retry"; error: string } | { status: "skipped"; error: string };
+
+async function settle(db: Db, delivery: Claimed, outcome: Outcome, now: Date): Promise<void> {
+  const error = "error" in outcome ? outcome.error : null;
+  let status: "delivered" | "skipped" | "failed" | "pending";
+  let next = now;
+  if (outcome.status === "retry") {
+    status = delivery.attempts >= MAX_ATTEMPTS ? "failed" : "pending";
+    next = new Date(now.getTime() + RETRY_DELAYS_MS[Math.min(delivery.attempts, RETRY_DELAYS_MS.length) - 1]!);
+  } else status = outcome.status;
+  await db.execute(sql`
+    update alert_deliveries set status = ${status}::alert_delivery_status, last_error = ${error},
+      next_attempt_at = ${next.toISOString()}::timestamptz,
+      delivered_at = ${status === "delivered" ? now.toISOString() : null}::timestamptz
+    where id = ${delivery.id}`);
+}
+
+/** The body a webhook receives for a delivery; the same on every attempt. */
+export function webhookBody(delivery: Pick<Claimed, "event_type" | "payload" | "created_at">): string {
+  const payload = JSON.parse(delivery.payload) as { balance?: string; threshold?: string };
+  const data =
+    delivery.event_type === ALERT_EVENT_TYPES.lowBalance
+      ? { balance: formatMoney(BigInt(payload.balance!)), threshold: formatMoney(BigInt(payload.threshold!)) }
+      : { message: "a test event from the console" };
+  return JSON.stringify({ type: delivery.event_type, timestamp: delivery.created_at, data });
+}
+
+export interface DeliveryDeps {
+  db: Db;
+  config: AlertsConfig;
+  sms: SmsProvider;
+  webhooks: WebhookSender;
+  openSecret(sealed: string): string;
+  log: FastifyBaseLogger;
+}
+
+async function sendSms(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<Outcome> {
+  const dayStart = spendPeriodStart("day", now)!;
+  const [sent] = await queryRows<{ n: number | string }>(
+    deps.db,
+    sql`select count(*) as n from alert_deliveries where user_id = ${delivery.user_id} and channel = 'sms'
+        and status = 'delivered' and delivered_at >= ${dayStart.toISOString()}::timestamptz`,
+  );
+  if (Number(sent?.n ?? 0) >= deps.config.smsPerUserPerDay) return { status: "skipped", error: "the day's alert SMS limit was reached" };
+  const template = deps.sms.name === "console" ? null : deps.config.smsTemplate[deps.sms.name];
+  if (deps.sms.name !== "console" && !template) return { status: "skipped", error: "no alert SMS template is configured" };
+  const payload = JSON.parse(delivery.payload) as { balance: string; threshold: string };
+  try {
+    await deps.sms.sendLowBalanceAlert({
+      phone: delivery.phone,
+      balance: formatMoney(BigInt(payload.balance)),
+      threshold: formatMoney(BigInt(payload.threshold)),
+      template,
+      now,
+      log: deps.log,
+    });
+    return { status: "delivered" };
+  } catch (error) {
+    return { status: "retry", error: (error as Error).message.slice(0, 300) };
+  }
+}
+
+async function sendWebhook(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<Outcome> {
+  if (!delivery.webhook_url || !delivery.webhook_secret_sealed) return { status: "skipped", error: "no webhook URL is set" };
+  const body = webhookBody(delivery);
+  const headers = signWebhook(deps.openSecret(delivery.webhook_secret_sealed), {
+    id: delivery.event_id,
+    timestamp: Math.floor(now.getTime() / 1000),
+    body,
+  });
+  const result = await deps.webhooks.send(delivery.webhook_url, headers, body);
+  await deps.db.execute(sql`
+    insert into alert_attempts (delivery_id, attempted_at, http_status, error)
+    values (${delivery.id}, ${now.toISOString()}::timestamptz, ${result.httpStatus}, ${result.error})`);
+  return result.ok ? { status: "delivered" } : { status: "retry", error: result.error ?? "failed" };
+}
+
+/**
+ * Sends what is due. SMS go one after another, so the day's cap is counted exactly; webhooks go
+ * side by side. Returns how many deliveries were handled.
+ */
+export async function deliverDue(deps: DeliveryDeps, now: () => Date, limit = 200): Promise<number> {
+  const claimed = await claimDue(deps.db, now(), limit);
+  const webhooks = claimed.filter((d) => d.channel === "webhook");
+  const sending = Promise.all(webhooks.map(async (d) => settle(deps.db, d, await sendWebhook(deps, d, now()), now())));
+  for (const d of claimed.filter((c) => c.channel === "sms")) await settle(deps.db, d, await sendSms(deps, d, now()), now());
+  await sending;
+  return claimed.length;
+}

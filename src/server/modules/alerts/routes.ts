@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "../../../shared/alerts";
+import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
+
+const tags = ["alerts"];
+const security = [{ bearer: [] }];
+
+/** Low-balance alerts on /console/info: the threshold, the webhook and its secret, a test event, and what was sent. */
+const alertRoutes: FastifyPluginAsyncZod = async (app) => {
+  const job = app.alertsJob;
+  const guard = { allowLoopback: app.config.alerts.webhookAllowLoopback };
+  const sealer = { seal: job.sealSecret };
+  const smsPerDay = app.config.alerts.smsPerUserPerDay;
+
+  app.get(
+    "/console/alerts",
+    { preHandler: app.requireUser, schema: { tags, security, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return getAlertSettings(app.db, request.auth!.userId, smsPerDay);
+    },
+  );
+
+  app.put(
+    "/console/alerts",
+    {
+      preHandler: app.requireUser,
+      schema: {
+        tags,
+        security,
+        summary: "Set the alert threshold and webhook URL; the first webhook URL's signing secret is in this answer only",
+        body: alertSettingsBody,
+        response: { 200: alertSettingsSchema },
+      },
+    },
+    async (request, reply) => {
+      const userId = request.auth!.userId;
+      const saved = await saveAlertSettings(app.db, { userId, body: request.body, now: app.clock.now(), guard, sealer });
+      reply.header("cache-control", "no-store");
+      return { ...(await getAlertSettings(app.db, userId, smsPerDay)), ...saved };
+    },
+  );
+
+  app.post(
+    "/console/alerts/webhook-secret",
+    {
+      preHandler: app.requireUser,
+      schema: { tags, security, summary: "Replace the webhook signing secret; the new one is in this answer only", response: { 200: webhookSecretSchema } },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return { webhookSecret: await rotateWebhookSecret(app.db, { userId: request.auth!.userId, now: app.clock.now(), sealer }) };
+    },
+  );
+
+  app.post(
+    "/console/alerts/test",
+    {
+      preHandler: app.requireUser,
+      schema: { tags, security, summary: "Send a signed test event to your webhook now", response: { 202: z.object({ queued: z.literal(true) }) } },
+    },
+    async (request, reply) => {
+      await queueTestEvent(app.db, { userId: request.auth!.userId, now: app.clock.now() });
+      job.kick();
+      return reply.code(202).send({ queued: true });
+    },
+  );
+};
+
+export default alertRoutes;

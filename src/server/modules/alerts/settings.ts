@@ -1,0 +1,120 @@
+import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import type { z } from "zod";
+import { ALERT_EVENT_TYPES, type AlertDelivery, type AlertSettings, type alertSettingsBody } from "../../../shared/alerts";
+import { ERROR_CODES } from "../../../shared/errors";
+import { formatMoney, parseMoney } from "../../../shared/money";
+import type { Db } from "../../db/client";
+import { alertAttempts, alertDeliveries, alertSettings } from "../../db/schema/index";
+import { AppError } from "../../errors";
+import { randomToken } from "../../lib/crypto";
+import { webhookUrlProblem, type GuardOptions } from "./address-guard";
+import { newWebhookSecret } from "./signature";
+
+const RECENT_DELIVERIES = 20;
+
+type SettingsRow = typeof alertSettings.$inferSelect;
+type Sealing = { seal(plain: string): string };
+
+async function settingsRow(db: Db, userId: number): Promise<SettingsRow | undefined> {
+  const [row] = await db.select().from(alertSettings).where(eq(alertSettings.userId, userId));
+  return row;
+}
+
+async function recentDeliveries(db: Db, userId: number): Promise<AlertDelivery[]> {
+  const rows = await db
+    .select()
+    .from(alertDeliveries)
+    .where(eq(alertDeliveries.userId, userId))
+    .orderBy(desc(alertDeliveries.createdAt), desc(alertDeliveries.id))
+    .limit(RECENT_DELIVERIES);
+  const attempts =
+    rows.length === 0
+      ? []
+      : await db
+          .select()
+          .from(alertAttempts)
+          .where(inArray(alertAttempts.deliveryId, rows.map((r) => r.id)))
+          .orderBy(alertAttempts.id);
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.eventId,
+    eventType: r.eventType,
+    channel: r.channel,
+    status: r.status,
+    createdAt: r.createdAt.toISOString(),
+    deliveredAt: r.deliveredAt?.toISOString() ?? null,
+    nextAttemptAt: r.status === "pending" ? r.nextAttemptAt.toISOString() : null,
+    lastError: r.lastError,
+    attempts: attempts
+      .filter((a) => a.deliveryId === r.id)
+      .map((a) => ({ at: a.attemptedAt.toISOString(), httpStatus: a.httpStatus, error: a.error })),
+  }));
+}
+
+export async function getAlertSettings(db: Db, userId: number, smsPerDay: number): Promise<AlertSettings> {
+  const row = await settingsRow(db, userId);
+  return {
+    threshold: row?.threshold == null ? null : formatMoney(row.threshold),
+    webhookUrl: row?.webhookUrl ?? null,
+    hasWebhookSecret: Boolean(row?.webhookSecretSealed),
+    smsPerDay,
+    deliveries: await recentDeliveries(db, userId),
+  };
+}
+
+/**
+ * Saves the threshold and webhook URL. A changed threshold watches charges from now on only. The
+ * first webhook URL gets a signing secret, returned this once; later changes keep it.
+ */
+export async function saveAlertSettings(
+  db: Db,
+  input: { userId: number; body: z.output<typeof alertSettingsBody>; now: Date; guard: GuardOptions; sealer: Sealing },
+): Promise<{ webhookSecret?: string }> {
+  const { userId, body, now } = input;
+  if (body.webhookUrl) {
+    const problem = webhookUrlProblem(body.webhookUrl, input.guard);
+    if (problem) throw AppError.badRequest(`webhookUrl: ${problem}`, ERROR_CODES.validation);
+  }
+  const before = await settingsRow(db, userId);
+  const threshold = body.threshold === null ? null : parseMoney(body.threshold);
+  const secret = body.webhookUrl && !before?.webhookSecretSealed ? newWebhookSecret() : undefined;
+  const values = {
+    threshold,
+    webhookUrl: body.webhookUrl,
+    watchedSince: before && before.threshold === threshold ? before.watchedSince : now,
+    updatedAt: now,
+    ...(secret ? { webhookSecretSealed: input.sealer.seal(secret) } : {}),
+  };
+  await db
+    .insert(alertSettings)
+    .values({ userId, ...values })
+    .onConflictDoUpdate({ target: alertSettings.userId, set: values });
+  return secret ? { webhookSecret: secret } : {};
+}
+
+/** A new signing secret, returned this once; the old one stops signing at once. */
+export async function rotateWebhookSecret(db: Db, input: { userId: number; now: Date; sealer: Sealing }): Promise<string> {
+  const secret = newWebhookSecret();
+  const [row] = await db
+    .update(alertSettings)
+    .set({ webhookSecretSealed: input.sealer.seal(secret), updatedAt: input.now })
+    .where(and(eq(alertSettings.userId, input.userId), isNotNull(alertSettings.webhookUrl)))
+    .returning({ userId: alertSettings.userId });
+  if (!row) throw AppError.badRequest("set a webhook URL first", ERROR_CODES.validation);
+  return secret;
+}
+
+/** Queues a test event to the user's webhook; the alerts job sends it at once. */
+export async function queueTestEvent(db: Db, input: { userId: number; now: Date }): Promise<void> {
+  const row = await settingsRow(db, input.userId);
+  if (!row?.webhookUrl) throw AppError.badRequest("set a webhook URL first", ERROR_CODES.validation);
+  await db.insert(alertDeliveries).values({
+    userId: input.userId,
+    eventId: `evt_test_${randomToken(12)}`,
+    eventType: ALERT_EVENT_TYPES.test,
+    channel: "webhook",
+    payload: "{}",
+    nextAttemptAt: input.now,
+    createdAt: input.now,
+  });
+}

@@ -1,0 +1,63 @@
+import type { LookupFunction } from "node:net";
+import { Agent, request } from "undici";
+import { guardedLookup, webhookUrlProblem, type GuardOptions } from "./address-guard";
+
+/** What the receiver said, or why there was no answer. Only a 2xx counts as delivered. */
+export type WebhookResult = { ok: boolean; httpStatus: number | null; error: string | null };
+
+/** The most of a receiver's answer that is read; the rest is dropped. */
+const MAX_RESPONSE_BYTES = 4096;
+
+export interface WebhookSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<WebhookResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * POSTs webhooks through an agent whose sockets resolve names with the address guard, so the
+ * address checked is the one connected to. No redirects are followed (undici's `request` follows
+ * none), the whole exchange has a timeout, and at most 4 KiB of the answer is read.
+ */
+export function createWebhookSender(options: GuardOptions & { timeoutMs: number; resolve?: LookupFunction }): WebhookSender {
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(options, options.resolve), timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connections: 16,
+  });
+  return {
+    async send(url, headers, body) {
+      const problem = webhookUrlProblem(url, options);
+      if (problem) return { ok: false, httpStatus: null, error: problem };
+      try {
+        const answer = await request(url, {
+          method: "POST",
+          dispatcher: agent,
+          headers: { ...headers, "content-type": "application/json", "user-agent": "Tollgate-Webhooks/1" },
+          body,
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        let read = 0;
+        for await (const chunk of answer.body) {
+          read += (chunk as Buffer).length;
+          if (read >= MAX_RESPONSE_BYTES) {
+            answer.body.destroy();
+            break;
+          }
+        }
+        const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+        return { ok, httpStatus: answer.statusCode, error: ok ? null : `the receiver answered ${answer.statusCode}` };
+      } catch (error) {
+        return { ok: false, httpStatus: null, error: describe(error) };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+function describe(error: unknown): string {
+  const e = error as { name?: string; message?: string; code?: string; cause?: { message?: string; code?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError" || e.code?.includes("TIMEOUT")) return "no answer in time";
+  const cause = e.cause?.message ?? e.message ?? "unknown error";
+  return cause.slice(0, 300);
+}

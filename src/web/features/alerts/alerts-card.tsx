@@ -1,0 +1,162 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
+import { useState } from "react";
+import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "../../../shared/alerts";
+import { useLanguage, useT, type MessageKey } from "../../i18n";
+import { copyText } from "../../lib/clipboard";
+import { formatDateTime } from "../../lib/format-date";
+import { useSession } from "../../lib/session-store";
+import { siteConfig } from "../../lib/site-config";
+import { toast } from "../../lib/toast";
+import { alertsQuery, rotateWebhookSecret, saveAlerts, sendTestEvent } from "./api/alerts";
+
+interface AlertFormValues {
+  threshold: string;
+  webhookUrl: string;
+}
+
+const STATUS: Record<AlertDeliveryStatus, { label: MessageKey; color: string }> = {
+  pending: { label: "alerts.statusPending", color: "gold" },
+  delivered: { label: "alerts.statusDelivered", color: "green" },
+  failed: { label: "alerts.statusFailed", color: "red" },
+  skipped: { label: "alerts.statusSkipped", color: "default" },
+};
+
+/** The signing secret, right after it was created or rotated: shown this once. */
+function SecretOnce({ secret }: { secret: string }) {
+  const t = useT();
+  const copy = async () => {
+    if (await copyText(secret)) toast("success", t("alerts.copied"));
+    else toast("error", t("alerts.copyFailed"));
+  };
+  return (
+    <Space orientation="vertical" style={{ width: "100%" }}>
+      <Alert type="warning" showIcon title={t("alerts.secretWarning")} />
+      <Space.Compact style={{ width: "100%" }}>
+        <Input readOnly value={secret} data-testid="webhook-secret" aria-label={t("alerts.secret")} onFocus={(e) => e.target.select()} />
+        <Button onClick={() => void copy()}>{t("alerts.copy")}</Button>
+      </Space.Compact>
+    </Space>
+  );
+}
+
+function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
+  const t = useT();
+  const language = useLanguage((s) => s.language);
+  const columns: TableColumnsType<AlertDelivery> = [
+    { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => formatDateTime(d.createdAt, language) },
+    { title: t("alerts.colEvent"), key: "event", render: (_: unknown, d) => (d.eventType === "test" ? t("alerts.eventTest") : t("alerts.eventLow")) },
+    { title: t("alerts.colChannel"), key: "channel", render: (_: unknown, d) => (d.channel === "sms" ? t("alerts.channelSms") : t("alerts.channelWebhook")) },
+    {
+      title: t("alerts.colStatus"),
+      key: "status",
+      render: (_: unknown, d) => (
+        <Tag color={STATUS[d.status].color} data-testid="delivery-status" data-status={d.status}>
+          {t(STATUS[d.status].label)}
+        </Tag>
+      ),
+    },
+    {
+      title: t("alerts.colAttempts"),
+      key: "attempts",
+      render: (_: unknown, d) => (
+        <div data-testid="delivery-attempts">
+          {d.attempts.map((a) => (
+            <div key={a.at}>
+              {formatDateTime(a.at, language)} · {a.httpStatus ?? a.error}
+            </div>
+          ))}
+          {d.status === "skipped" && d.lastError}
+          {d.nextAttemptAt && <Typography.Text type="secondary">{t("alerts.nextAttempt", { at: formatDateTime(d.nextAttemptAt, language) })}</Typography.Text>}
+        </div>
+      ),
+    },
+  ];
+  return <Table rowKey="id" size="small" columns={columns} dataSource={deliveries} pagination={false} data-testid="alert-deliveries" />;
+}
+
+/** Low-balance alerts on /console/info: a threshold (off when empty), an optional webhook, its secret, a test event, and what was sent. */
+export function AlertsCard() {
+  const t = useT();
+  const token = useSession((s) => s.token);
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<AlertFormValues>();
+  const [secret, setSecret] = useState<string | null>(null);
+  const alerts = useQuery({
+    ...alertsQuery(token),
+    refetchInterval: (query) => (query.state.data?.deliveries.some((d) => d.status === "pending") ? 2000 : false),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["alerts"] });
+  const save = useMutation({
+    mutationFn: (values: AlertFormValues) =>
+      saveAlerts({ threshold: values.threshold.trim() || null, webhookUrl: values.webhookUrl.trim() || null }),
+    onSuccess: (saved) => {
+      if (saved.webhookSecret) setSecret(saved.webhookSecret);
+      toast("success", t("alerts.saved"));
+      return refresh();
+    },
+  });
+  const rotate = useMutation({ mutationFn: rotateWebhookSecret, onSuccess: (r) => setSecret(r.webhookSecret) });
+  const test = useMutation({
+    mutationFn: sendTestEvent,
+    onSuccess: () => {
+      toast("success", t("alerts.testQueued"));
+      return refresh();
+    },
+  });
+  const data = alerts.data;
+  return (
+    <Card title={t("alerts.title")} loading={alerts.isPending} data-testid="alerts-card">
+      <Typography.Paragraph type="secondary">{t("alerts.intro", { sms: data?.smsPerDay ?? 0 })}</Typography.Paragraph>
+      {data && (
+        <Form
+          form={form}
+          layout="vertical"
+          initialValues={{ threshold: data.threshold ?? "", webhookUrl: data.webhookUrl ?? "" }}
+          onFinish={(values) => save.mutate(values)}
+        >
+          <Form.Item
+            name="threshold"
+            label={t("alerts.threshold")}
+            extra={t("alerts.thresholdHelp")}
+            rules={[
+              {
+                validator: (_r, value: string | undefined) => {
+                  if (!value || value.trim() === "") return Promise.resolve();
+                  const problem = thresholdProblem(value);
+                  return problem ? Promise.reject(new Error(t(problem === "malformed" ? "alerts.thresholdMalformed" : "alerts.thresholdNotPositive"))) : Promise.resolve();
+                },
+              },
+            ]}
+          >
+            <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("alerts.off")} data-testid="alert-threshold" />
+          </Form.Item>
+          <Form.Item name="webhookUrl" label={t("alerts.webhookUrl")} extra={t("alerts.webhookHelp")}>
+            <Input placeholder="https://example.com/hooks/tollgate" data-testid="alert-webhook-url" />
+          </Form.Item>
+          <Space wrap>
+            <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="save-alerts">
+              {t("alerts.save")}
+            </Button>
+            <Button disabled={!data.webhookUrl} loading={test.isPending} onClick={() => test.mutate()} data-testid="send-test-event">
+              {t("alerts.sendTest")}
+            </Button>
+            <Button disabled={!data.webhookUrl} loading={rotate.isPending} onClick={() => rotate.mutate()} data-testid="rotate-secret">
+              {t("alerts.rotate")}
+            </Button>
+          </Space>
+        </Form>
+      )}
+      {secret && (
+        <div style={{ marginTop: 16 }}>
+          <SecretOnce secret={secret} />
+        </div>
+      )}
+      {data && data.deliveries.length > 0 && (
+        <div style={{ marginTop: 16 }}>
+          <Deliveries deliveries={data.deliveries} />
+        </div>
+      )}
+    </Card>
+  );
+}
