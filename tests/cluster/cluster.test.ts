@@ -66,8 +66,8 @@ function writeCatalog(base: string): string {
       tools: [
         tool("echo", { type: "builtin", name: "echo" }),
         tool("limited", { type: "builtin", name: "echo" }, { rateLimitPerMinute: 100 }),
-        tool("weather", { type: "http", url: `${base}/ok`, timeoutMs: 5000 }),
-        tool("held", { type: "http", url: `${base}/hold`, timeoutMs: 5000 }),
+        tool("weather", { type: "http", url: `${base}/ok`, timeoutMs: 5000, totalTimeoutMs: 5000 }),
+        tool("held", { type: "http", url: `${base}/hold`, timeoutMs: 5000, totalTimeoutMs: 5000 }),
       ],
     }),
   );

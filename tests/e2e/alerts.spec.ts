@@ -87,7 +87,8 @@ test("a daily spend limit shows the day's spend and when it resets on the keys p
   await dialog.getByLabel("Name").fill("daily");
   await dialog.getByLabel("Spend limit").fill("2");
   await dialog.getByLabel("Limit counts").click();
-  await page.getByRole("option", { name: "per day (Beijing time)" }).click();
+  // antd's role="option" nodes are an invisible list for screen readers; the visible item is clicked.
+  await page.locator(".ant-select-item-option").filter({ hasText: "per day (Beijing time)" }).click();
   await page.getByTestId("submit-key").click();
   await expect(page.getByTestId("new-key-secret")).toBeVisible();
   const keys = await (await request.get("/api/v1/console/keys", { headers: bearer })).json();

@@ -62,7 +62,9 @@ describe("the docs build", () => {
 
   it("highlights code at build time", async () => {
     const body = (await get("/docs/quickstart.html")).body;
-    expect(body).toMatch(/<pre class="shiki github-light"[^>]*><code><span class="line"><span style="color:#[0-9A-Fa-f]{6}">curl/);
+    // Colours are classes (a style sheet the CSP allows), never style attributes (decision 019).
+    expect(body).toMatch(/<pre class="shiki github-light[^"]*"[^>]*><code><span class="line"><span class="hl-\d+">curl/);
+    expect(body).not.toMatch(/<span style=/);
   });
 
   it("shows each tool's price, access and call from the catalog", async () => {

@@ -38,11 +38,12 @@ function describeFailure(error: unknown): string {
 }
 
 /**
- * Whatever a command prints may hold what users typed: its line breaks stay, every other control
- * character is escaped, so no text can move the cursor, clear or hide the screen, or forge a line.
+ * Whatever a command prints may hold what users typed: its line breaks and column tabs stay, every
+ * other control character is escaped, so no text can move the cursor, clear or hide the screen, or
+ * forge a line.
  */
 function printable(write: (line: string) => void): (line: string) => void {
-  return (line) => write(line.split("\n").map(escapeUnprintable).join("\n"));
+  return (line) => write(line.split("\n").map((row) => row.split("\t").map(escapeUnprintable).join("\t")).join("\n"));
 }
 
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */

@@ -3,6 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseMoney } from "../../../shared/money";
+import { idempotencyKeys } from "../../db/schema/index";
+import { createSealer } from "../../lib/crypto";
 import { readOutbox } from "../../testing/sms-outbox";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
@@ -121,6 +123,28 @@ describe("alert settings", () => {
     await t.app.alertsJob.runOnce();
     expect(verify(fresh, received[0]!)).toMatchObject({ type: "test" });
     expect(() => verify(secret!, received[0]!)).toThrow("bad signature");
+  });
+
+  it("keeps no signing secret for replay: a retried rotation answers with a newer secret, and only that one signs", async () => {
+    const { user } = await withAlerts("1", "0.5");
+    const rotate = () =>
+      t.app.inject({ method: "POST", url: "/api/v1/console/alerts/webhook-secret", headers: { ...user.headers, "idempotency-key": "rotate-secret-0001" } });
+    const first = await rotate();
+    expect(first.headers["cache-control"]).toBe("no-store");
+    const replay = await rotate();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.headers["cache-control"]).toBe("no-store");
+    const [older, newer] = [first.json().webhookSecret as string, replay.json().webhookSecret as string];
+    expect(newer).toMatch(/^whsec_/);
+    expect(newer).not.toBe(older);
+    const sealer = createSealer(t.config.sessionSecret, "idempotency");
+    const stored = (await t.database.db.select().from(idempotencyKeys)).map((row) => (row.sealedResponse ? sealer.open(row.sealedResponse) : "")).join("\n");
+    expect(stored).not.toContain(older);
+    expect(stored).not.toContain(newer);
+    await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: user.headers });
+    await t.app.alertsJob.runOnce();
+    expect(verify(newer, received[0]!)).toMatchObject({ type: "test" });
+    expect(() => verify(older, received[0]!)).toThrow("bad signature");
   });
 });
 

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "../../../shared/alerts";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
+
+/** A replayed answer never holds a stored signing secret: the replay gets a newly rotated one. */
+const WITHHELD = { kind: "webhook_secret", fields: ["webhookSecret"] };
 
 const tags = ["alerts"];
 const security = [{ bearer: [] }];
@@ -12,6 +16,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
   const guard = { allowLoopback: app.config.alerts.webhookAllowLoopback };
   const sealer = { seal: job.sealSecret };
   const smsPerDay = app.config.alerts.smsPerUserPerDay;
+  app.secretReissuers.set(WITHHELD.kind, async (userId, now) => ({ webhookSecret: await rotateWebhookSecret(app.db, { userId, now, sealer }) }));
 
   app.get(
     "/console/alerts",
@@ -26,6 +31,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
     "/console/alerts",
     {
       preHandler: app.requireUser,
+      config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
         security,
@@ -38,6 +44,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
       const userId = request.auth!.userId;
       const saved = await saveAlertSettings(app.db, { userId, body: request.body, now: app.clock.now(), guard, sealer });
       reply.header("cache-control", "no-store");
+      if ("webhookSecret" in saved && saved.webhookSecret) answerWithSecret(request, reply, { ...WITHHELD, ref: userId });
       return { ...(await getAlertSettings(app.db, userId, smsPerDay)), ...saved };
     },
   );
@@ -46,10 +53,11 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
     "/console/alerts/webhook-secret",
     {
       preHandler: app.requireUser,
+      config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: { tags, security, summary: "Replace the webhook signing secret; the new one is in this answer only", response: { 200: webhookSecretSchema } },
     },
     async (request, reply) => {
-      reply.header("cache-control", "no-store");
+      answerWithSecret(request, reply, { ...WITHHELD, ref: request.auth!.userId });
       return { webhookSecret: await rotateWebhookSecret(app.db, { userId: request.auth!.userId, now: app.clock.now(), sealer }) };
     },
   );
