@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDataDir } from "../testing/temp-dir";
+import { freePort } from "../testing/free-port";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const NOBODY = 65534;
@@ -13,13 +13,6 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((child) => stop(child)));
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The real server on the embedded database, started by a shell with the given umask, as an operator would. */
 async function startServer(dataDir: string, umask: string): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {

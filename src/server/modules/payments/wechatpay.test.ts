@@ -1,5 +1,4 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import net from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
@@ -7,17 +6,11 @@ import { FakeWechatPay } from "../../providers/payment/wechatpay.fake";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
+import { freePort } from "../../testing/free-port";
 
 const merchantKeys = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const CERTIFICATE_SERIAL = "5157F09EFDC096DE15EBE81A47057A7232F1B8E1";
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let fake: FakeWechatPay;
 let t: TestApp;
