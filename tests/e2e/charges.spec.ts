@@ -21,6 +21,8 @@ const localDay = (page: Page, offsetDays = 0) =>
   }, offsetDays);
 
 test("redeem a code: the header balance and the charge-details row update without a reload", async ({ page, request }) => {
+  // Eleven round trips through the page: more than the default budget on a loaded machine.
+  test.slow();
   const seed = readSeedCodes();
   const code = seed.codes[SEED_CODES_FOR.chargesRedeemInPage]!;
   await openChargeDetails(page, request);
