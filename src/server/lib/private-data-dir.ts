@@ -32,8 +32,9 @@ export function securePrivateDataDir(dataDir: string): void {
   const uid = process.getuid?.();
   const reachable: string[] = [];
   const visit = (file: string) => {
-    const stat = fs.lstatSync(file);
-    if (stat.isSymbolicLink()) return;
+    // A file removed while the walk runs (another worker's outbox rotation, say) has nothing to tighten.
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!stat || stat.isSymbolicLink()) return;
     if ((stat.mode & GROUP_OR_OTHERS) !== 0) {
       if (uid === undefined || stat.uid === uid) fs.chmodSync(file, stat.mode & 0o700);
       else reachable.push(path.relative(dataDir, file) || ".");
