@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { emptyPostgresDatabase, ROOT } from "../../src/server/testing/server-process";
+import { emptyPostgresDatabase, PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_MS = 5_000;
@@ -35,7 +35,7 @@ function rssMbOf(pid: number): number {
 
 async function measure(env: Record<string, string>): Promise<Sample> {
   const began = performance.now();
-  const child = spawn(path.join(ROOT, "node_modules/.bin/node"), ["--max-semi-space-size=32", path.join(ROOT, "dist/server.js")], {
+  const child = spawn(PROJECT_NODE, [...START_FLAGS, path.join(ROOT, "dist/server.js")], {
     env: { ...process.env, NODE_ENV: "production", SESSION_SECRET: "bench-secret-0123456789abcdef0123456789", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -72,13 +72,15 @@ for (let i = 0; i < RUNS; i++) {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 const database = await emptyPostgresDatabase();
+const postgresDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-startup-"));
 const postgres: Sample[] = [];
 try {
   // The first start migrates; the measured ones find the schema in place, as a restart does.
-  await measure({ DATABASE_URL: database.url, DATA_DIR: os.tmpdir() });
-  for (let i = 0; i < RUNS; i++) postgres.push(await measure({ DATABASE_URL: database.url, DATA_DIR: os.tmpdir() }));
+  await measure({ DATABASE_URL: database.url, DATA_DIR: postgresDataDir });
+  for (let i = 0; i < RUNS; i++) postgres.push(await measure({ DATABASE_URL: database.url, DATA_DIR: postgresDataDir }));
 } finally {
   await database.drop();
+  fs.rmSync(postgresDataDir, { recursive: true, force: true });
 }
 console.log(`Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")}, median of ${RUNS}`);
 console.log("| start | ready | CPU until ready | idle RSS |\n|---|---|---|---|");

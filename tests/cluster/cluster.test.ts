@@ -19,6 +19,7 @@ import { LISTENER_APPLICATION_NAME, openPostgres, type Database } from "../../sr
 import { usageRecords, users } from "../../src/server/db/schema/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
 import { freePort } from "../../src/server/testing/free-port";
+import { buildServerForTest } from "../../src/server/testing/server-process";
 import { startTestRedis, type TestRedis } from "../../src/server/testing/redis-server";
 import { TEST_SECRET } from "../../src/server/testing/test-app";
 import { createUserWithSession, type TestUser } from "../../src/server/testing/users";
@@ -40,6 +41,9 @@ let holding = false;
 let nginx: Nginx;
 const servers: ServerProcess[] = [];
 let env: Record<string, string>;
+/** The compiled server, built for this file the way `npm run build` builds dist/. */
+let dist: { dir: string; remove(): void };
+let serverJs: string;
 
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
@@ -75,6 +79,8 @@ function writeCatalog(base: string): string {
 }
 
 beforeAll(async () => {
+  dist = await buildServerForTest();
+  serverJs = path.join(dist.dir, "server.js");
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-cluster-"));
   dbName = `tollgate_t_${process.ppid}_${randomBytes(6).toString("hex")}`;
   await adminQuery(`create database "${dbName}"`);
@@ -104,7 +110,7 @@ beforeAll(async () => {
   };
   const ports = [await freePort(), await freePort()];
   // Both at once: their migrations must serialise on the advisory lock.
-  servers.push(...(await Promise.all(ports.map((port) => startServer(port, env)))));
+  servers.push(...(await Promise.all(ports.map((port) => startServer(serverJs, port, env)))));
   nginx = await startNginx(path.join(dir, "nginx"), await freePort(), ports);
   database = openPostgres(dbUrl, 4);
 }, 180_000);
@@ -119,6 +125,7 @@ afterAll(async () => {
   await database?.close();
   await adminQuery(`drop database if exists "${dbName}" with (force)`).catch(() => {});
   fs.rmSync(dir, { recursive: true, force: true });
+  dist?.remove();
 }, 60_000);
 
 interface Answer {
@@ -218,7 +225,7 @@ async function rollingRestart(answers: Answer[], secret: string) {
     for (const res of held.splice(0)) res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}');
     expect(await stopped).toBe(0);
     answers.push(...(await Promise.all(inFlight)));
-    servers[i] = await startServer(old.port, env);
+    servers[i] = await startServer(serverJs, old.port, env);
     await (await nginx.setDown([])).drained;
     }
 }
@@ -336,6 +343,6 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
     expect(await balanceOf(user.userId)).toBe("0.98");
     await expectLedgerVerifies();
 
-    servers[1] = await startServer(b.port, env);
+    servers[1] = await startServer(serverJs, b.port, env);
   }, 180_000);
 });

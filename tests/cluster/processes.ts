@@ -1,18 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { waitForPort } from "../../src/server/testing/free-port";
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-/**
- * How a server process is started: the way `npm start` does. The one place to change when the
- * start command changes (e.g. to compiled JavaScript).
- */
-export function serverCommand(): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--max-semi-space-size=32", "--import", "tsx", "src/server/server.ts"] };
-}
+import { PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
 export interface ServerProcess {
   readonly port: number;
@@ -24,11 +14,13 @@ export interface ServerProcess {
   stop(signal: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts one server on 127.0.0.1:port and resolves once it answers its health check. */
-export async function startServer(port: number, env: Record<string, string>): Promise<ServerProcess> {
-  const { command, args } = serverCommand();
-  const child: ChildProcess = spawn(command, args, {
-    cwd: REPO_ROOT,
+/**
+ * Starts one compiled server (`serverJs`, from buildServerForTest) on 127.0.0.1:port the way
+ * `npm start` does, and resolves once it answers its health check.
+ */
+export async function startServer(serverJs: string, port: number, env: Record<string, string>): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(PROJECT_NODE, [...START_FLAGS, serverJs], {
+    cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -116,7 +108,7 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=0${down.includes
       proxy_set_header X-Forwarded-For $remote_addr;
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_next_upstream error timeout;
-      proxy_read_timeout 120s;
+      proxy_read_timeout 150s;
     }
   }
 }

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServerForTest, PROJECT_NODE } from "../testing/server-process";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { tempDataDir } from "../testing/temp-dir";
 import { startControlSocket } from "./control-socket";
@@ -7,8 +9,11 @@ import { startControlSocket } from "./control-socket";
 let t: TestApp;
 let dataDir: string;
 let stop: () => Promise<void>;
+/** The compiled CLI, which the `tollgate` bin runs. */
+let dist: { dir: string; remove(): void };
 
 beforeAll(async () => {
+  dist = await buildServerForTest();
   dataDir = tempDataDir("cli-drain-");
   t = await createTestApp({ DATA_DIR: dataDir });
   stop = await startControlSocket(t.app);
@@ -16,6 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stop();
   await t.close();
+  dist.remove();
 });
 
 /**
@@ -25,7 +31,7 @@ afterAll(async () => {
  */
 function runWithSlowStdout(args: string[]): Promise<{ exit: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/server/cli/index.ts", "admin", ...args], {
+    const child = spawn(PROJECT_NODE, [path.join(dist.dir, "cli.js"), "admin", ...args], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
     });

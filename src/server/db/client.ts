@@ -145,19 +145,26 @@ async function listenWithReconnect(url: string, channel: string, handlers: Liste
 }
 
 /**
+ * PostgreSQL's default 128 MB of shared buffers is all written at start inside PGlite's
+ * WebAssembly memory, so it was most of an idle process's memory. An embedded database of this
+ * size is read through the operating system's file cache; 16 MB holds what the gateway touches.
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+
+/**
  * `dataDir` undefined keeps the database in memory; `template` is a dump made by dumpDataDir.
  * `onThread` runs it on a worker thread of its own (pglite-on-thread.ts), as the server does.
  */
 export function openPglite(options: { dataDir?: string; template?: Uint8Array; onThread?: boolean }): Database {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   if (options.onThread) {
-    const client = new PgliteOnThread({ dataDir: options.dataDir, template: options.template });
+    const client = new PgliteOnThread({ dataDir: options.dataDir, template: options.template, startParams: PGLITE_START_PARAMS });
     return pgliteDatabase(client.asPglite(), {
       close: () => client.close(),
       queueStats: () => ({ total: 1, idle: client.waiting === 0 ? 1 : 0, waiting: client.waiting }),
     });
   }
-  const client = new PGlite({ dataDir: options.dataDir, loadDataDir: options.template && new Blob([options.template as BlobPart]) });
+  const client = new PGlite({ dataDir: options.dataDir, loadDataDir: options.template && new Blob([options.template as BlobPart]), startParams: PGLITE_START_PARAMS });
   return pgliteDatabase(client, {
     async close() {
       if (!client.closed) await client.close();

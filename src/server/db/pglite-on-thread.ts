@@ -28,8 +28,8 @@ export class PgliteOnThread {
   private nextTransaction = 0;
   private stopped: Error | null = null;
 
-  /** `template`: a dump made by dumpDataDir to start from. */
-  constructor(options: { dataDir?: string; template?: Uint8Array }) {
+  /** `template`: a dump made by dumpDataDir to start from; `startParams`: PGlite's. */
+  constructor(options: { dataDir?: string; template?: Uint8Array; startParams?: string[] }) {
     this.worker = new Worker(new URL("./pglite-thread.js", import.meta.url), { workerData: options });
     this.worker.on("message", (reply: Reply) => {
       const waiting = this.pending.get(reply.id);

@@ -12,8 +12,8 @@ for (const name of ["chmodSync", "fchmodSync", "lchmodSync"]) {
   if (chmod) fs[name] = (target, mode) => chmod(target, typeof mode === "number" ? mode & ~0o077 : mode);
 }
 
-const { dataDir, template } = workerData;
-const db = new PGlite({ dataDir, loadDataDir: template && new Blob([template]) });
+const { dataDir, template, startParams } = workerData;
+const db = new PGlite({ dataDir, loadDataDir: template && new Blob([template]), startParams });
 /** Open transactions by id: the PGlite transaction and how to end it. */
 const transactions = new Map();
 const ROLLBACK = Symbol("rollback");

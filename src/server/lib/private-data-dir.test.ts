@@ -1,25 +1,31 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempDataDir } from "../testing/temp-dir";
 import { freePort } from "../testing/free-port";
+import { buildServerForTest, PROJECT_NODE, ROOT, START_FLAGS } from "../testing/server-process";
 
-const ROOT = path.resolve(import.meta.dirname, "../../..");
 const NOBODY = 65534;
 const running: ChildProcess[] = [];
+let dist: { dir: string; remove(): void };
+
+beforeAll(async () => {
+  dist = await buildServerForTest();
+});
+afterAll(() => dist?.remove());
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map((child) => stop(child)));
 });
 
 
-/** The real server on the embedded database, started by a shell with the given umask, as an operator would. */
+/** The compiled server on the embedded database, started by a shell with the given umask, as an operator would. */
 async function startServer(dataDir: string, umask: string): Promise<{ child: ChildProcess; exited: Promise<number | null>; output: () => string }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "development", LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
-  const child = spawn("sh", ["-c", `umask ${umask} && exec node --import tsx src/server/server.ts`], {
+  const child = spawn("sh", ["-c", `umask ${umask} && exec "$0" "$@"`, PROJECT_NODE, ...START_FLAGS, path.join(dist.dir, "server.js")], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

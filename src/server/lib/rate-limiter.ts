@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { SlidingWindowLimiter } from "./sliding-window";
 
 export interface RateLimit {
@@ -19,6 +19,8 @@ export interface RateLimiter {
   readonly shared: boolean;
   /** Counts a hit; resolves to 0 when admitted, or the milliseconds until one would be. */
   hit(limit: RateLimit, nowMs: number): Promise<number>;
+  /** With Redis: whether it answers now (for the readiness check). */
+  readonly reachable?: () => Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,13 @@ type SlidingRedis = Redis & { slidingWindow(key: string, windowMs: number, limit
  * One limiter for every rate limit the database does not keep: in Redis when `redisUrl` is set,
  * so all processes share each limit, otherwise in this process's memory (docs/decisions/016).
  */
-export async function createRateLimiter(options: { redisUrl?: string; keyPrefix: string; log: FastifyBaseLogger }): Promise<RateLimiter> {
+export async function createRateLimiter(options: {
+  redisUrl?: string;
+  keyPrefix: string;
+  log: FastifyBaseLogger;
+  /** Called on each error talking to Redis: `connection`, or `hit` for a failed count. */
+  onRedisError?: (operation: "connection" | "hit") => void;
+}): Promise<RateLimiter> {
   const local = new Map<number, SlidingWindowLimiter>();
   const hitLocally = (limit: RateLimit, nowMs: number) => {
     let windowed = local.get(limit.windowMs);
@@ -68,6 +76,8 @@ export async function createRateLimiter(options: { redisUrl?: string; keyPrefix:
   }
 
   const { log, keyPrefix } = options;
+  // Loaded only with REDIS_URL: a process without Redis does not carry the client's memory.
+  const { Redis } = await import("ioredis");
   const redis = new Redis(options.redisUrl, {
     keyPrefix,
     // A hit must not wait for Redis to come back: it fails at once and its limit's fallback applies.
@@ -77,7 +87,10 @@ export async function createRateLimiter(options: { redisUrl?: string; keyPrefix:
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
   }) as SlidingRedis;
   redis.defineCommand("slidingWindow", { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
-  redis.on("error", (error: Error) => log.debug({ err: error }, "redis connection error"));
+  redis.on("error", (error: Error) => {
+    options.onRedisError?.("connection");
+    log.debug({ err: error }, "redis connection error");
+  });
   const member = `${randomUUID()}:`;
   let sequence = 0;
   let down = false;
@@ -104,6 +117,7 @@ export async function createRateLimiter(options: { redisUrl?: string; keyPrefix:
         }
         return waitMs;
       } catch (error) {
+        options.onRedisError?.("hit");
         if (!down) {
           down = true;
           log.error({ err: error }, "Redis unreachable: per-key limits count in this process only, limits that fail closed refuse calls");
@@ -111,6 +125,10 @@ export async function createRateLimiter(options: { redisUrl?: string; keyPrefix:
         return limit.whenRedisDown === "local" ? hitLocally(limit, nowMs) : REDIS_DOWN_RETRY_MS;
       }
     },
+    reachable: () => redis.ping().then(
+      (reply) => reply === "PONG",
+      () => false,
+    ),
     async close() {
       redis.disconnect();
     },

@@ -10,12 +10,18 @@ declare module "fastify" {
 
 export default fp(
   async function rateLimiterPlugin(app: FastifyInstance) {
-    const limiter = await createRateLimiter({ redisUrl: app.config.redisUrl, keyPrefix: app.config.redisKeyPrefix, log: app.log });
+    const limiter = await createRateLimiter({
+      redisUrl: app.config.redisUrl,
+      keyPrefix: app.config.redisKeyPrefix,
+      log: app.log,
+      onRedisError: (operation) => app.metrics.redisErrors.inc({ operation }),
+    });
     if (!limiter.shared && app.database.kind === "postgres") {
       app.log.warn("REDIS_URL is unset: each server process enforces rate limits on its own, so N processes admit up to N times a limit");
     }
+    if (limiter.reachable) app.lifecycle.addReadinessCheck("redis", limiter.reachable);
     app.decorate("rateLimiter", limiter);
     app.addHook("onClose", () => limiter.close());
   },
-  { name: "rate-limiter", dependencies: ["db"] },
+  { name: "rate-limiter", dependencies: ["db", "lifecycle", "metrics"] },
 );

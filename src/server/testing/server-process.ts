@@ -1,6 +1,6 @@
 /**
  * The compiled server as an operator runs it: built by the real build step into a folder of its
- * own, started as a child process on this Node, read through its JSON log lines.
+ * own, started as a child process on the project's Node 24, read through its JSON log lines.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -11,6 +11,12 @@ import pg from "pg";
 import { buildServer } from "../../../scripts/build-server";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+/** The Node 24 of the `node` dependency, which `npm start` and the systemd unit run (docs/decisions/014). */
+export const PROJECT_NODE = path.join(ROOT, "node_modules/.bin/node");
+/** The Node flags `npm start` gives the server (package.json), so tests and benchmarks start it alike. */
+export const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start
+  .split(" ")
+  .filter((word) => word.startsWith("--"));
 
 /** Compiles the server into a new folder inside the package (so it finds node_modules and drizzle/). */
 export async function buildServerForTest(): Promise<{ dir: string; remove(): void }> {
@@ -31,7 +37,7 @@ export interface ServerProcess {
 }
 
 export function startServerProcess(script: string, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(PROJECT_NODE, [...START_FLAGS, script], { env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const lines: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let err = "";

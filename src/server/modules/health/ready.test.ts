@@ -1,0 +1,64 @@
+/**
+ * GET /api/v1/ready (issue 14 §5): what a load balancer sees while the database or Redis is
+ * unreachable and while the process drains; /api/v1/health, the liveness check, stays 200; and
+ * /metrics counts the Redis errors.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestRedis, type TestRedis } from "../../testing/redis-server";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+
+const METRICS_TOKEN = "metrics-token-0123456789";
+let redis: TestRedis;
+let t: TestApp;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  t = await createTestApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: "ready-test:", METRICS_TOKEN });
+});
+afterAll(async () => {
+  await t.app.close();
+  await redis.stop();
+});
+
+const ready = async () => {
+  const response = await t.app.inject({ method: "GET", url: "/api/v1/ready" });
+  return { status: response.statusCode, body: response.json() as unknown };
+};
+const redisConnectionErrors = async () => {
+  const text = (await t.app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+  return Number(/tollgate_redis_errors_total\{operation="connection"\} (\d+)/.exec(text)?.[1] ?? 0);
+};
+const health = async () => (await t.app.inject({ method: "GET", url: "/api/v1/health" })).statusCode;
+
+it("is ready with the database and Redis reachable", async () => {
+  expect(await ready()).toEqual({ status: 200, body: { status: "ready", draining: false, checks: { database: true, redis: true } } });
+});
+
+it("is not ready while Redis is unreachable, counts its errors, and is ready again once it is back", async () => {
+  expect(await redisConnectionErrors()).toBe(0);
+  await redis.stop();
+  expect(await ready()).toEqual({ status: 503, body: { status: "not_ready", draining: false, checks: { database: true, redis: false } } });
+  expect(await health()).toBe(200);
+  await expect.poll(redisConnectionErrors).toBeGreaterThan(0);
+  await redis.start();
+  // ioredis reconnects with back-off; the check follows it.
+  let answer = await ready();
+  while (answer.status !== 200) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await ready();
+  }
+  expect(answer.body).toEqual({ status: "ready", draining: false, checks: { database: true, redis: true } });
+});
+
+it("is not ready while draining", async () => {
+  t.app.lifecycle.startDraining();
+  expect(await ready()).toEqual({ status: 503, body: { status: "not_ready", draining: true, checks: { database: true, redis: true } } });
+  expect(await health()).toBe(200);
+});
+
+it("is not ready once the database is unreachable", async () => {
+  await t.database.close();
+  const answer = await ready();
+  expect(answer.status).toBe(503);
+  expect(answer.body).toMatchObject({ status: "not_ready", checks: { database: false } });
+});
