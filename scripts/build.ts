@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { buildServer } from "./build-server";
+import { writeConsoleShells } from "./console-shells";
 import { buildDocs } from "./docs/build-docs";
 import { missingPublicUrlWarning } from "./docs/public-url";
 
@@ -20,6 +21,8 @@ execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"],
   stdio: "inherit",
   env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
 });
+
+writeConsoleShells(clientDir);
 
 await buildServer(root);
 console.log("server and CLI compiled to dist/");

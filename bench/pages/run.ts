@@ -88,10 +88,17 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
 async function signUp(base: string, dataDir: string): Promise<string> {
   const phone = `139${String(randomInt(0, 100_000_000)).padStart(8, "0")}`;
   const challenge = (await (await fetch(`${base}/api/v1/auth/captcha/altcha/challenge`)).json()) as Challenge;
+  // The code is bound to the browser that asked for it: its login_client cookie goes with the login.
+  const cookies: string[] = [];
   const post = (url: string, body: unknown) =>
-    fetch(`${base}${url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${base}${url}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: cookies.join("; ") },
+      body: JSON.stringify(body),
+    });
   const sent = await post("/api/v1/auth/phone/verification_code", { telephone: phone, captchaResult: await solveAltchaChallenge(challenge) });
   if (!sent.ok) throw new Error(`code request: ${sent.status} ${await sent.text()}`);
+  cookies.push(...sent.headers.getSetCookie().map((c) => c.split(";")[0]!));
   const code = latestCodeFor(dataDir, phone);
   if (!code) throw new Error("no code in the SMS outbox");
   const login = await post("/api/v1/auth/phone/login", { telephone: phone, code, recommendCode: "" });
@@ -130,6 +137,9 @@ async function main(): Promise<void> {
       const samples: Figures[] = [];
       for (let i = 0; i < runs; i++) {
         const page = await browser.newPage();
+        // Every page is measured with an empty HTTP cache, as a first visit: Lighthouse's own reset is
+        // off (it would clear the session too), and the pages measured before share their chunks.
+        await (await page.createCDPSession()).send("Network.clearBrowserCache");
         await page.goto(`${base}/api/v1/health`);
         // The console reads its session from localStorage and the cookie, as after a login.
         await page.evaluate((value) => (value ? localStorage.setItem("csrf-token", value) : localStorage.clear()), signedIn ? token : "");
@@ -157,7 +167,11 @@ async function main(): Promise<void> {
         const failing = Object.values(lhr.audits).filter(
           (a) => lhr.categories.accessibility?.auditRefs.some((r) => r.id === a.id && r.weight > 0) && a.score !== null && a.score < 1,
         );
-        for (const a of failing) console.error(`  ${pathname}: accessibility: ${a.id}: ${a.title}`);
+        for (const a of failing) {
+          console.error(`  ${pathname}: accessibility: ${a.id}: ${a.title}`);
+          const items = (a.details as { items?: { node?: { snippet?: string; explanation?: string } }[] } | undefined)?.items ?? [];
+          for (const { node } of items) if (node) console.error(`    ${node.snippet}\n      ${node.explanation?.split("\n").join("\n      ")}`);
+        }
       }
       const pick = (key: keyof Figures) => median(samples.map((s) => s[key]));
       const figures: Figures = {

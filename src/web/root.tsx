@@ -6,14 +6,14 @@ import { applyLanguage, preferredLanguage } from "./i18n";
 import { newerBuildAvailable, watchForNewBuilds } from "./lib/build-updates";
 import { installChunkReloadGuard, loadChunk } from "./lib/chunk-reload";
 import { useSession } from "./lib/session-store";
-import { siteConfig } from "./lib/site-config";
-import { ErrorPage, NotFoundPage } from "./components/error-pages";
-import { rememberReferralFromUrl } from "./features/auth/referral";
+import { siteConfig, useSiteConfig } from "./lib/site-config";
 import "./app.css";
 
 if (typeof window !== "undefined") installChunkReloadGuard();
 
 const LoginModal = lazy(() => loadChunk(() => import("./features/auth/login-modal")));
+// What the first paint does not show loads after it, keeping the landing page's first load small.
+const RouteErrorPage = lazy(() => loadChunk(() => import("./components/error-pages")));
 
 export function Layout({ children }: { children: React.ReactNode }) {
   return (
@@ -36,10 +36,26 @@ export function Layout({ children }: { children: React.ReactNode }) {
   );
 }
 
+/**
+ * What the pages served from the SPA fallback (the console, 404s) show from their first byte until
+ * their code has loaded: the site's bar, where the console's header then comes.
+ */
+export function HydrateFallback() {
+  const { siteName } = useSiteConfig();
+  return (
+    <header className="site-header" data-testid="page-frame">
+      <span className="brand">{siteName}</span>
+    </header>
+  );
+}
+
 function SessionBootstrap() {
   const { restored, token, userInfo, restore } = useSession();
   useEffect(() => {
-    rememberReferralFromUrl(window.location.search);
+    const search = window.location.search;
+    loadChunk(() => import("./features/auth/referral"))
+      .then(({ rememberReferralFromUrl }) => rememberReferralFromUrl(search))
+      .catch(() => {});
     restore();
     applyLanguage(preferredLanguage()).catch(() => {});
     return watchForNewBuilds();
@@ -86,7 +102,11 @@ export default function App() {
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
-  if (typeof window !== "undefined") console.error(error);
-  return <ErrorPage />;
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  if (!notFound && typeof window !== "undefined") console.error(error);
+  return (
+    <Suspense fallback={null}>
+      <RouteErrorPage notFound={notFound} />
+    </Suspense>
+  );
 }

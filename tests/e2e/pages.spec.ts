@@ -83,7 +83,8 @@ test("the console pages render under the CSP without a violation, antd styled", 
   expect(problems).toEqual([]);
 });
 
-test("the landing page does not shift: the catalog is in the HTML and refreshes in place", async ({ page }) => {
+/** Sums every layout shift not caused by input, from the first paint on (what Lighthouse calls CLS, unwindowed). */
+async function watchLayoutShift(page: Page): Promise<() => Promise<number>> {
   await page.addInitScript(() => {
     const w = window as unknown as { __cls: number };
     w.__cls = 0;
@@ -93,14 +94,67 @@ test("the landing page does not shift: the catalog is in the HTML and refreshes 
       }
     }).observe({ type: "layout-shift", buffered: true });
   });
+  return async () => {
+    // Let the last render and any late font or image settle before reading the sum.
+    await page.waitForLoadState("networkidle");
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    return page.evaluate(() => (window as unknown as { __cls: number }).__cls);
+  };
+}
+
+test("the landing page does not shift: the catalog is in the HTML and refreshes in place", async ({ page }) => {
+  const layoutShift = await watchLayoutShift(page);
   const catalog = page.waitForResponse((res) => res.url().endsWith("/api/v1/tools"));
   await page.goto("/");
   await expect(page.getByTestId("tool-echo")).toBeVisible();
   await catalog;
-  // Let the refreshed catalog render and any late font or image settle before reading the sum.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  await page.waitForLoadState("networkidle");
-  expect(await page.evaluate(() => (window as unknown as { __cls: number }).__cls)).toBe(0);
+  expect(await layoutShift()).toBe(0);
+});
+
+for (const path of ["/privacy", "/protocol-serve", "/service-level"]) {
+  test(`${path} does not shift while it loads and hydrates`, async ({ page }) => {
+    const layoutShift = await watchLayoutShift(page);
+    await page.goto(path);
+    await expect(page.locator("h1").first()).toBeVisible();
+    expect(await layoutShift()).toBe(0);
+  });
+}
+
+test.describe("on a phone the size Lighthouse emulates", () => {
+  test.use({ viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true });
+  for (const path of ["/", "/privacy", "/protocol-serve", "/service-level"]) {
+    test(`${path} does not shift`, async ({ page }) => {
+      const layoutShift = await watchLayoutShift(page);
+      await page.goto(path);
+      await expect(page.locator("h1").first()).toBeVisible();
+      expect(await layoutShift()).toBe(0);
+    });
+  }
+});
+
+test.describe("console pages on a phone the size Lighthouse emulates", () => {
+  test.use({ viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true });
+  test("show their data without moving what is already on screen", async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    for (const path of CONSOLE_PAGES) {
+      const layoutShift = await watchLayoutShift(page);
+      await page.goto(path);
+      await expect(page.getByRole("main").getByRole("heading").first(), path).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByTestId("page-loading"), path).toHaveCount(0);
+      expect(await layoutShift(), path).toBe(0);
+    }
+  });
+});
+
+test.describe("before any script has run", () => {
+  test.use({ javaScriptEnabled: false });
+  test("a console page already shows the site's bar", async ({ page }) => {
+    await page.goto("/console/info");
+    await expect(page.getByTestId("page-frame")).toBeVisible();
+    await expect(page.getByTestId("page-frame")).toHaveText("Tollgate");
+  });
 });
 
 test("the site header stays on one line on a 390 px phone", async ({ page }) => {

@@ -19,12 +19,12 @@ function Shell({ title, text, testId }: { title: string; text: string; testId: s
   );
 }
 
-export function NotFoundPage() {
+/** What the root's error boundary shows (loaded only then): the 404 page or the error page. */
+export default function RouteErrorPage({ notFound }: { notFound: boolean }) {
   const t = useT();
-  return <Shell title={t("pages.notFoundTitle")} text={t("pages.notFound")} testId="not-found-page" />;
-}
-
-export function ErrorPage() {
-  const t = useT();
-  return <Shell title={t("pages.errorTitle")} text={t("pages.error")} testId="error-page" />;
+  return notFound ? (
+    <Shell title={t("pages.notFoundTitle")} text={t("pages.notFound")} testId="not-found-page" />
+  ) : (
+    <Shell title={t("pages.errorTitle")} text={t("pages.error")} testId="error-page" />
+  );
 }

@@ -1,7 +1,8 @@
 import { useCallback } from "react";
 import { create } from "zustand";
 import { loadChunk } from "../lib/chunk-reload";
-import { en, type Messages } from "./en";
+import type { Messages } from "./en";
+import { enSite } from "./en-site";
 
 export const LANGUAGES = [
   { code: "en", label: "English" },
@@ -11,10 +12,15 @@ export type Language = (typeof LANGUAGES)[number]["code"];
 
 type Paths<T> = { [K in keyof T & string]: T[K] extends string ? K : `${K}.${Paths<T[K]>}` }[keyof T & string];
 export type MessageKey = Paths<Messages>;
+/** Some of a catalogue's namespaces, each with some of its messages. */
+type CatalogPart = { [K in keyof Messages]?: Partial<Messages[K]> };
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
-/** English is in every first load; other catalogues load when a reader picks them. */
-const catalogs: Partial<Record<Language, Messages>> = { en };
+/**
+ * The public pages' English is in every first load and the console's joins it with the console
+ * (./console-messages.ts); other catalogues load whole when a reader picks them.
+ */
+const catalogs: Partial<Record<Language, CatalogPart>> = { en: enSite };
 const loaders: Record<Exclude<Language, "en">, () => Promise<Messages>> = {
   "zh-CN": () => loadChunk(() => import("./zh-CN")).then((m) => m.zhCN),
 };
@@ -24,7 +30,7 @@ const LANGUAGE_KEY = "lang";
 export const useLanguage = create<{ language: Language }>()(() => ({ language: "en" }));
 
 export function translate(language: Language, key: MessageKey, vars?: Record<string, string | number>): string {
-  let node: unknown = catalogs[language] ?? en;
+  let node: unknown = catalogs[language] ?? catalogs.en;
   for (const part of key.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
   const text = typeof node === "string" ? node : key;
   return vars ? text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(vars[name] ?? "")) : text;
@@ -61,4 +67,11 @@ export async function applyLanguage(language: Language, remember = false): Promi
   if (language !== "en" && !catalogs[language]) catalogs[language] = await loaders[language]();
   document.documentElement.lang = language;
   useLanguage.setState({ language });
+}
+
+/** Adds a part of a catalogue, for the code that shows it to load with it. */
+export function addMessages(language: Language, messages: CatalogPart): void {
+  const catalog: Record<string, object | undefined> = { ...catalogs[language] };
+  for (const [namespace, part] of Object.entries(messages)) catalog[namespace] = { ...catalog[namespace], ...part };
+  catalogs[language] = catalog as CatalogPart;
 }

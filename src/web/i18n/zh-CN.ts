@@ -49,7 +49,6 @@ export const zhCN: Messages = {
     login: "登录",
     logout: "退出登录",
     language: "语言",
-    balance: "余额",
     info: "账户",
     apiKeys: "API 密钥",
     apply: "申请权限",
@@ -98,7 +97,6 @@ export const zhCN: Messages = {
     error: "发生了意外错误。请刷新页面或稍后再试。",
     backHome: "返回首页",
     loginRequired: "登录后查看此页面。",
-    lastUpdated: "最后更新：{{date}}",
   },
   apiKeys: {
     intro: "API 密钥用于调用各项工具时的身份验证。请妥善保管：任何持有密钥的人都可以消费你的余额。",

@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 import { Link, Outlet, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
+import "../i18n/console-messages";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
 import enUS from "antd/locale/en_US";

@@ -1,5 +1,6 @@
 import { FetchError, ofetch } from "ofetch";
 import { t } from "../i18n";
+import "../i18n/console-messages";
 import { useSession } from "./session-store";
 import { siteConfig } from "./site-config";
 import { toast } from "./toast";

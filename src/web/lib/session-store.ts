@@ -1,9 +1,8 @@
 import { create } from "zustand";
-import { floorMoneyTo2 } from "../../shared/money";
 import type { UserInfo } from "../../shared/user";
 import { forgetToken, readStoredToken, storeToken } from "./token-storage";
 
-/** User info as the app keeps it: the balance floored to two decimals when stored (SPEC.md §3). */
+/** User info as the app keeps it: the balance floored to two decimals (SPEC.md §3) by refreshUserInfo, which stores it. */
 export type StoredUserInfo = UserInfo;
 
 interface SessionState {
@@ -30,7 +29,7 @@ export const useSession = create<SessionState>()((set) => ({
     storeToken(token);
     set({ token });
   },
-  setUserInfo: (info) => set({ userInfo: { ...info, balance: floorMoneyTo2(info.balance) } }),
+  setUserInfo: (info) => set({ userInfo: info }),
   clearUserInfo: () => {
     forgetToken();
     set({ token: null, userInfo: null });

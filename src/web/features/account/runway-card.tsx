@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Card, Typography } from "antd";
 import { useT } from "../../i18n";
 import { withCurrency } from "../../lib/money-format";
@@ -10,7 +10,8 @@ export function RunwayCard() {
   const t = useT();
   const token = useSession((s) => s.token);
   const balance = useSession((s) => s.userInfo?.balance);
-  const { data, isPending } = useQuery(runwayQuery(token, balance));
+  // The balance arriving or changing refetches; the card keeps the last answer meanwhile instead of blinking.
+  const { data, isPending } = useQuery({ ...runwayQuery(token, balance), placeholderData: keepPreviousData });
   let text = "";
   if (data) {
     const perDay = withCurrency(data.averageDailySpend);

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { App as AntApp, Button, Checkbox, ConfigProvider, Input, Modal } from "antd";
 import { CODE_LENGTH, isValidCode, phoneProblem } from "../../../shared/phone";
 import { useLanguage, useT, type Translate } from "../../i18n";
+import "../../i18n/console-messages";
 import { antdConfig } from "../../lib/antd-theme";
 import { ApiError } from "../../lib/http";
 import { useSession } from "../../lib/session-store";

@@ -3,6 +3,7 @@ import { Alert, Button, Flex, Typography } from "antd";
 import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
+import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { useSession } from "../../lib/session-store";
 import { keysQuery } from "../../features/api-keys/api/list-keys";
 import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
@@ -24,20 +25,23 @@ export default function ConsoleApiKeysPage() {
   const full = keys.data !== undefined && count >= max;
   return (
     <section data-testid="console-api-keys">
-      <Flex justify="space-between" align="center" wrap gap={12}>
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          {t("nav.apiKeys")}
-        </Typography.Title>
-        <Flex align="center" gap={12}>
-          {keys.data ? <Typography.Text type="secondary">{t("apiKeys.count", { count, max })}</Typography.Text> : null}
-          <Button type="primary" disabled={full} onClick={() => setCreating(true)} data-testid="create-key">
-            {t("apiKeys.create")}
-          </Button>
+      {/* The key count arrives with the keys: shown together, it moves nothing. */}
+      <ShownWhenLoaded>
+        <Flex justify="space-between" align="center" wrap gap={12}>
+          <Typography.Title level={2} style={{ margin: 0 }}>
+            {t("nav.apiKeys")}
+          </Typography.Title>
+          <Flex align="center" gap={12}>
+            {keys.data ? <Typography.Text type="secondary">{t("apiKeys.count", { count, max })}</Typography.Text> : null}
+            <Button type="primary" disabled={full} onClick={() => setCreating(true)} data-testid="create-key">
+              {t("apiKeys.create")}
+            </Button>
+          </Flex>
         </Flex>
-      </Flex>
-      <Typography.Paragraph type="secondary">{t("apiKeys.intro")}</Typography.Paragraph>
-      {full ? <Alert type="info" showIcon title={t("apiKeys.limitReached", { max })} style={{ marginBottom: 16 }} /> : null}
-      <KeysTable keys={keys.data?.keys ?? []} loading={keys.isPending} />
+        <Typography.Paragraph type="secondary">{t("apiKeys.intro")}</Typography.Paragraph>
+        {full ? <Alert type="info" showIcon title={t("apiKeys.limitReached", { max })} style={{ marginBottom: 16 }} /> : null}
+        <KeysTable keys={keys.data?.keys ?? []} loading={keys.isPending} />
+      </ShownWhenLoaded>
       <CreateKeyModal open={creating} onClose={closeCreate} />
     </section>
   );

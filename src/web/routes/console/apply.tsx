@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Alert, Card, Skeleton, Space, Typography } from "antd";
 import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
+import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { useSession } from "../../lib/session-store";
 import { applicationsQuery } from "../../features/applications/api/list-applications";
 import { ApplicationForm } from "../../features/applications/application-form";
@@ -33,12 +34,14 @@ export default function ConsoleApplyPage() {
     <section data-testid="console-apply">
       <Typography.Title level={2}>{t("nav.apply")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("applications.intro")}</Typography.Paragraph>
-      <Space orientation="vertical" size="large" style={{ width: "100%" }}>
-        <Card title={t("applications.formTitle")}>{form}</Card>
-        <Card title={t("applications.listTitle")}>
-          <ApplicationsTable applications={query.data?.applications ?? []} loading={query.isPending} />
-        </Card>
-      </Space>
+      <ShownWhenLoaded>
+        <Space orientation="vertical" size="large" style={{ width: "100%" }}>
+          <Card title={t("applications.formTitle")}>{form}</Card>
+          <Card title={t("applications.listTitle")}>
+            <ApplicationsTable applications={query.data?.applications ?? []} loading={query.isPending} />
+          </Card>
+        </Space>
+      </ShownWhenLoaded>
     </section>
   );
 }

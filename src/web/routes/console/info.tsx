@@ -1,5 +1,7 @@
 import { Col, Row, Typography } from "antd";
 import { useT } from "../../i18n";
+import { ShownWhenLoaded } from "../../components/shown-when-loaded";
+import { useSession } from "../../lib/session-store";
 import { AccountSummary } from "../../features/account/account-summary";
 import { ReferralCard } from "../../features/account/referral-card";
 import { RunwayCard } from "../../features/account/runway-card";
@@ -8,26 +10,29 @@ import { AlertsCard } from "../../features/alerts/alerts-card";
 
 export default function ConsoleInfoPage() {
   const t = useT();
+  const userInfo = useSession((s) => s.userInfo);
   return (
     <section data-testid="console-info">
       <Typography.Title level={2}>{t("nav.info")}</Typography.Title>
-      <Row gutter={[16, 16]}>
-        <Col span={24}>
-          <AccountSummary />
-        </Col>
-        <Col span={24}>
-          <RunwayCard />
-        </Col>
-        <Col xs={24} xl={14}>
-          <UsagePanel />
-        </Col>
-        <Col xs={24} xl={10}>
-          <ReferralCard />
-        </Col>
-        <Col span={24}>
-          <AlertsCard />
-        </Col>
-      </Row>
+      <ShownWhenLoaded ready={userInfo !== null}>
+        <Row gutter={[16, 16]}>
+          <Col span={24}>
+            <AccountSummary />
+          </Col>
+          <Col span={24}>
+            <RunwayCard />
+          </Col>
+          <Col xs={24} xl={14}>
+            <UsagePanel />
+          </Col>
+          <Col xs={24} xl={10}>
+            <ReferralCard />
+          </Col>
+          <Col span={24}>
+            <AlertsCard />
+          </Col>
+        </Row>
+      </ShownWhenLoaded>
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { floorMoneyTo2 } from "../../../../shared/money";
 import type { UserInfo } from "../../../../shared/user";
 import { api } from "../../../lib/http";
 import { useSession } from "../../../lib/session-store";
@@ -11,5 +12,5 @@ export function getUserInfo(): Promise<UserInfo> {
 /** Fetches the user and stores it (balance floored); a 401 is handled by the shared client. */
 export async function refreshUserInfo(): Promise<void> {
   const info = await getUserInfo();
-  useSession.getState().setUserInfo(info);
+  useSession.getState().setUserInfo({ ...info, balance: floorMoneyTo2(info.balance) });
 }

@@ -1,0 +1,42 @@
+/** English for the public pages and the site's frame: in every page's first load. */
+export const enSite = {
+  nav: {
+    home: "Home",
+    docs: "Docs",
+    console: "Console",
+    login: "Log in",
+    logout: "Sign out",
+    language: "Language",
+    userAgreement: "User agreement",
+    privacy: "Privacy agreement",
+    serviceLevel: "Service level",
+  },
+  home: {
+    headline: "Metered APIs for developers, paid from one balance",
+    lead: "Sign in with your phone, top up, create an API key and call any tool. Every successful call is priced and deducted; failed calls are free.",
+    cta: "Get started",
+    ctaConsole: "Open the console",
+    readDocs: "Read the docs",
+    stepsTitle: "How it works",
+    step1: "Sign in with a code sent to your phone.",
+    step2: "Top up your balance and create an API key.",
+    step3: "Call the tools; pay only for successful calls.",
+    catalogTitle: "Tools and prices",
+    catalogUnavailable: "The price list could not be loaded. Please try again later.",
+    perCall: "call",
+    approvalRequired: "approval required",
+    toolDocs: "Documentation",
+  },
+  pages: {
+    notFoundTitle: "404",
+    notFound: "This page does not exist.",
+    errorTitle: "Something went wrong",
+    error: "An unexpected error occurred. Reload the page or try again later.",
+    backHome: "Back to home",
+  },
+  legal: {
+    contents: "Contents",
+    effective: "Effective {{date}}",
+    operator: "Operated by {{company}}",
+  },
+} as const;

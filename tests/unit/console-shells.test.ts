@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { routeModulesFor } from "../../scripts/console-shells";
+import { CONSOLE_PAGES } from "../../src/shared/site-routes";
+
+const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
+
+function requireBuild(): void {
+  if (!fs.existsSync(path.join(clientDir, "__spa-fallback.html"))) {
+    throw new Error(`No web build in ${clientDir}: run \`npm run build\` (or set BUILD_DIR to the build to check) first.`);
+  }
+}
+
+const preloads = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]);
+
+describe("the console pages' HTML", () => {
+  it("preloads each page's route modules and their imports, on top of the fallback's", () => {
+    requireBuild();
+    const fallback = fs.readFileSync(path.join(clientDir, "__spa-fallback.html"), "utf8");
+    const manifestFile = fs.readdirSync(path.join(clientDir, "assets")).find((f) => /^manifest-[\w-]+\.js$/.test(f))!;
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(clientDir, "assets", manifestFile), "utf8").replace(/^window\.__reactRouterManifest=/, "").replace(/;\s*$/, ""),
+    ) as { routes: Parameters<typeof routeModulesFor>[0] };
+    for (const page of CONSOLE_PAGES) {
+      const html = fs.readFileSync(path.join(clientDir, page.slice(1), "index.html"), "utf8");
+      const routeId = `routes${page}`;
+      const { module } = manifest.routes[routeId]!;
+      const layout = manifest.routes["layouts/default"]!.module;
+      expect(preloads(html), page).toEqual(expect.arrayContaining([module, layout, ...preloads(fallback)]));
+      // Otherwise the same page: the fallback's scripts, and nothing of another console page.
+      expect(html.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
+      for (const other of CONSOLE_PAGES.filter((p) => p !== page)) {
+        expect(preloads(html), `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
+      }
+    }
+  });
+
+  it("routeModulesFor refuses a path the router does not know", () => {
+    expect(() => routeModulesFor({ root: { id: "root", module: "/assets/root.js" } }, "/console/nope")).toThrow(/no route for \/console\/nope/);
+  });
+});
