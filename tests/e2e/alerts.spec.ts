@@ -64,6 +64,8 @@ test("set a threshold and a webhook, send a test event, and see a low-balance al
     const key = await request.post("/api/v1/console/keys", { headers: bearer, data: { name: "alerts" } });
     const call = await request.post("/v1/tools/echo", { headers: { authorization: `Bearer ${(await key.json()).secret as string}` }, data: { hi: 1 } });
     expect(call.status()).toBe(200);
+    // The alerts job finds the crossing on its next run; the page shows it once reloaded after that.
+    await expect.poll(() => receiver.received.some((m) => JSON.parse(m.body).type === "balance.low"), { timeout: 15_000 }).toBe(true);
     await page.reload();
     const low = page.getByTestId("alert-deliveries").locator("tbody tr").filter({ hasText: "Low balance" });
     await expect(low).toHaveCount(2, { timeout: 15_000 });
