@@ -16,6 +16,7 @@ import { freePort } from "../../src/server/testing/free-port";
 import { startTestRedis } from "../../src/server/testing/redis-server";
 import { emptyPostgresDatabase, PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
+import { benchServerEnv } from "../gateway/server";
 
 const { values: args } = parseArgs({
   options: {
@@ -98,13 +99,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-cluster-")
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  NODE_ENV: "production",
-  SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
-  DATA_DIR: dataDir,
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  LOG_LEVEL: "warn",
+  ...benchServerEnv({ dataDir, port, logLevel: "warn" }),
   DATABASE_URL: database.url,
   REDIS_URL: redis.url,
 };

@@ -22,6 +22,19 @@ async function freshPostgres(): Promise<string> {
   return parsed.toString();
 }
 
+/** The environment a benchmarked server runs in: production mode on 127.0.0.1, its own DATA_DIR. */
+export function benchServerEnv(options: { dataDir: string; port: number; logLevel: string }): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: "production",
+    SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
+    DATA_DIR: options.dataDir,
+    PORT: String(options.port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: options.logLevel,
+  };
+}
+
 export interface BenchServer {
   base: string;
   dataDir: string;
@@ -38,13 +51,7 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    NODE_ENV: "production",
-    SESSION_SECRET: "bench-secret-0123456789abcdef0123456789abcdef",
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: options.logLevel,
+    ...benchServerEnv({ dataDir, port, logLevel: options.logLevel }),
     UNMETERED_ECHO: "true",
     ALTCHA_MAX_NUMBER: "1000",
     DATABASE_URL: options.db === "postgres" ? await freshPostgres() : "",
