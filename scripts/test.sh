@@ -8,7 +8,8 @@ PYTHON="$(bash scripts/ensure-test-tools.sh)"
 export PYTHON
 rm -rf .test-output && mkdir -p .test-output
 echo "== database: ${DATABASE_URL:+PostgreSQL server}${DATABASE_URL:-embedded PGlite}"
-npm run build
+# Prerendered with the names the browser tests' server runs with, as a deployment builds with its own.
+(set -a && . tests/e2e/support/site-identity.env && set +a && npm run build)
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-output/vitest.json || status=$?
 npx playwright test || status=$?

@@ -1,5 +1,6 @@
 import { Typography } from "antd";
 import { useT } from "../../i18n";
+import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { BillingHistory } from "../../features/billing/billing-history";
 
 /** Consumption: every charged call, what it cost and which key made it. */
@@ -9,7 +10,9 @@ export default function ConsoleBillingDetailsPage() {
     <section data-testid="console-billing-details">
       <Typography.Title level={2}>{t("nav.billingDetails")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("billing.intro")}</Typography.Paragraph>
-      <BillingHistory />
+      <ShownWhenLoaded>
+        <BillingHistory />
+      </ShownWhenLoaded>
     </section>
   );
 }

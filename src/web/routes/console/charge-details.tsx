@@ -1,5 +1,6 @@
 import { Space, Typography } from "antd";
 import { useT } from "../../i18n";
+import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { ChargesHistory } from "../../features/charges/charges-history";
 import { RedeemForm } from "../../features/charges/redeem-form";
 import { TopUpCard } from "../../features/charges/top-up-card";
@@ -11,11 +12,13 @@ export default function ConsoleChargeDetailsPage() {
   return (
     <section data-testid="console-charge-details">
       <Typography.Title level={2}>{t("nav.chargeDetails")}</Typography.Title>
-      <Space direction="vertical" size="large" style={{ width: "100%" }}>
-        <RedeemForm />
-        <TopUpCard />
-        <ChargesHistory />
-      </Space>
+      <ShownWhenLoaded>
+        <Space direction="vertical" size="large" style={{ width: "100%" }}>
+          <RedeemForm />
+          <TopUpCard />
+          <ChargesHistory />
+        </Space>
+      </ShownWhenLoaded>
     </section>
   );
 }
