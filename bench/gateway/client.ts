@@ -9,6 +9,8 @@ import { deriveKey } from "altcha-lib/algorithms/sha";
 
 export class BenchClient {
   token: string | null = null;
+  /** Cookies the server set, sent back as a browser would: a login code answers only to the client that asked for it (decision 017). */
+  private readonly cookies = new Map<string, string>();
   constructor(
     readonly base: string,
     private readonly dataDir: string,
@@ -20,9 +22,14 @@ export class BenchClient {
       headers: {
         "content-type": "application/json",
         ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(this.cookies.size > 0 ? { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ") } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [name, value] = cookie.split(";")[0]!.split("=", 2) as [string, string];
+      this.cookies.set(name, value);
+    }
     const text = await response.text();
     if (!response.ok) throw new Error(`${method} ${urlPath}: HTTP ${response.status} ${text}`);
     return JSON.parse(text) as T;

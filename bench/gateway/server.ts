@@ -7,8 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
+import { PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
 async function freshPostgres(): Promise<string> {
   const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -40,13 +39,14 @@ export interface BenchServer {
   dataDir: string;
   /** `tollgate admin …` on the server's configuration. */
   cli(...argv: string[]): { code: number; out: string; err: string };
-  /** Starts the server with the flags `npm start` gives it (package.json), and waits until it answers. */
+  /** Starts the compiled server as `npm start` does (its Node 24 and flags), and waits until it answers. */
   start(nodeFlags?: string[]): Promise<ChildProcess>;
   /** Removes the DATA_DIR. */
   cleanup(): void;
 }
 
 export async function benchServer(options: { db: "pglite" | "postgres"; logLevel: string; env?: Record<string, string> }): Promise<BenchServer> {
+  if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("dist/server.js is missing: run `npm run build` first");
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
@@ -61,11 +61,11 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
     base,
     dataDir,
     cli(...argv) {
-      const result = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/server/cli/index.ts"), "admin", ...argv], { env, encoding: "utf8" });
+      const result = spawnSync(PROJECT_NODE, [path.join(ROOT, "dist/cli.js"), "admin", ...argv], { env, encoding: "utf8" });
       return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
     },
     async start(nodeFlags = []) {
-      const server = spawn(process.execPath, [...nodeFlags, "--max-semi-space-size=32", "--import", "tsx", path.join(ROOT, "src/server/server.ts")], {
+      const server = spawn(PROJECT_NODE, [...nodeFlags, ...START_FLAGS, path.join(ROOT, "dist/server.js")], {
         env,
         stdio: ["ignore", "ignore", "inherit"],
       });
