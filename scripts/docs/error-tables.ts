@@ -10,6 +10,7 @@ const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   tool_not_approved: "[Apply for access](/console/apply) and wait for the approval.",
   unknown_tool: "Check the tool id on the [tools](tools.md) page.",
   idempotency_in_progress: "The first call with this key is still running: retry shortly. See [idempotency](billing.md#idempotent-gateway-calls).",
+  idempotency_stream_not_replayable: "The first call was answered and charged: find it by its request id in [billing details](/console/billing-details); send a new key to call again.",
   idempotency_key_reused: "Use a new `Idempotency-Key` for a different call.",
   invalid_idempotency_key: "Send 8 to 128 letters, digits, `-` or `_`.",
   rate_limited: "Wait the seconds the `Retry-After` header gives, then retry.",

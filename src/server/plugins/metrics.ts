@@ -85,10 +85,10 @@ declare module "fastify" {
   }
 }
 
-/** What became of a gateway call, from its answer: tool answers carry the cost header, gateway refusals do not. */
+/** What became of a gateway call, from its answer: tool answers carry the cost (a trailer when streamed), gateway refusals do not. */
 function gatewayOutcome(reply: FastifyReply): string {
   const status = reply.statusCode;
-  if (reply.hasHeader(COST_HEADER)) return status >= 200 && status < 300 ? "succeeded" : "tool_error";
+  if (reply.hasHeader(COST_HEADER) || reply.hasTrailer(COST_HEADER)) return status >= 200 && status < 300 ? "succeeded" : "tool_error";
   if (status === 429) return "rate_limited";
   if (status === 401 || status === 402 || status === 403) return "refused";
   if (status === 502 || status === 504) return "upstream_failed";

@@ -11,9 +11,9 @@ import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import { runnableTool, type BuiltinTool, type RunnableTool, type UpstreamTool } from "./handlers/index";
-import { isStreamed, UpstreamError, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
+import { isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
-import { relay } from "./relay";
+import { relay, type StreamEnd } from "./relay";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
 
 const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
@@ -55,8 +55,8 @@ export type GatewayResult = { response: ToolResponse; cost: bigint } | { respons
  */
 export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
-  private readonly refunds: GroupCommitter<RefundItem, void>;
-  private readonly completions: GroupCommitter<CompletionItem, void>;
+  private readonly refunds: GroupCommitter<RefundItem, boolean>;
+  private readonly completions: GroupCommitter<CompletionItem, boolean>;
   private readonly tools = new Map<string, RunnableTool>();
   readonly keys: ApiKeyCache;
 
@@ -182,10 +182,14 @@ export class Gateway {
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
       const cost = call.tool.priceMicros * BigInt(usedUnits);
       try {
-        if (cost < amount) {
-          await settle("succeeded", amount - cost, usedUnits, status);
-        } else {
-          await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+        const stillPending =
+          cost < amount
+            ? await settle("succeeded", amount - cost, usedUnits, status)
+            : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+        if (!stillPending) {
+          // Ended after the abandoned-call window: the sweep refunded it in full, so it is served free.
+          this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
+          return 0n;
         }
       } catch (error) {
         // A row left pending is refunded by the sweeper, so an answer whose success was not
@@ -224,9 +228,12 @@ export class Gateway {
     let costKnown: (cost: bigint) => void = () => undefined;
     const cost = new Promise<bigint>((resolve) => (costKnown = resolve));
     const body = relay(streamed.body, streamed.observe, call.request.signal, async (end) => {
+      const used = end.ok ? this.usedUnits(call, tool.perUnit ? await streamed.units() : undefined, units) : await this.brokenStreamUnits(call, tool, streamed, end, units);
       if (!end.ok) {
-        // A broken answer is a failed call: the caller's stream breaks too, and nothing is charged.
-        this.log.warn({ tool: call.tool.id, err: end.error }, "the tool's streamed answer broke; the call is refunded");
+        // The caller's stream breaks too, whatever the call costs.
+        this.log.warn({ tool: call.tool.id, err: end.error, delivered: end.delivered, chargedUnits: used }, "the tool's streamed answer broke");
+      }
+      if (used === 0) {
         costKnown(0n);
         await settle("refunded", amount, units, streamed.status).catch((error: unknown) =>
           this.log.error({ err: error }, "could not refund the call; the sweeper will"),
@@ -234,8 +241,7 @@ export class Gateway {
         return;
       }
       try {
-        const reported = tool.perUnit ? await streamed.units() : undefined;
-        costKnown(await recordSuccess(this.usedUnits(call, reported, units), streamed.status));
+        costKnown(await recordSuccess(used, streamed.status));
       } catch (error) {
         costKnown(0n);
         throw error;
@@ -256,6 +262,19 @@ export class Gateway {
       this.log.error({ err: error, tool: call.tool.id }, "tool crashed");
       throw new GatewayError("internal_error");
     }
+  }
+
+  /**
+   * Units a broken stream is charged (0: refunded), by one rule (decision 013): nothing if none of
+   * it reached the caller; the units the tool reported before it broke, if it did; all that were
+   * held if the gateway's own timeout cut it while the caller was not reading (a slow reader does
+   * not get a stream for free); otherwise nothing, as for any call the tool failed.
+   */
+  private async brokenStreamUnits(call: GatewayCall, tool: UpstreamTool, streamed: StreamedToolResponse, end: Extract<StreamEnd, { ok: false }>, held: number): Promise<number> {
+    if (end.delivered === 0) return 0;
+    const reported = tool.perUnit ? await streamed.units().catch(() => undefined) : undefined;
+    if (reported !== undefined) return this.usedUnits(call, reported, held);
+    return end.callerHeldBack && upstreamTimedOut(end.error) ? held : 0;
   }
 
   /**

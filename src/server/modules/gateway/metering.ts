@@ -103,17 +103,21 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
   );
 }
 
-/** Gives back money for failed or over-charged calls, one transaction for the batch. */
-export async function refundBatch(db: Db, items: RefundItem[]): Promise<void[]> {
-  await db.transaction((tx) => refundInTransaction(tx, items));
-  return items.map(() => undefined);
+/**
+ * Gives back money for failed or over-charged calls, one transaction for the batch. Each answer
+ * says whether the call was still pending and is settled now; false: it was settled before (by
+ * the abandoned-call sweep), and no money moved for it.
+ */
+export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[]> {
+  const settled = await db.transaction((tx) => refundInTransaction(tx, items));
+  return items.map((item) => settled.has(item.usageId));
 }
 
 /**
  * Refunds calls that are still pending, under a lock on their usage rows: a call settled
  * meanwhile (by its own request, or by the sweeper) is skipped, so no call is refunded twice.
  */
-async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<void> {
+async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<Set<number>> {
   const pending = await queryRows<{ id: number | string }>(
     tx,
     sql`select id from usage_records where id in (${ids(requested.map((i) => i.usageId))}) and status = 'pending'
@@ -121,7 +125,7 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
   );
   const stillPending = new Set(pending.map((r) => Number(r.id)));
   const items = requested.filter((i) => stillPending.has(i.usageId));
-  if (items.length === 0) return;
+  if (items.length === 0) return stillPending;
   const userIds = [...new Set(items.map((i) => i.userId))].sort((a, b) => a - b);
   const balances = await lockedBalances(tx, userIds);
   const userTotals = new Map<number, bigint>();
@@ -154,6 +158,7 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<voi
       ),
     )}) as d(id, status, refund, units, http_status, latency_ms, at)
     where usage_records.id = d.id`);
+  return stillPending;
 }
 
 /**
@@ -219,13 +224,18 @@ export async function abandonedCallMayRunAgain(db: Db, requestId: string, now: D
   return !row || row.status === "refunded";
 }
 
-/** Records how successful calls ended; money is not touched. */
-export async function completeBatch(db: Db, items: CompletionItem[]): Promise<void[]> {
-  await db.execute(sql`
+/**
+ * Records how successful calls ended; money is not touched. Each answer says whether the call was
+ * still pending; false: the abandoned-call sweep had refunded it, so it was served free.
+ */
+export async function completeBatch(db: Db, items: CompletionItem[]): Promise<boolean[]> {
+  const completed = await queryRows<{ id: number | string }>(db, sql`
     update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
     from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.httpStatus))}::int[],
                 ${arr(items.map((i) => i.latencyMs))}::int[], ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[])
       as d(id, http_status, latency_ms, at)
-    where usage_records.id = d.id and usage_records.status = 'pending'`);
-  return items.map(() => undefined);
+    where usage_records.id = d.id and usage_records.status = 'pending'
+    returning usage_records.id`);
+  const pending = new Set(completed.map((row) => Number(row.id)));
+  return items.map((item) => pending.has(item.usageId));
 }

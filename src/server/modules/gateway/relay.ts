@@ -1,6 +1,10 @@
 import { Readable } from "node:stream";
 
-export type StreamEnd = { ok: true } | { ok: false; error: Error };
+/**
+ * How an upstream body ended. A broken one says how many bytes the caller's copy was given and
+ * whether the caller was holding the stream back (not reading) when it broke.
+ */
+export type StreamEnd = { ok: true } | { ok: false; error: Error; delivered: number; callerHeldBack: boolean };
 
 /**
  * The caller's copy of a streamed upstream body, with back-pressure: the upstream is read only as
@@ -12,13 +16,17 @@ export type StreamEnd = { ok: true } | { ok: false; error: Error };
  */
 export function relay(upstream: Readable, observe: (chunk: Buffer) => void, callerGone: AbortSignal, finish: (end: StreamEnd) => Promise<void>): Readable {
   let attached = true;
+  let delivered = 0;
+  let callerHeldBack = false;
   const detach = () => {
     if (!attached) return;
     attached = false;
+    callerHeldBack = false;
     upstream.resume();
   };
   const copy = new Readable({
     read() {
+      callerHeldBack = false;
       upstream.resume();
     },
     destroy(error, callback) {
@@ -28,7 +36,12 @@ export function relay(upstream: Readable, observe: (chunk: Buffer) => void, call
   });
   upstream.on("data", (chunk: Buffer) => {
     observe(chunk);
-    if (attached && !copy.push(chunk)) upstream.pause();
+    if (!attached) return;
+    delivered += chunk.length;
+    if (!copy.push(chunk)) {
+      callerHeldBack = true;
+      upstream.pause();
+    }
   });
   let finished = false;
   upstream.once("end", () => {
@@ -41,7 +54,7 @@ export function relay(upstream: Readable, observe: (chunk: Buffer) => void, call
   const broken = (error: Error) => {
     if (finished) return;
     finished = true;
-    finish({ ok: false, error }).then(
+    finish({ ok: false, error, delivered, callerHeldBack }).then(
       () => copy.destroy(error),
       () => copy.destroy(error),
     );

@@ -14,6 +14,12 @@ import { callerTarget, toolSegmentEnd } from "./upstream-path";
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
 
+/** What a retry of a charged streamed call gets in place of a replay. */
+const STREAM_NOT_REPLAYABLE = (() => {
+  const error = new GatewayError("idempotency_stream_not_replayable");
+  return { statusCode: error.status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(error.toJSON())).toString("base64") };
+})();
+
 function bearer(request: FastifyRequest): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
   return match?.[1] ?? null;
@@ -172,8 +178,11 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     if (!succeeded(response)) {
       await app.idempotency.release(scope, idempotencyKey);
     } else if (isStreamed(response)) {
-      // A stream is not kept for replay: the key stays claimed, so a retry is refused (409), never charged again.
-      request.log.info({ tool: tool.id }, "a streamed answer is not kept for replay; its Idempotency-Key stays claimed");
+      // A stream cannot be kept for replay. Until it is settled a retry is refused as in progress;
+      // then a charged one answers every retry with its own 409, and a refunded one frees the key.
+      void (result.cost as Promise<bigint>)
+        .then((cost) => (cost > 0n ? app.idempotency.complete(scope, idempotencyKey, STREAM_NOT_REPLAYABLE) : app.idempotency.release(scope, idempotencyKey)))
+        .catch((error: unknown) => request.log.error({ err: error }, "could not settle a streamed call's Idempotency-Key; it stays claimed"));
     } else {
       // The call is charged: whatever happens to its replay copy, the key must never run it again.
       await app.idempotency

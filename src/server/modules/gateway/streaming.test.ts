@@ -14,6 +14,7 @@ import { usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
+import { refundAbandonedCalls } from "./metering";
 
 /**
  * HTTP tools that stream, called through a listening gateway by real clients (node:http, the
@@ -42,6 +43,7 @@ function open(name: string) {
   gates.delete(name);
 }
 
+const METRICS_TOKEN = "streaming-metrics-token";
 const BIG_BYTES = 100 * 1024 * 1024;
 const BIG_CHUNK = Buffer.alloc(64 * 1024, "tollgate-stream-");
 const TOKENS = { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 };
@@ -115,10 +117,28 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
     res.write(event({ n: 1 }));
     return void gate("drip").then(() => res.end(event({ n: 2, usage: { units: 3 } })));
   }
+  if (url.startsWith("/reset-after-units")) {
+    sse(res, { "x-tool-units": "6" });
+    res.write(event({ n: 1 }));
+    return void gate("reset-after-units").then(() => res.socket?.destroy());
+  }
   if (url.startsWith("/reset")) {
     sse(res);
     res.write(event({ n: 1 }));
     return void gate("reset").then(() => res.socket?.destroy());
+  }
+  if (url.startsWith("/stall")) {
+    sse(res);
+    return void res.write(event({ n: 1 }));
+  }
+  if (url.startsWith("/flood")) {
+    // More than any socket buffers hold, with the units only at the end: a caller who stops reading holds it back.
+    sse(res);
+    return void (async () => {
+      const filler = event({ text: "x".repeat(8000) });
+      for (let i = 0; i < 2000 && !res.destroyed; i++) if (!res.write(filler)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      if (!res.destroyed) res.end(event({ usage: { units: 2 } }));
+    })();
   }
   if (url.startsWith("/left-behind")) {
     // Goes on long after the caller left: megabytes the gateway must read to reach the usage event.
@@ -173,8 +193,12 @@ function writeCatalog(base: string): string {
         tool("no-units", "/no-units", perUnit, { unitsPath: "usage.units" }),
         tool("big", "/big"),
         tool("drip", "/drip", perUnit, { unitsPath: "usage.units" }),
+        tool("drip-per-call", "/drip"),
         tool("reset", "/reset", perUnit, { unitsPath: "usage.units" }),
         tool("left-behind", "/left-behind", perUnit, { unitsPath: "usage.units" }),
+        tool("reset-after-units", "/reset-after-units", perUnit, { unitsPath: "usage.units" }),
+        tool("stall", "/stall", perUnit, { unitsPath: "usage.units", idleTimeoutMs: 300 }),
+        tool("flood", "/flood", perUnit, { unitsPath: "usage.units", totalTimeoutMs: 1500 }),
         tool("held", "/held", { price: "0.001", unit: "token", maxUnitsPerCall: 10 }, { unitsPath: "usage.units" }),
         tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
@@ -193,7 +217,7 @@ beforeAll(async () => {
     req.on("end", () => handle(req, res, Buffer.concat(chunks)));
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`), METRICS_TOKEN });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   gateway = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 });
@@ -219,6 +243,16 @@ async function balanceOf(userId: number): Promise<string> {
 async function usageOf(requestId: string) {
   const [row] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId));
   return row;
+}
+
+/** The call's usage row once it is no longer pending: a stream is settled after the caller's copy ends or breaks. */
+async function settledUsage(requestId: string) {
+  let usage = await usageOf(requestId);
+  for (let tries = 0; usage?.status === "pending" && tries < 600; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    usage = await usageOf(requestId);
+  }
+  return usage;
 }
 
 async function expectLedgerConsistent() {
@@ -319,6 +353,8 @@ describe("streamed answers", () => {
     expect(res.trailers["x-tollgate-cost"]).toBe("0.007");
     expect(res.trailers["x-tool-units"]).toBeUndefined();
     expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 7, amount: 7_000n });
+    const metrics = await t.app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(metrics.body).toMatch(/^tollgate_gateway_calls_total\{tool="trailer",outcome="succeeded"\} 1$/m);
     expect(await balanceOf(userId)).toBe("1.993");
     await expectLedgerConsistent();
   });
@@ -375,6 +411,39 @@ describe("streamed answers", () => {
     await expectLedgerConsistent();
   });
 
+  it("that break after reporting their units are charged those units, and the caller's connection still breaks", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "reset-after-units", { body: "" }).response;
+    await once(res, "data");
+    open("reset-after-units");
+    expect((await readAll(res)).broken).toBe(true);
+    expect(await settledUsage(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 6, amount: 6_000n });
+    expect(await balanceOf(userId)).toBe("1.994");
+    await expectLedgerConsistent();
+  });
+
+  it("cut by the tool's idle timeout while the caller reads are the tool's failure: refunded", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "stall", { body: "" }).response;
+    const { body, broken } = await readAll(res);
+    expect(body.toString()).toBe('data: {"n":1}\n\n');
+    expect(broken).toBe(true);
+    expect(await settledUsage(res.headers["x-request-id"] as string)).toMatchObject({ status: "refunded", amount: 0n });
+    expect(await balanceOf(userId)).toBe("2.00");
+  });
+
+  it("cut by the gateway's total timeout while the caller would not read are charged the whole hold: a slow reader gets no stream free", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "flood", { body: "" }).response;
+    await once(res, "data");
+    res.pause();
+    expect(await settledUsage(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
+    // What the sockets still held arrives, then the break: the answer never looks complete.
+    expect((await readAll(res)).broken).toBe(true);
+    expect(await balanceOf(userId)).toBe("1.00");
+    await expectLedgerConsistent();
+  });
+
   it("go on being read after the caller hangs up, and the call is charged the units the upstream reports at its end", async () => {
     const { userId, secret } = await funded("2");
     const { req, response } = request(secret, "left-behind", { body: "" });
@@ -386,12 +455,7 @@ describe("streamed answers", () => {
     req.destroy();
     await closed;
     open("left-behind");
-    let usage = await usageOf(requestId);
-    for (let tries = 0; usage?.status === "pending" && tries < 600; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      usage = await usageOf(requestId);
-    }
-    expect(usage).toMatchObject({ status: "succeeded", units: 5, amount: 5_000n });
+    expect(await settledUsage(requestId)).toMatchObject({ status: "succeeded", units: 5, amount: 5_000n });
     expect(await balanceOf(userId)).toBe("1.995");
     await expectLedgerConsistent();
   });
@@ -409,6 +473,63 @@ describe("streamed answers", () => {
       expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units });
     }
     expect(await balanceOf(userId)).toBe("1.986");
+  });
+});
+
+describe("a stream that ends after the abandoned-call sweep refunded it", () => {
+  for (const [toolId, settlement] of [
+    ["drip", "a partial refund"],
+    ["drip-per-call", "a completion"],
+  ] as const) {
+    it(`is served free, never charged again (${settlement})`, async () => {
+      const { userId, secret } = await funded("2");
+      const res = await request(secret, toolId, { body: "" }).response;
+      await once(res, "data");
+      // As a sweep would, once the call has outlived the abandoned-call window.
+      expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(Date.now() + 60_000), now: new Date() })).toBe(1);
+      open("drip");
+      const { broken } = await readAll(res);
+      expect(broken).toBe(false);
+      expect(res.trailers["x-tollgate-cost"]).toBe("0.00");
+      expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "refunded", amount: 0n });
+      expect(await balanceOf(userId)).toBe("2.00");
+      await expectLedgerConsistent();
+    });
+  }
+});
+
+describe("an Idempotency-Key on a streamed call", () => {
+  /** Retries until the first call's stream is settled: until then a retry is refused as in progress. */
+  async function retry(secret: string, toolId: string, key: string) {
+    for (let tries = 0; ; tries++) {
+      const res = await request(secret, toolId, { headers: { "idempotency-key": key }, body: "" }).response;
+      const { body, broken } = await readAll(res);
+      const code = res.statusCode === 409 ? (JSON.parse(body.toString()) as { error: { code: string } }).error.code : null;
+      if (code !== "idempotency_in_progress" || tries >= 100) return { res, body, broken, code };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it("once the charged stream has ended, answers a retry with 409 idempotency_stream_not_replayable, never charging it again", async () => {
+    const { userId, secret } = await funded("2");
+    const first = await request(secret, "trailer", { headers: { "idempotency-key": "stream-once-1" }, body: "" }).response;
+    expect((await readAll(first)).body.toString()).toBe("counting the units");
+    const again = await retry(secret, "trailer", "stream-once-1");
+    expect(again.res.statusCode).toBe(409);
+    expect(again.code).toBe("idempotency_stream_not_replayable");
+    expect(await balanceOf(userId)).toBe("1.993");
+    await expectLedgerConsistent();
+  });
+
+  it("once the stream broke and was refunded, lets a retry with the same key run afresh", async () => {
+    const { userId, secret } = await funded("2");
+    const first = await request(secret, "stall", { headers: { "idempotency-key": "stream-broke-1" }, body: "" }).response;
+    expect((await readAll(first)).broken).toBe(true);
+    const again = await retry(secret, "stall", "stream-broke-1");
+    expect(again.res.statusCode).toBe(200);
+    expect(again.body.toString()).toBe('data: {"n":1}\n\n');
+    expect(await settledUsage(again.res.headers["x-request-id"] as string)).toMatchObject({ status: "refunded" });
+    expect(await balanceOf(userId)).toBe("2.00");
   });
 });
 
