@@ -23,11 +23,18 @@ export async function solveCaptcha(request: APIRequestContext): Promise<string> 
   return solveAltchaChallenge((await res.json()) as Challenge);
 }
 
+/** The browser tests' server, or another a spec starts itself. */
+export interface TestServer {
+  base: string;
+  dataDir: string;
+}
+const E2E_SERVER: TestServer = { base: `http://127.0.0.1:${E2E_PORT}`, dataDir: E2E_DATA_DIR };
+
 /** The code in the newest SMS the server wrote to `phone` (waits up to 10 s for one to appear). */
-export async function readLatestCode(phone: string): Promise<string> {
+export async function readLatestCode(phone: string, server: TestServer = E2E_SERVER): Promise<string> {
   let code: string | null = null;
   await expect
-    .poll(() => (code = latestCodeFor(E2E_DATA_DIR, phone)), { message: `an SMS to ${phone} in the outbox`, timeout: 10_000 })
+    .poll(() => (code = latestCodeFor(server.dataDir, phone)), { message: `an SMS to ${phone} in the outbox`, timeout: 10_000 })
     .not.toBeNull();
   return code!;
 }
@@ -37,11 +44,16 @@ export async function readLatestCode(phone: string): Promise<string> {
  * Both calls go through one request context, which carries back the `login_client` cookie the
  * code request sets: a code answers only to the browser that asked for it (decision 017).
  */
-export async function loginViaApi(request: APIRequestContext, phone: string = randomPhone(), recommendCode = ""): Promise<{ token: string; phone: string }> {
+export async function loginViaApi(
+  request: APIRequestContext,
+  phone: string = randomPhone(),
+  recommendCode = "",
+  server: TestServer = E2E_SERVER,
+): Promise<{ token: string; phone: string }> {
   const sent = await request.post("/api/v1/auth/phone/verification_code", { data: { telephone: phone, captchaResult: await solveCaptcha(request) } });
   expect(sent.status(), await sent.text()).toBe(200);
   expect(await sent.json()).toMatchObject({ status: "success" });
-  const login = await request.post("/api/v1/auth/phone/login", { data: { telephone: phone, code: await readLatestCode(phone), recommendCode } });
+  const login = await request.post("/api/v1/auth/phone/login", { data: { telephone: phone, code: await readLatestCode(phone, server), recommendCode } });
   expect(login.status(), await login.text()).toBe(200);
   const { csrf_token: token } = (await login.json()) as { csrf_token: string };
   return { token, phone };
@@ -52,13 +64,13 @@ export async function loginViaApi(request: APIRequestContext, phone: string = ra
  * first script runs (once per tab, so a test that logs out stays logged out) and into the `token`
  * cookie, as the app itself stores them.
  */
-export async function signInPage(page: Page, token: string): Promise<void> {
+export async function signInPage(page: Page, token: string, server: TestServer = E2E_SERVER): Promise<void> {
   await page.addInitScript((value) => {
     if (window.sessionStorage.getItem("e2e-signed-in")) return;
     window.localStorage.setItem("csrf-token", value);
     window.sessionStorage.setItem("e2e-signed-in", "1");
   }, token);
   await page.context().addCookies([
-    { name: "token", value: token, url: `http://127.0.0.1:${E2E_PORT}`, expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS },
+    { name: "token", value: token, url: server.base, expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS },
   ]);
 }

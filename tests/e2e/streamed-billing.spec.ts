@@ -1,0 +1,138 @@
+/**
+ * A streamed call as a developer makes it: the official openai SDK streams a chat completion from
+ * an OpenAI-compatible upstream through the gateway, and billing details then show the call with
+ * the units the stream reported and their exact price (issue 22). The spec runs a server of its
+ * own, since its catalog needs an HTTP tool the shared browser-test server does not sell.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { expect, request as playwrightRequest, test } from "@playwright/test";
+import OpenAI from "openai";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/server/app";
+import { loadConfig } from "../../src/server/config";
+import { createCodes } from "../../src/server/modules/redemption/service";
+import { parseMoney } from "../../src/shared/money";
+import { emptyPostgresDatabase } from "../../src/server/testing/server-process";
+import { loginViaApi, signInPage, type TestServer } from "./support/auth";
+import { E2E_WEB_ROOT } from "./support/e2e-env";
+
+const USAGE = { prompt_tokens: 9, completion_tokens: 33, total_tokens: 42 };
+
+/** An OpenAI-compatible upstream: `POST /v1/chat/completions` with `stream: true` answers server-sent events, usage last. */
+function startUpstream(): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      const { model, stream } = JSON.parse(body) as { model: string; stream?: boolean };
+      if (req.url !== "/v1/chat/completions" || !stream) return void res.writeHead(404).end();
+      const base = { id: "chatcmpl-e2e", object: "chat.completion.chunk", created: 1_700_000_000, model };
+      const event = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "x-request-id": "upstream-own-id" });
+      res.write(event({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "Streamed " }, finish_reason: null }] }));
+      res.write(event({ ...base, choices: [{ index: 0, delta: { content: "hello" }, finish_reason: "stop" }] }));
+      res.write(event({ ...base, choices: [], usage: USAGE }));
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let upstream: http.Server;
+let app: FastifyInstance;
+let server: TestServer;
+let redemptionCode: string;
+let dropDatabase = async () => undefined as void;
+
+test.beforeAll(async () => {
+  upstream = await startUpstream();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-streamed-billing-"));
+  const defaults = JSON.parse(fs.readFileSync("config/tools.json", "utf8")) as { tools: unknown[] };
+  const catalog = path.join(dataDir, "tools.json");
+  fs.writeFileSync(
+    catalog,
+    JSON.stringify({
+      tools: [
+        ...defaults.tools,
+        {
+          id: "chat",
+          name: "Chat",
+          description: "An OpenAI-compatible chat model, priced per token.",
+          category: "text",
+          price: "0.001",
+          unit: "token",
+          maxUnitsPerCall: 1000,
+          handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, method: "POST", unitsPath: "usage.total_tokens" },
+        },
+      ],
+    }),
+  );
+  let databaseUrl = "";
+  if (process.env.DATABASE_URL) {
+    const database = await emptyPostgresDatabase();
+    databaseUrl = database.url;
+    dropDatabase = database.drop;
+  }
+  app = await buildApp(
+    loadConfig({
+      ...process.env,
+      NODE_ENV: "test",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      WEB_ROOT: E2E_WEB_ROOT,
+      DATA_DIR: path.join(dataDir, "data"),
+      DATABASE_URL: databaseUrl,
+      SESSION_SECRET: "streamed-billing-secret-0123456789abcdef",
+      LOG_LEVEL: "warn",
+      ALTCHA_MAX_NUMBER: "2000",
+      TOOLS_CATALOG: catalog,
+    }),
+  );
+  [redemptionCode] = (await createCodes(app.db, { amount: parseMoney("50"), count: 1, expiresAt: null, now: new Date() })).codes as [string];
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  server = { base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, dataDir: path.join(dataDir, "data") };
+});
+
+test.afterAll(async () => {
+  await app?.close();
+  await dropDatabase();
+  upstream?.close();
+});
+
+test("a streamed chat completion is billed the tokens its stream reported, and billing details show them", async ({ page }) => {
+  const api = await playwrightRequest.newContext({ baseURL: server.base });
+  const { token } = await loginViaApi(api, undefined, "", server);
+  const auth = { authorization: `Bearer ${token}` };
+  expect((await api.post("/api/v1/console/redeem", { data: { code: redemptionCode }, headers: auth })).status()).toBe(200);
+  const key = await api.post("/api/v1/console/keys", { data: { name: "sdk stream" }, headers: auth });
+  const secret = ((await key.json()) as { secret: string }).secret;
+
+  const openai = new OpenAI({ apiKey: secret, baseURL: `${server.base}/v1/tools/chat`, maxRetries: 0 });
+  const { data: stream, response } = await openai.chat.completions
+    .create({ model: "fake-model", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } })
+    .withResponse();
+  let text = "";
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+  expect(text).toBe("Streamed hello");
+  const requestId = response.headers.get("x-request-id")!;
+  expect(requestId).not.toBe("upstream-own-id");
+
+  await signInPage(page, token, server);
+  await page.goto(`${server.base}/console/billing-details`);
+  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  const cells = row.getByRole("cell");
+  // time, tool, key, units, amount, request id
+  await expect(cells.nth(1)).toHaveText("Chat");
+  await expect(cells.nth(2)).toHaveText("sdk stream");
+  await expect(cells.nth(3)).toHaveText("42");
+  await expect(cells.nth(4)).toHaveText("¥0.042");
+  await expect(page.getByTestId("billing-total")).toHaveText("1 calls, ¥0.042 in total");
+  // 50.00 less 42 tokens at 0.001: the hold of 1,000 tokens was settled to the 42 used.
+  const info = await api.get("/api/v1/tools/user-info", { headers: auth });
+  expect(((await info.json()) as { balance: string }).balance).toBe("49.958");
+  await api.dispose();
+});
