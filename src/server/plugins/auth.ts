@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../errors";
+import { bearerToken } from "../lib/bearer";
 import { findSession, type SessionIdentity } from "../modules/auth/sessions";
 
 declare module "fastify" {
@@ -14,20 +15,13 @@ declare module "fastify" {
   }
 }
 
-function bearer(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  return match?.[1] ?? null;
-}
-
 export default fp(
   async function authPlugin(app: FastifyInstance) {
     app.decorateRequest("auth", null);
     app.decorateRequest("bearerToken", null);
     app.addHook("onRequest", async (request) => {
       if (!request.url.startsWith("/api/")) return;
-      const token = bearer(request);
+      const token = bearerToken(request.headers.authorization);
       if (!token) return;
       request.bearerToken = token;
       request.auth = await findSession(app.db, token, app.clock.now());

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { bearerToken } from "../lib/bearer";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { COST_HEADER } from "../../shared/gateway";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
@@ -120,7 +121,7 @@ export default fp(
     const token = app.config.metricsToken;
     if (!token) return;
     app.get("/metrics", { logLevel: "warn", schema: { hide: true } }, async (request, reply) => {
-      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "")?.[1];
+      const given = bearerToken(request.headers.authorization);
       if (!given || !sameSecret(given, token)) {
         return reply.code(401).header("www-authenticate", "Bearer").send({ code: "unauthorized", message: "GET /metrics needs Authorization: Bearer $METRICS_TOKEN" });
       }

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { COST_HEADER } from "../../../shared/gateway";
+import { bearerToken } from "../../lib/bearer";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
 import { errorBodyFor } from "../../plugins/errors";
 import { followApiKeyChanges } from "../keys/changes";
@@ -19,11 +20,6 @@ const STREAM_NOT_REPLAYABLE = (() => {
   const error = new GatewayError("idempotency_stream_not_replayable");
   return { statusCode: error.status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(error.toJSON())).toString("base64") };
 })();
-
-function bearer(request: FastifyRequest): string | null {
-  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
-  return match?.[1] ?? null;
-}
 
 function sendError(reply: FastifyReply, error: GatewayError) {
   return reply.code(error.status).headers(error.headers).header("cache-control", "no-store").send(error.toJSON());
@@ -114,7 +110,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const callerSignal = abortWhenCallerLeaves(reply);
     const call: GatewayCall = {
       tool,
-      rawKey: bearer(request),
+      rawKey: bearerToken(request.headers.authorization),
       clientIp: request.ip,
       requestId: request.id,
       request: {
