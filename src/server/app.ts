@@ -63,10 +63,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   let database = deps.database;
   if (!database) {
-    database = openDatabase(config);
+    database = openDatabase(config, app.log);
     const owned = database;
     await database.migrate().catch(async (error: unknown) => {
-      await owned.close().catch(() => undefined);
+      await owned.close().catch((closeError: unknown) => app.log.warn({ err: closeError }, "could not close the database after a failed migration"));
       throw error;
     });
     app.addHook("onClose", async () => owned.close());

@@ -22,7 +22,8 @@ export async function startControlSocket(app: FastifyInstance): Promise<() => Pr
   const server = net.createServer((socket) => {
     const send = (message: object) => socket.write(`${JSON.stringify(message)}\n`);
     const lines = readline.createInterface({ input: socket });
-    lines.on("error", () => {});
+    const gone = (error: Error) => app.log.debug({ err: error }, "an admin command's connection broke");
+    lines.on("error", gone);
     lines.once("line", (line) => {
       lines.close();
       let argv: unknown;
@@ -54,7 +55,7 @@ export async function startControlSocket(app: FastifyInstance): Promise<() => Pr
         },
       );
     });
-    socket.on("error", () => {});
+    socket.on("error", gone);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -88,7 +89,7 @@ export function runViaControlSocket(
       socket.write(`${JSON.stringify({ argv })}\n`);
     });
     const lines = readline.createInterface({ input: socket });
-    lines.on("error", () => {});
+    lines.on("error", () => resolve(connected ? 1 : null));
     lines.on("line", (line) => {
       const message = JSON.parse(line) as { out?: string; err?: string; exit?: number };
       if (message.out !== undefined) io.out(message.out);

@@ -2,9 +2,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { openDatabase, openPglite, queryRows } from "./client";
+import pg from "pg";
+import { describe, expect, it, vi } from "vitest";
+import { openDatabase, openPglite, openPostgres, queryRows } from "./client";
 import { users } from "./schema/index";
+import { POSTGRES_URL } from "../testing/server-process";
 import { createTestDatabase } from "../testing/test-database";
 
 const EXPECTED_TABLES = ["idempotency_keys", "sessions", "users"];
@@ -48,5 +50,20 @@ describe("migrations", () => {
     expect(rows[0]!.balance).toBe(0n);
     await second.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe("a PostgreSQL pool", () => {
+  it("logs an idle connection the server ended, and answers the next query on a new one", async () => {
+    const warnings: string[] = [];
+    const database = openPostgres(POSTGRES_URL, 2, { warn: (_fields, message) => warnings.push(message) });
+    const [{ pid }] = await queryRows<{ pid: number }>(database.db, sql`select pg_backend_pid() as pid`) as [{ pid: number }];
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query("select pg_terminate_backend($1)", [pid]);
+    await admin.end();
+    await vi.waitFor(() => expect(warnings).toEqual([expect.stringContaining("an idle database connection was lost")]));
+    expect(await queryRows(database.db, sql`select 1 as one`)).toEqual([{ one: 1 }]);
+    await database.close();
   });
 });

@@ -56,11 +56,15 @@ export const MIGRATIONS_DIR = path.join(packageRoot(path.dirname(fileURLToPath(i
 /** Arbitrary constant: serialises migrations when several server processes start at once. */
 const MIGRATION_LOCK_ID = 720_413_001;
 
-export function openPostgres(url: string, poolSize = 10): Database {
+/** Where the database layer reports what it recovers from on its own; the server passes its logger. */
+export interface DatabaseLog {
+  warn(fields: { err: unknown }, message: string): void;
+}
+const STDERR_LOG: DatabaseLog = { warn: (fields, message) => console.error(message, fields.err) };
+
+export function openPostgres(url: string, poolSize = 10, log: DatabaseLog = STDERR_LOG): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on("error", () => {
-    /* an idle client lost its connection; the pool replaces it on next use */
-  });
+  pool.on("error", (error) => log.warn({ err: error }, "an idle database connection was lost; the pool opens another on next use"));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
     db,
@@ -71,7 +75,8 @@ export function openPostgres(url: string, poolSize = 10): Database {
         await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
         await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
       } finally {
-        await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
+        // The lock ends with the session anyway; a failed unlock only means the connection is gone.
+        await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch((error: unknown) => log.warn({ err: error }, "could not release the migration lock"));
         client.release();
       }
     },
@@ -79,6 +84,11 @@ export function openPostgres(url: string, poolSize = 10): Database {
     queueStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, handlers) => listenWithReconnect(url, channel, handlers),
   };
+}
+
+/** Ends a client whose connection already failed, a failure its owner reports; ending it can only fail the same way. */
+function endBrokenClient(client: pg.Client): void {
+  client.end().catch(() => undefined);
 }
 
 async function listenWithReconnect(url: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
@@ -92,7 +102,7 @@ async function listenWithReconnect(url: string, channel: string, handlers: Liste
     const lost = (error: unknown) => {
       if (current !== client) return;
       current = undefined;
-      client.end().catch(() => {});
+      endBrokenClient(client);
       if (stopped) return;
       handlers.onDown(error);
       reconnectLater();
@@ -106,7 +116,7 @@ async function listenWithReconnect(url: string, channel: string, handlers: Liste
       await client.connect();
       await client.query(`listen "${channel.replace(/"/g, "")}"`);
     } catch (error) {
-      client.end().catch(() => {});
+      endBrokenClient(client);
       throw error;
     }
     current = client;
@@ -183,9 +193,9 @@ function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump" | 
   };
 }
 
-export function openDatabase(config: { databaseUrl?: string; dataDir: string }): Database {
+export function openDatabase(config: { databaseUrl?: string; dataDir: string }, log?: DatabaseLog): Database {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl)
+    ? openPostgres(config.databaseUrl, undefined, log)
     : openPglite({ dataDir: path.join(config.dataDir, "pglite"), onThread: true });
 }
 

@@ -74,7 +74,10 @@ export default fp(
     app.decorateRequest("withheldSecret", null);
     let sweeper: NodeJS.Timeout | undefined;
     app.addHook("onReady", async () => {
-      sweeper = setInterval(() => void store.purgeExpired(app.clock.now()).catch(() => {}), 3600_000);
+      sweeper = setInterval(
+        () => void store.purgeExpired(app.clock.now()).catch((error: unknown) => app.log.error({ err: error }, "could not purge expired Idempotency-Keys")),
+        3600_000,
+      );
       sweeper.unref();
     });
     app.addHook("onClose", async () => clearInterval(sweeper));
