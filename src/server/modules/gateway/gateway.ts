@@ -272,7 +272,12 @@ export class Gateway {
    */
   private async brokenStreamUnits(call: GatewayCall, tool: UpstreamTool, streamed: StreamedToolResponse, end: Extract<StreamEnd, { ok: false }>, held: number): Promise<number> {
     if (end.delivered === 0) return 0;
-    const reported = tool.perUnit ? await streamed.units().catch(() => undefined) : undefined;
+    const reported = tool.perUnit
+      ? await streamed.units().catch((error: unknown) => {
+          this.log.warn({ err: error, tool: call.tool.id }, "could not read the units of a broken stream; none are counted");
+          return undefined;
+        })
+      : undefined;
     if (reported !== undefined) return this.usedUnits(call, reported, held);
     return end.callerHeldBack && upstreamTimedOut(end.error) ? held : 0;
   }
