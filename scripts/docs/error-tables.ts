@@ -1,4 +1,5 @@
 /** Error tables generated from the server's own error registries, so the docs list every code. */
+import { API_ERRORS } from "../../src/shared/errors";
 import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../src/shared/gateway";
 
 const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
@@ -34,8 +35,14 @@ export function gatewayErrorsMarkdown(): string {
   return ["| Status | Code | Meaning | What to do |", "|---|---|---|---|", ...rows].join("\n");
 }
 
+export function consoleErrorsMarkdown(): string {
+  const rows = Object.entries(API_ERRORS).map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${cell(meaning)} |`);
+  return ["| Code | Status | Meaning |", "|---|---|---|", ...rows].join("\n");
+}
+
 export const GENERATED_BLOCKS: Record<string, () => string> = {
   "gateway-errors": gatewayErrorsMarkdown,
+  "console-errors": consoleErrorsMarkdown,
 };
 
 /** Replaces each `<!-- generated:NAME -->` line with its generated Markdown. */

@@ -12,7 +12,7 @@ import { checkLinks, idsOf } from "../../scripts/docs/link-check";
 import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
 import { toolSlug } from "../../scripts/docs/tool-pages";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
-import { ERROR_CODES } from "../../src/shared/errors";
+import { API_ERRORS } from "../../src/shared/errors";
 import { GATEWAY_ERRORS } from "../../src/shared/gateway";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
@@ -86,7 +86,7 @@ describe("the docs build", () => {
 
   it("documents every error code of the console API and of the gateway", async () => {
     const body = (await get("/docs/errors.html")).body;
-    for (const code of Object.values(ERROR_CODES)) expect(body, code).toContain(`<td><code>${code}</code></td>`);
+    for (const [code, { status }] of Object.entries(API_ERRORS)) expect(body, code).toContain(`<td><code>${code}</code></td>\n<td>${status}</td>`);
     for (const [code, { status }] of Object.entries(GATEWAY_ERRORS)) {
       expect(body, code).toContain(`<td><code>${status}</code></td>\n<td><code>${code}</code></td>`);
     }
