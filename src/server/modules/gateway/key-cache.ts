@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { sha256Hex } from "../../lib/crypto";
 import { lookupApiKey, type FoundApiKey } from "../keys/authenticate";
 import type { Db } from "../../db/client";
@@ -13,13 +14,16 @@ export const UNHEARD_TRUST_MS = 1000;
  * here: the charge transaction reads it under a row lock.
  */
 export class ApiKeyCache implements ApiKeyChangeFollower {
-  private readonly entries = new Map<string, { found: FoundApiKey; cachedAt: number; expiresAt: number }>();
+  /** Expiry is checked against the caller's clock (the app's, which tests may set), not the cache's own. */
+  private readonly entries: LRUCache<string, { found: FoundApiKey; cachedAt: number; expiresAt: number }>;
   private deaf = false;
 
   constructor(
     private readonly db: Db,
     private readonly options: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
-  ) {}
+  ) {
+    this.entries = new LRUCache({ max: options.maxEntries });
+  }
 
   async get(rawKey: string, nowMs: number): Promise<FoundApiKey | null> {
     const hash = sha256Hex(rawKey);
@@ -30,7 +34,6 @@ export class ApiKeyCache implements ApiKeyChangeFollower {
       this.entries.delete(hash);
       return null;
     }
-    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { found, cachedAt: nowMs, expiresAt: nowMs + this.options.ttlMs });
     return found;
   }
