@@ -1,25 +1,13 @@
-import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "../../../shared/billing";
 import { timeRange } from "../../lib/time-range";
-import { csvCell } from "../../lib/csv";
+import { csvStream } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
 
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
 
 function filterFor(userId: number, query: { from?: string; to?: string; toolId?: string; keyId?: number }): BillingFilter {
   return { userId, ...timeRange(query), toolId: query.toolId || undefined, keyId: query.keyId };
-}
-
-function csvLine(row: BillingRow): string {
-  return `${[
-    csvCell(row.time),
-    csvCell(row.toolId),
-    csvCell(row.keyName),
-    String(row.units),
-    csvCell(row.amount, { text: false }),
-    csvCell(row.requestId),
-  ].join(",")}\r\n`;
 }
 
 /** /console/billing-details: one row per charged call, filtered, paged, totalled and exportable. */
@@ -62,16 +50,12 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const rows = allBilling(app.db, filterFor(request.auth!.userId, request.query));
-      async function* lines() {
-        yield `${BILLING_CSV_HEADER.join(",")}\r\n`;
-        for await (const row of rows) yield csvLine(row);
-      }
       const stamp = app.clock.now().toISOString().slice(0, 10);
       return reply
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
         .type("text/csv; charset=utf-8")
-        .send(Readable.from(lines()));
+        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [row.time, row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId]));
     },
   );
 };

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { csvCell } from "../../lib/csv";
+import { csvRecords, type CsvCell } from "../../lib/csv";
 import { chargesCsvStream } from "./csv";
+
+/** One cell as the CSV writes it. */
+function csvCell(value: string, { text = true } = {}): string {
+  const cell: CsvCell = text ? value : { numeric: value };
+  return csvRecords([[cell]])[0]!;
+}
 
 describe("charges CSV", () => {
   it("quotes cells with separators and defuses spreadsheet formulas", () => {

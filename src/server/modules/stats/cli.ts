@@ -1,6 +1,6 @@
 import { formatMoney } from "../../../shared/money";
 import { UsageError, type CliCommand } from "../../cli/command";
-import { csvCell } from "../../lib/csv";
+import { csvRecords } from "../../lib/csv";
 import { beijingDay, beijingDayStart, operatorStats, type OperatorStats } from "./stats";
 
 export const STATS_DEFAULT_DAYS = 30;
@@ -71,8 +71,8 @@ export const statsCommand: CliCommand = {
     if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
     const stats = await operatorStats(ctx.db, { from, to });
     if (options.csv === true) {
-      ctx.out("section,key,count,amount");
-      for (const row of statsRows(stats)) ctx.out(row.map((cell, i) => csvCell(cell, { text: i < 2 })).join(","));
+      const rows = statsRows(stats).map(([section, key, ...figures]) => [section!, key!, ...figures.map((figure) => ({ numeric: figure }))]);
+      for (const line of csvRecords([["section", "key", "count", "amount"], ...rows])) ctx.out(line);
     } else {
       printText((line) => ctx.out(line), stats);
     }
