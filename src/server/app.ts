@@ -13,6 +13,7 @@ import rateLimiterPlugin from "./plugins/rate-limiter";
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
 import bodyBudgetPlugin from "./plugins/body-budget";
+import schedulerPlugin from "./plugins/scheduler";
 import lifecyclePlugin from "./plugins/lifecycle";
 import metricsPlugin from "./plugins/metrics";
 import securityPlugin from "./plugins/security";
@@ -74,6 +75,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
   await app.register(lifecyclePlugin);
+  await app.register(schedulerPlugin);
   await app.register(errorsPlugin);
   await app.register(bodyBudgetPlugin, { limitBytes: config.bodyMemoryBytes });
   await app.register(cookie);

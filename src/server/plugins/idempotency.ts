@@ -72,15 +72,7 @@ export default fp(
     app.decorate("secretReissuers", new Map<string, SecretReissuer>());
     app.decorateRequest("idempotencyClaim", null);
     app.decorateRequest("withheldSecret", null);
-    let sweeper: NodeJS.Timeout | undefined;
-    app.addHook("onReady", async () => {
-      sweeper = setInterval(
-        () => void store.purgeExpired(app.clock.now()).catch((error: unknown) => app.log.error({ err: error }, "could not purge expired Idempotency-Keys")),
-        3600_000,
-      );
-      sweeper.unref();
-    });
-    app.addHook("onClose", async () => clearInterval(sweeper));
+    app.every("purge expired Idempotency-Keys", 3600_000, () => store.purgeExpired(app.clock.now()));
 
     app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
       if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;

@@ -58,13 +58,9 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
   }
 
   const kick = () => void runOnce().catch((error: unknown) => app.log.warn({ err: error }, "alerts job failed"));
-  let timer: NodeJS.Timeout | undefined;
-  app.addHook("onReady", async () => {
-    timer = setInterval(kick, alerts.jobIntervalMs);
-    timer.unref();
-  });
+  app.every("alerts", alerts.jobIntervalMs, runOnce);
   app.addHook("onClose", async () => {
-    clearInterval(timer);
+    // A run under way finishes before the webhook client closes; its failure was logged where it ran.
     await running?.catch(() => undefined);
     await webhooks.close();
   });

@@ -23,10 +23,5 @@ export async function sweepAuthState(app: FastifyInstance): Promise<void> {
 }
 
 export function scheduleAuthSweep(app: FastifyInstance): void {
-  let timer: NodeJS.Timeout | undefined;
-  app.addHook("onReady", async () => {
-    timer = setInterval(() => void sweepAuthState(app).catch((error: unknown) => app.log.warn({ err: error }, "auth sweep failed")), HOUR_MS);
-    timer.unref();
-  });
-  app.addHook("onClose", async () => clearInterval(timer));
+  app.every("auth sweep", HOUR_MS, () => sweepAuthState(app));
 }

@@ -76,15 +76,12 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     throw new Error(`GATEWAY_ABANDONED_AFTER_SECONDS must exceed the longest tool's total timeout (${slowest} ms): a call still running would be refunded`);
   }
   // Calls charged by a process that stopped before they ended get their money back.
-  const sweeper = setInterval(() => {
+  app.every("refund abandoned calls", Math.min(60_000, abandonedAfterMs), async () => {
     const now = app.clock.now();
-    refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - abandonedAfterMs), now })
-      .then((refunded) => refunded > 0 && app.log.warn({ refunded }, "refunded calls abandoned by a stopped server"))
-      .catch((error: unknown) => app.log.error({ err: error }, "could not refund abandoned calls"));
-  }, Math.min(60_000, abandonedAfterMs));
-  sweeper.unref();
+    const refunded = await refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - abandonedAfterMs), now });
+    if (refunded > 0) app.log.warn({ refunded }, "refunded calls abandoned by a stopped server");
+  });
   app.addHook("onClose", async () => {
-    clearInterval(sweeper);
     await stopFollowingKeys();
     await gateway.drain();
   });
