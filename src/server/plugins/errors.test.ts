@@ -37,6 +37,7 @@ function parseAnswer(answer: string) {
 describe("unknown routes and methods", () => {
   it.each([
     ["POST", "/api/v1/nope"],
+    ["GET", "/api/v1/nope"],
     ["DELETE", "/api/v1/health"],
     ["PROPFIND", "/api/v1/health"],
     ["POST", "/somewhere"],

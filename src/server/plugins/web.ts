@@ -7,7 +7,6 @@ import fastifyStatic from "@fastify/static";
 import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "../../shared/site-routes";
 import { captchaCspSources } from "../providers/captcha/csp";
 import { unsafeTextProblem } from "../../shared/text";
-import { errorBodyFor } from "./errors";
 import { contentSecurityPolicy } from "./security";
 
 const SPA_FALLBACK = "/__spa-fallback.html";
@@ -131,7 +130,8 @@ export default fp(
         } catch {
           return notFound(reply, url.pathname);
         }
-        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return reply.code(404).send(errorBodyFor(pathname, 404));
+        // Unknown API paths are the API's not-found answer (plugins/errors.ts), in its family's shape.
+        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return reply.callNotFound();
         const docsTarget = docsRedirectTarget(pathname);
         if (docsTarget) {
           // A control character can be in no page name; anything else goes out percent-encoded.
