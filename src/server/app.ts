@@ -6,7 +6,7 @@ import { systemClock, type Clock } from "./clock";
 import type { AppConfig } from "./config";
 import { openDatabase, type Database } from "./db/client";
 import { loggerOptions } from "./logger";
-import authPlugin from "./plugins/auth";
+import authPlugin, { signedIn } from "./plugins/auth";
 import catalogPlugin from "./plugins/catalog";
 import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
@@ -98,15 +98,19 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     async (api) => {
       await api.register(healthRoutes);
       await api.register(catalogRoutes);
-      await api.register(userRoutes);
-      await api.register(chargesRoutes);
-      await api.register(paymentRoutes);
-      await api.register(keyRoutes);
-      await api.register(applicationRoutes);
-      await api.register(accountRoutes);
       await api.register(authRoutes);
-      await api.register(billingRoutes);
-      await api.register(alertRoutes);
+      await api.register(paymentRoutes);
+      await api.register(
+        signedIn(async (signedInApi) => {
+          await signedInApi.register(userRoutes);
+          await signedInApi.register(chargesRoutes);
+          await signedInApi.register(keyRoutes);
+          await signedInApi.register(applicationRoutes);
+          await signedInApi.register(accountRoutes);
+          await signedInApi.register(billingRoutes);
+          await signedInApi.register(alertRoutes);
+        }),
+      );
       for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
     { prefix: "/api/v1" },

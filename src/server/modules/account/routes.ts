@@ -13,9 +13,9 @@ const security = [{ bearer: [] }];
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/referrals",
-    { preHandler: app.requireUser, schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
+    { schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
     async (request, reply) => {
-      const userId = request.auth!.userId;
+      const userId = request.user.userId;
       const [user] = await app.db.select({ code: users.referralCode }).from(users).where(eq(users.id, userId));
       if (!user) throw AppError.unauthorized();
       const [signups] = await app.db.select({ n: count() }).from(users).where(eq(users.referredBy, userId));
@@ -26,11 +26,11 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/usage",
-    { preHandler: app.requireUser, schema: { tags, security, summary: "Calls and spend per day", querystring: usageQuerySchema, response: { 200: usageSchema } } },
+    { schema: { tags, security, summary: "Calls and spend per day", querystring: usageQuerySchema, response: { 200: usageSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return usageByDay(app.db, {
-        userId: request.auth!.userId,
+        userId: request.user.userId,
         now: app.clock.now(),
         days: request.query.days,
         tzOffsetMinutes: request.query.tzOffset,
@@ -40,10 +40,10 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/runway",
-    { preHandler: app.requireUser, schema: { tags, security, summary: "How long the balance lasts at the last 7 days' average spend", response: { 200: runwaySchema } } },
+    { schema: { tags, security, summary: "How long the balance lasts at the last 7 days' average spend", response: { 200: runwaySchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
-      return runwayOf(app.db, { userId: request.auth!.userId, now: app.clock.now() });
+      return runwayOf(app.db, { userId: request.user.userId, now: app.clock.now() });
     },
   );
 };

@@ -20,17 +20,16 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/alerts",
-    { preHandler: app.requireUser, schema: { tags, security, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
+    { schema: { tags, security, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
-      return getAlertSettings(app.db, request.auth!.userId, smsPerDay);
+      return getAlertSettings(app.db, request.user.userId, smsPerDay);
     },
   );
 
   app.put(
     "/console/alerts",
     {
-      preHandler: app.requireUser,
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
@@ -41,7 +40,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const userId = request.auth!.userId;
+      const userId = request.user.userId;
       const saved = await saveAlertSettings(app.db, { userId, body: request.body, now: app.clock.now(), guard, sealer });
       reply.header("cache-control", "no-store");
       if ("webhookSecret" in saved && saved.webhookSecret) answerWithSecret(request, reply, { ...WITHHELD, ref: userId });
@@ -52,24 +51,22 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/console/alerts/webhook-secret",
     {
-      preHandler: app.requireUser,
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: { tags, security, summary: "Replace the webhook signing secret; the new one is in this answer only", response: { 200: webhookSecretSchema } },
     },
     async (request, reply) => {
-      answerWithSecret(request, reply, { ...WITHHELD, ref: request.auth!.userId });
-      return { webhookSecret: await rotateWebhookSecret(app.db, { userId: request.auth!.userId, now: app.clock.now(), sealer }) };
+      answerWithSecret(request, reply, { ...WITHHELD, ref: request.user.userId });
+      return { webhookSecret: await rotateWebhookSecret(app.db, { userId: request.user.userId, now: app.clock.now(), sealer }) };
     },
   );
 
   app.post(
     "/console/alerts/test",
     {
-      preHandler: app.requireUser,
       schema: { tags, security, summary: "Send a signed test event to your webhook now", response: { 202: z.object({ queued: z.literal(true) }) } },
     },
     async (request, reply) => {
-      await queueTestEvent(app.db, { userId: request.auth!.userId, now: app.clock.now() });
+      await queueTestEvent(app.db, { userId: request.user.userId, now: app.clock.now() });
       job.kick();
       return reply.code(202).send({ queued: true });
     },

@@ -27,7 +27,6 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/applications",
     {
-      preHandler: app.requireUser,
       schema: {
         tags,
         security,
@@ -36,7 +35,7 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const userId = request.auth!.userId;
+      const userId = request.user.userId;
       const [rows, tools] = await Promise.all([listApplications(app.db, userId), approvalTools(app.db, app.catalog.values(), userId)]);
       reply.header("cache-control", "no-store");
       return { applications: rows.map((row) => toApplication(row, app.catalog)), tools };
@@ -46,7 +45,6 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/console/applications",
     {
-      preHandler: app.requireUser,
       schema: {
         tags,
         security,
@@ -57,7 +55,7 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const row = await createApplication(app.db, {
-        userId: request.auth!.userId,
+        userId: request.user.userId,
         tool: app.catalog.get(request.body.toolId),
         body: request.body,
         now: app.clock.now(),

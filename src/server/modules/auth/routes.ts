@@ -12,6 +12,7 @@ import { login } from "./login";
 import { requestCode } from "./request-code";
 import { revokeAllSessions, revokeSession, rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
+import { signedIn } from "../../plugins/auth";
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 
@@ -86,35 +87,36 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    "/auth/logout",
-    {
-      preHandler: app.requireUser,
-      schema: { tags: ["auth"], summary: "End this session", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
-    },
-    async (request) => {
-      const { sessionId, userId } = request.auth!;
-      const now = app.clock.now();
-      await revokeSession(app.db, sessionId, now);
-      await recordAuthEvent(app.db, request, { type: "logout", at: now, userId, phone: await phoneOf(userId) });
-      return { ok: true as const };
-    },
-  );
+  const sessionRoutes: FastifyPluginAsyncZod = async (signedInApi) => {
+    signedInApi.post(
+      "/auth/logout",
+      {
+        schema: { tags: ["auth"], summary: "End this session", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
+      },
+      async (request) => {
+        const { sessionId, userId } = request.user;
+        const now = app.clock.now();
+        await revokeSession(app.db, sessionId, now);
+        await recordAuthEvent(app.db, request, { type: "logout", at: now, userId, phone: await phoneOf(userId) });
+        return { ok: true as const };
+      },
+    );
 
-  app.post(
-    "/auth/logout-all",
-    {
-      preHandler: app.requireUser,
-      schema: { tags: ["auth"], summary: "End every session of this user", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
-    },
-    async (request) => {
-      const { userId } = request.auth!;
-      const now = app.clock.now();
-      const ended = await revokeAllSessions(app.db, userId, now);
-      await recordAuthEvent(app.db, request, { type: "logout_all", at: now, userId, phone: await phoneOf(userId), reason: `${ended} sessions` });
-      return { ok: true as const };
-    },
-  );
+    signedInApi.post(
+      "/auth/logout-all",
+      {
+        schema: { tags: ["auth"], summary: "End every session of this user", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
+      },
+      async (request) => {
+        const { userId } = request.user;
+        const now = app.clock.now();
+        const ended = await revokeAllSessions(app.db, userId, now);
+        await recordAuthEvent(app.db, request, { type: "logout_all", at: now, userId, phone: await phoneOf(userId), reason: `${ended} sessions` });
+        return { ok: true as const };
+      },
+    );
+  };
+  await app.register(signedIn(sessionRoutes));
 };
 
 export default authRoutes;

@@ -17,7 +17,6 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/billing",
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ["billing"],
         summary: "Charged calls, newest first, with the total for the filter",
@@ -27,7 +26,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const filter = filterFor(request.auth!.userId, request.query);
+      const filter = filterFor(request.user.userId, request.query);
       const [page, total] = await Promise.all([
         listBilling(app.db, filter, { cursor: request.query.cursor, limit: request.query.limit }),
         billingTotal(app.db, filter),
@@ -40,7 +39,6 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/billing.csv",
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ["billing"],
         summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id), streamed",
@@ -49,7 +47,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const rows = allBilling(app.db, filterFor(request.auth!.userId, request.query));
+      const rows = allBilling(app.db, filterFor(request.user.userId, request.query));
       const stamp = app.clock.now().toISOString().slice(0, 10);
       return reply
         .header("cache-control", "no-store")

@@ -23,7 +23,6 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/charges",
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ["charges"],
         summary: "Credits to the balance, newest first, with the total for the filter",
@@ -33,7 +32,7 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const filter = filterFor(request.auth!.userId, request.query);
+      const filter = filterFor(request.user.userId, request.query);
       const now = app.clock.now();
       const [page, total] = await Promise.all([
         listCharges(app.db, filter, { cursor: request.query.cursor, limit: request.query.limit }, now),
@@ -47,7 +46,6 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/charges.csv",
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ["charges"],
         summary: "The filtered credits as CSV (time, method, amount, status, reference), streamed",
@@ -56,7 +54,7 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const filter = filterFor(request.auth!.userId, request.query);
+      const filter = filterFor(request.user.userId, request.query);
       const stamp = app.clock.now().toISOString().slice(0, 10);
       return reply
         .header("cache-control", "no-store")
@@ -69,7 +67,6 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/console/redeem",
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ["charges"],
         summary: "Redeem a code: its amount is credited to the balance",
@@ -79,7 +76,7 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const userId = request.auth!.userId;
+      const userId = request.user.userId;
       const attempt = await limiter.reserve(userId, request.ip);
       let redeemed;
       try {

@@ -24,9 +24,9 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/keys",
-    { preHandler: app.requireUser, schema: { tags, security, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
+    { schema: { tags, security, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
     async (request, reply) => {
-      const rows = await listApiKeys(app.db, request.auth!.userId);
+      const rows = await listApiKeys(app.db, request.user.userId);
       const now = app.clock.now();
       reply.header("cache-control", "no-store");
       return { keys: rows.map((row) => toApiKey(row, now)), max: app.config.apiKeysMaxPerUser };
@@ -36,7 +36,6 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/console/keys",
     {
-      preHandler: app.requireUser,
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
@@ -49,7 +48,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const now = app.clock.now();
       const { row, secret } = await createApiKey(app.db, {
-        userId: request.auth!.userId,
+        userId: request.user.userId,
         body: request.body,
         now,
         maxPerUser: app.config.apiKeysMaxPerUser,
@@ -62,7 +61,6 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     "/console/keys/:id",
     {
-      preHandler: app.requireUser,
       schema: {
         tags,
         security,
@@ -74,7 +72,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const now = app.clock.now();
-      const row = await updateApiKey(app.db, { userId: request.auth!.userId, id: request.params.id, body: request.body, now });
+      const row = await updateApiKey(app.db, { userId: request.user.userId, id: request.params.id, body: request.body, now });
       return toApiKey(row, now);
     },
   );
@@ -82,11 +80,10 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     "/console/keys/:id",
     {
-      preHandler: app.requireUser,
       schema: { tags, security, summary: "Delete a key; it stops working at once", params: apiKeyIdParams, response: { 200: deletedApiKeySchema } },
     },
     async (request) => {
-      await deleteApiKey(app.db, { userId: request.auth!.userId, id: request.params.id, now: app.clock.now() });
+      await deleteApiKey(app.db, { userId: request.user.userId, id: request.params.id, now: app.clock.now() });
       return { id: request.params.id, deleted: true as const };
     },
   );

@@ -10,6 +10,7 @@ import {
   paymentStatusSchema,
 } from "../../../shared/money-api";
 import { AppError } from "../../errors";
+import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
 import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";
@@ -28,71 +29,71 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       ? log.error({ provider, reason: error.message, operator: true }, "payment does not match its order: nothing credited, check it by hand")
       : log.warn({ provider, reason: error.message }, "payment notification refused");
 
-  app.get(
-    "/console/payment-methods",
-    {
-      preHandler: app.requireUser,
-      schema: { tags: ["charges"], summary: "The payment methods this site offers for top-ups", security, response: { 200: paymentMethodsSchema } },
-    },
-    async () => ({
-      methods: [...providers.values()].map((p) => ({ id: p.id, channels: [...p.channels] })),
-      minAmount: PAYMENT_MIN_AMOUNT,
-      maxAmount: PAYMENT_MAX_AMOUNT,
-    }),
-  );
-
-  app.post(
-    "/console/payments",
-    {
-      preHandler: app.requireUser,
-      schema: {
-        tags: ["charges"],
-        summary: "Start a top-up: an order with the provider, answered with its pay page or QR code",
-        security,
-        body: createPaymentBodySchema,
-        response: { 200: createPaymentResponseSchema },
+  const consoleRoutes: FastifyPluginAsyncZod = async (signedInApi) => {
+    signedInApi.get(
+      "/console/payment-methods",
+      {
+        schema: { tags: ["charges"], summary: "The payment methods this site offers for top-ups", security, response: { 200: paymentMethodsSchema } },
       },
-    },
-    async (request) => {
-      const provider = providers.get(request.body.method);
-      if (!provider) throw AppError.badRequest(`${request.body.method} is not available on this site`, "payment_method_unavailable");
-      return createPayment(app.db, provider, {
-        userId: request.auth!.userId,
-        amount: request.body.amount,
-        channel: request.body.channel,
-        subject: `${app.config.siteName} balance top-up`,
-        now: app.clock.now(),
-      });
-    },
-  );
+      async () => ({
+        methods: [...providers.values()].map((p) => ({ id: p.id, channels: [...p.channels] })),
+        minAmount: PAYMENT_MIN_AMOUNT,
+        maxAmount: PAYMENT_MAX_AMOUNT,
+      }),
+    );
 
-  app.get(
-    "/console/payments/:orderId",
-    {
-      preHandler: app.requireUser,
-      schema: {
-        tags: ["charges"],
-        summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
-        security,
-        params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),
-        response: { 200: paymentStatusSchema },
+    signedInApi.post(
+      "/console/payments",
+      {
+        schema: {
+          tags: ["charges"],
+          summary: "Start a top-up: an order with the provider, answered with its pay page or QR code",
+          security,
+          body: createPaymentBodySchema,
+          response: { 200: createPaymentResponseSchema },
+        },
       },
-    },
-    async (request) => {
-      const { orderId } = request.params;
-      const input = { userId: request.auth!.userId, outTradeNo: orderId, now: app.clock.now(), topUp };
-      try {
-        const { status } = await refreshPayment(app.db, (id) => providers.get(id as never), input);
-        return { orderId, status };
-      } catch (error) {
-        if (error instanceof PaymentMismatchError) logMismatch(request.log, "query", error);
-        else if (error instanceof PaymentProviderError) request.log.warn({ reason: error.message }, "payment query failed");
-        else throw error;
-        // The provider could not settle the doubt now: what the database says stands.
-        return { orderId, status: (await refreshPayment(app.db, () => undefined, input)).status };
-      }
-    },
-  );
+      async (request) => {
+        const provider = providers.get(request.body.method);
+        if (!provider) throw AppError.badRequest(`${request.body.method} is not available on this site`, "payment_method_unavailable");
+        return createPayment(app.db, provider, {
+          userId: request.user.userId,
+          amount: request.body.amount,
+          channel: request.body.channel,
+          subject: `${app.config.siteName} balance top-up`,
+          now: app.clock.now(),
+        });
+      },
+    );
+
+    signedInApi.get(
+      "/console/payments/:orderId",
+      {
+        schema: {
+          tags: ["charges"],
+          summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
+          security,
+          params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),
+          response: { 200: paymentStatusSchema },
+        },
+      },
+      async (request) => {
+        const { orderId } = request.params;
+        const input = { userId: request.user.userId, outTradeNo: orderId, now: app.clock.now(), topUp };
+        try {
+          const { status } = await refreshPayment(app.db, (id) => providers.get(id as never), input);
+          return { orderId, status };
+        } catch (error) {
+          if (error instanceof PaymentMismatchError) logMismatch(request.log, "query", error);
+          else if (error instanceof PaymentProviderError) request.log.warn({ reason: error.message }, "payment query failed");
+          else throw error;
+          // The provider could not settle the doubt now: what the database says stands.
+          return { orderId, status: (await refreshPayment(app.db, () => undefined, input)).status };
+        }
+      },
+    );
+  };
+  await app.register(signedIn(consoleRoutes));
 
   // Notifications are verified over their exact bytes, so this child context reads every body as text.
   const notifyRoutes: FastifyPluginAsyncZod = async (notify) => {

@@ -9,11 +9,10 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/tools/user-info",
     {
-      preHandler: app.requireUser,
       schema: { tags: ["account"], summary: "The signed-in user, with the balance", security: [{ bearer: [] }], response: { 200: userInfoSchema } },
     },
     async (request, reply) => {
-      const [user] = await app.db.select().from(users).where(eq(users.id, request.auth!.userId));
+      const [user] = await app.db.select().from(users).where(eq(users.id, request.user.userId));
       if (!user) throw AppError.unauthorized();
       reply.header("cache-control", "no-store");
       return {
