@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
-import { formatMoney } from "../../../shared/money";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 import { toolGrants } from "../../db/schema/index";
@@ -36,7 +35,7 @@ export interface GatewayCall {
   callerGone(): boolean;
 }
 
-type Payer = { userId: number; apiKeyId: number };
+export type Payer = { userId: number; apiKeyId: number };
 
 /** The least a served call is charged, in priced units. */
 const MIN_UNITS = 1;
@@ -298,8 +297,4 @@ export class Gateway {
     await Promise.all([this.charges.drain(), this.refunds.drain(), this.completions.drain()]);
     await Promise.all([...this.tools.values()].map((tool) => (tool.local ? undefined : tool.close())));
   }
-}
-
-export function costHeader(cost: bigint): string {
-  return formatMoney(cost);
 }
