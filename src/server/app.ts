@@ -117,18 +117,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   );
   // Each gateway call is recorded as a usage row, so its access log lines would only repeat it.
   await app.register(gatewayRoutes, { prefix: "/v1", logLevel: "warn" });
-  await app.register(webPlugin, {
-    webRoot: config.webRoot,
-    siteConfig: {
-      siteName: config.siteName,
-      companyName: config.companyName,
-      contactEmail: config.contactEmail,
-      legalEffectiveDate: config.legalEffectiveDate,
-      cookieDomain: config.cookieDomain ?? null,
-      currencySymbol: "¥",
-      buildPollSeconds: config.buildPollSeconds,
-      apiBase: "",
-    },
-  });
+  await app.register(webPlugin, { webRoot: config.webRoot });
   return app;
 }
