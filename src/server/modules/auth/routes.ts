@@ -1,19 +1,18 @@
-import { eq } from "drizzle-orm";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "../../../shared/auth";
 import { captchaSettingsSchema } from "../../../shared/captcha";
-import { users } from "../../db/schema/index";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { createSmsProvider } from "../../providers/sms/index";
-import { recordAuthEvent, type RequestOrigin } from "./audit";
+import type { RequestOrigin } from "./audit";
 import { requestPhone } from "./codes";
 import { ensureLoginClient, loginClientOf } from "./login-client";
 import { login } from "./login";
+import { logout, logoutEverywhere } from "./logout";
 import { requestCode } from "./request-code";
-import { revokeAllSessions, revokeSession, rotateSessionToken } from "./sessions";
+import { rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
 import { signedIn } from "../../plugins/auth";
 
@@ -41,7 +40,6 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     const token = await rotateSessionToken(app.db, sessionId, now);
     return token === null ? null : { csrf_token: token };
   });
-  const phoneOf = async (userId: number) => (await app.db.select({ phone: users.phone }).from(users).where(eq(users.id, userId)))[0]?.phone;
 
   app.get(
     "/auth/captcha",
@@ -129,10 +127,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags: ["auth"], summary: "End this session", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
       },
       async (request) => {
-        const { sessionId, userId } = request.user;
-        const now = app.clock.now();
-        await revokeSession(app.db, sessionId, now);
-        await recordAuthEvent(app.db, originOf(request), { type: "logout", at: now, userId, phone: await phoneOf(userId) });
+        await logout(app.db, { session: request.user, origin: originOf(request), now: app.clock.now() });
         return { ok: true as const };
       },
     );
@@ -143,10 +138,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags: ["auth"], summary: "End every session of this user", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
       },
       async (request) => {
-        const { userId } = request.user;
-        const now = app.clock.now();
-        const ended = await revokeAllSessions(app.db, userId, now);
-        await recordAuthEvent(app.db, originOf(request), { type: "logout_all", at: now, userId, phone: await phoneOf(userId), reason: `${ended} sessions` });
+        await logoutEverywhere(app.db, { userId: request.user.userId, origin: originOf(request), now: app.clock.now() });
         return { ok: true as const };
       },
     );
