@@ -8,7 +8,7 @@ import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotenc
 import { createSmsProvider } from "../../providers/sms/index";
 import type { RequestOrigin } from "./audit";
 import { requestPhone } from "./codes";
-import { ensureLoginClient, loginClientOf } from "./login-client";
+import { ensureLoginClient, loginClientOf } from "./login-cookie";
 import { login } from "./login";
 import { logout, logoutEverywhere } from "./logout";
 import { requestCode } from "./request-code";
