@@ -9,7 +9,7 @@ import type { Tool } from "../catalog/catalog-file";
 import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
-import { runnableTool, type BuiltinTool, type RunnableTool, type UpstreamTool } from "./handlers/index";
+import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
 import { isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
 import { relay, type StreamEnd } from "./relay";
@@ -56,7 +56,6 @@ export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
   private readonly refunds: GroupCommitter<RefundItem, boolean>;
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
-  private readonly tools = new Map<string, RunnableTool>();
   readonly keys: ApiKeyCache;
 
   constructor(
@@ -64,6 +63,8 @@ export class Gateway {
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     private readonly limiter: RateLimiter,
+    /** The catalog's tools by id (`runnableTools`). */
+    private readonly tools: ReadonlyMap<string, RunnableTool>,
     options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
   ) {
     this.keys = new ApiKeyCache(db);
@@ -77,11 +78,8 @@ export class Gateway {
   }
 
   private runnable(tool: Tool): RunnableTool {
-    let runnable = this.tools.get(tool.id);
-    if (!runnable) {
-      runnable = runnableTool(tool);
-      this.tools.set(tool.id, runnable);
-    }
+    const runnable = this.tools.get(tool.id);
+    if (!runnable) throw new Error(`tool ${tool.id} is not in the catalog the gateway started with`);
     return runnable;
   }
 

@@ -7,6 +7,7 @@ import { unmeteredEchoRoute } from "./echo-route";
 import { answerErrorsAsGateway } from "./error-handler";
 import { Gateway, type GatewayCall } from "./gateway";
 import { GatewayError } from "./gateway-error";
+import { runnableTools } from "./handlers/index";
 import { runIdempotently } from "./idempotent-call";
 import { passBodiesThrough } from "./raw-bodies";
 import { sendReplay, sendToolResponse } from "./tool-response";
@@ -42,7 +43,7 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
 export default async function gatewayRoutes(app: FastifyInstance) {
   // Two batches in flight: one runs while the next waits at the database, so the database never
   // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
-  const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, {
+  const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, await runnableTools(app.catalog.values()), {
     concurrency: 2,
     onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
   });
