@@ -1,3 +1,4 @@
+import { queryOptions } from "@tanstack/react-query";
 import type { Referrals } from "../../../../shared/account";
 import { api } from "../../../lib/http";
 
@@ -5,6 +6,6 @@ export function getReferrals(): Promise<Referrals> {
   return api<Referrals>("/api/v1/console/referrals");
 }
 
-export function referralsQuery(token: string | null) {
-  return { queryKey: ["referrals", token], queryFn: getReferrals };
+export function referralsQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: ["referrals", token], queryFn: getReferrals });
 }

@@ -1,3 +1,4 @@
+import { queryOptions } from "@tanstack/react-query";
 import type { ApplicationList } from "../../../../shared/applications";
 import { api } from "../../../lib/http";
 
@@ -7,7 +8,9 @@ export function listApplications(): Promise<ApplicationList> {
   return api<ApplicationList>(APPLICATIONS_PATH);
 }
 
+export const applicationsQueryKey = ["applications"] as const;
+
 /** Keyed by the session token, so another sign-in never sees the previous user's applications. */
-export function applicationsQuery(token: string | null) {
-  return { queryKey: ["applications", token], queryFn: listApplications };
+export function applicationsQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: [...applicationsQueryKey, token], queryFn: listApplications });
 }

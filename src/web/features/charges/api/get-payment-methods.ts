@@ -6,8 +6,6 @@ export function getPaymentMethods(): Promise<PaymentMethods> {
   return api<PaymentMethods>("/api/v1/console/payment-methods");
 }
 
-export const paymentMethodsQueryOptions = queryOptions({
-  queryKey: ["payment-methods"],
-  queryFn: getPaymentMethods,
-  staleTime: 5 * 60_000,
-});
+export function paymentMethodsQueryOptions() {
+  return queryOptions({ queryKey: ["payment-methods"], queryFn: getPaymentMethods, staleTime: 5 * 60_000 });
+}

@@ -7,7 +7,6 @@ export const CHARGES_PATH = "/api/v1/console/charges";
 export const CHARGES_CSV_PATH = "/api/v1/console/charges.csv";
 export const CHARGES_PAGE_SIZE = 20;
 
-
 export function listCharges(range: DateRange, cursor?: string, limit = CHARGES_PAGE_SIZE): Promise<ChargesPage> {
   return api<ChargesPage>(CHARGES_PATH, { query: { ...range, cursor, limit } });
 }
