@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/http";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
-import { refreshUserInfo } from "../account/api/get-user-info";
+import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { login } from "./api/login";
 import { requestCode, type CodeResponse } from "./api/request-code";
 import { rememberedReferral } from "./referral";

@@ -6,7 +6,7 @@ import { paymentAmountProblem, type PaymentChannel, type PaymentProviderId } fro
 import { useT, type MessageKey } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
-import { refreshUserInfo } from "../account/api/get-user-info";
+import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { createPayment } from "./api/create-payment";
 import { chargesQueryKey } from "./api/list-charges";
 import { paymentStatusQueryOptions } from "./api/get-payment-status";
