@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CAPTCHA_PROVIDERS } from "../shared/captcha";
+import { CAPTCHA_PROVIDERS } from "#shared/captcha";
 
 const count = (max: number, fallback: number, min = 1) => z.coerce.number().int().min(min).max(max).default(fallback);
 const optionalText = z.string().optional().or(z.literal("").transform(() => undefined));

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { moneyConfigFrom, moneyEnv, type MoneyConfig } from "./money-config";
 import { authConfigFrom, authEnv, type AuthConfig } from "./auth-config";
 import { alertsConfigFrom, alertsEnv, type AlertsConfig } from "./alerts-config";
-import { SITE_IDENTITY_DEFAULTS } from "../shared/site-identity";
+import { SITE_IDENTITY_DEFAULTS } from "#shared/site-identity";
 
 const boolFromEnv = z
   .enum(["true", "false", "1", "0", ""])

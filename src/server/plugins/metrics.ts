@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { bearerToken } from "../lib/bearer";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { COST_HEADER } from "../../shared/gateway";
+import { COST_HEADER } from "#shared/gateway";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
 /**

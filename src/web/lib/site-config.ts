@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from "react";
-import { siteIdentityFrom, type SiteIdentity } from "../../shared/site-identity";
+import { siteIdentityFrom, type SiteIdentity } from "#shared/site-identity";
 
 /** Runtime settings the server writes into every page as `<meta name="site-config">`. */
 export interface SiteConfig extends SiteIdentity {

@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "../../../shared/account";
+import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "#shared/account";
 import { users } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import { runwayOf } from "./runway";

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { maskPhone } from "../../../shared/user";
+import { maskPhone } from "#shared/user";
 import type { Db } from "../../db/client";
 import { authEvents } from "../../db/schema/index";
 

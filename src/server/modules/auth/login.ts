@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest } from "../../../shared/auth";
+import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest } from "#shared/auth";
 import { AppError } from "../../errors";
 import { findOrCreateUser } from "./accounts";
 import { recordAuthEvent } from "./audit";

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { eq } from "drizzle-orm";
-import { AUTH_ERROR_CODES, type CodeRequest, type CodeResponse } from "../../../shared/auth";
+import { AUTH_ERROR_CODES, type CodeRequest, type CodeResponse } from "#shared/auth";
 import { authCaptchaUses } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import type { CaptchaProvider } from "../../providers/captcha/index";

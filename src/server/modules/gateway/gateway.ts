@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
-import { formatMoney } from "../../../shared/money";
+import { formatMoney } from "#shared/money";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 import { toolGrants } from "../../db/schema/index";

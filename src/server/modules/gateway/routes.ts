@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { COST_HEADER } from "../../../shared/gateway";
+import { COST_HEADER } from "#shared/gateway";
 import { bearerToken } from "../../lib/bearer";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../lib/idempotency-store";
 import { errorBodyFor } from "../../plugins/errors";

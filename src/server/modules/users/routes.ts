@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { formatMoney } from "../../../shared/money";
-import { maskPhone, userInfoSchema } from "../../../shared/user";
+import { formatMoney } from "#shared/money";
+import { maskPhone, userInfoSchema } from "#shared/user";
 import { users } from "../../db/schema/index";
 import { AppError } from "../../errors";
 

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "../../../shared/alerts";
+import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
 import { useLanguage, useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { formatDateTime } from "../../lib/format-date";

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Modal } from "antd";
 import { useState } from "react";
-import type { CreatedApiKey } from "../../../shared/api-keys";
+import type { CreatedApiKey } from "#shared/api-keys";
 import { useT } from "../../i18n";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { createKey } from "./api/create-key";

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Modal } from "antd";
-import type { ApiKey, UpdateApiKeyInput } from "../../../shared/api-keys";
+import type { ApiKey, UpdateApiKeyInput } from "#shared/api-keys";
 import { useT } from "../../i18n";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";

@@ -9,8 +9,8 @@ import {
   isIpRule,
   spendLimitProblem,
   type ApiKey,
-} from "../../../shared/api-keys";
-import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "../../../shared/spend-period";
+} from "#shared/api-keys";
+import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { siteConfig } from "../../lib/site-config";

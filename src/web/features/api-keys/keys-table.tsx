@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import type { ApiKey, ApiKeyStatus } from "../../../shared/api-keys";
+import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useLanguage, useT, type MessageKey } from "../../i18n";
 import { formatDate, formatDateTime } from "../../lib/format-date";
 import { siteConfig } from "../../lib/site-config";

@@ -16,7 +16,7 @@ import {
   parseExpectedCalls,
   useCaseProblem,
   type ApprovalTool,
-} from "../../../shared/applications";
+} from "#shared/applications";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";

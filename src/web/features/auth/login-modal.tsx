@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { Link } from "react-router";
 import { App as AntApp, Button, Checkbox, ConfigProvider, Input, Modal } from "antd";
-import { CODE_LENGTH, isValidCode, phoneProblem } from "../../../shared/phone";
+import { CODE_LENGTH, isValidCode, phoneProblem } from "#shared/phone";
 import { useLanguage, useT, type Translate } from "../../i18n";
 import "../../i18n/console-messages";
 import { antdConfig } from "../../lib/antd-theme";

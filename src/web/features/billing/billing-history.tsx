@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
-import type { BillingRow } from "../../../shared/billing";
+import type { BillingRow } from "#shared/billing";
 import { useLanguage, useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions } from "../../lib/api/list-tools";

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Button, Card, Form, Input } from "antd";
-import { normalizeRedemptionCode } from "../../../shared/redemption-code";
+import { normalizeRedemptionCode } from "#shared/redemption-code";
 import { useT } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";

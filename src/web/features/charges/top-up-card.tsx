@@ -1,8 +1,8 @@
 import { useEffect, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Button, Card, Input, Modal, QRCode, Space, Typography } from "antd";
-import type { CreatePaymentResponse } from "../../../shared/money-api";
-import { paymentAmountProblem, type PaymentChannel, type PaymentProviderId } from "../../../shared/money-rules";
+import type { CreatePaymentResponse } from "#shared/money-api";
+import { paymentAmountProblem, type PaymentChannel, type PaymentProviderId } from "#shared/money-rules";
 import { useT, type MessageKey } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";

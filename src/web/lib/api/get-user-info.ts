@@ -1,5 +1,5 @@
-import { floorMoneyTo2 } from "../../../shared/money";
-import type { UserInfo } from "../../../shared/user";
+import { floorMoneyTo2 } from "#shared/money";
+import type { UserInfo } from "#shared/user";
 import { api } from "../http";
 import { useSession } from "../session-store";
 

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { ApiKeyList } from "../../../shared/api-keys";
+import type { ApiKeyList } from "#shared/api-keys";
 import { api } from "../http";
 
 /** GET /api/v1/console/keys: the keys page lists them, the billing filter offers their names. */

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { PublicTool } from "../../../shared/catalog";
+import type { PublicTool } from "#shared/catalog";
 import { api } from "../http";
 
 /** GET /api/v1/tools: the catalog, read by the key form's allowed tools and the billing filter. */

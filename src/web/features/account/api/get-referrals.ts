@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { Referrals } from "../../../../shared/account";
+import type { Referrals } from "#shared/account";
 import { api } from "../../../lib/http";
 
 export function getReferrals(): Promise<Referrals> {

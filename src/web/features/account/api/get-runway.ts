@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { Runway } from "../../../../shared/account";
+import type { Runway } from "#shared/account";
 import { api } from "../../../lib/http";
 
 export function getRunway(): Promise<Runway> {

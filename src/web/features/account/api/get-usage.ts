@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import { USAGE_DEFAULT_DAYS, type Usage } from "../../../../shared/account";
+import { USAGE_DEFAULT_DAYS, type Usage } from "#shared/account";
 import { api } from "../../../lib/http";
 
 /** Days start at the reader's midnight: the offset is sent in minutes east of UTC. */

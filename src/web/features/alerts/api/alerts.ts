@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { AlertSettings, AlertSettingsInput } from "../../../../shared/alerts";
+import type { AlertSettings, AlertSettingsInput } from "#shared/alerts";
 import { api } from "../../../lib/http";
 
 export const ALERTS_PATH = "/api/v1/console/alerts";

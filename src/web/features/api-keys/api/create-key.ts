@@ -1,4 +1,4 @@
-import type { CreateApiKeyInput, CreatedApiKey } from "../../../../shared/api-keys";
+import type { CreateApiKeyInput, CreatedApiKey } from "#shared/api-keys";
 import { api } from "../../../lib/http";
 import { KEYS_PATH } from "../../../lib/api/list-keys";
 

@@ -1,4 +1,4 @@
-import type { ApiKey, UpdateApiKeyInput } from "../../../../shared/api-keys";
+import type { ApiKey, UpdateApiKeyInput } from "#shared/api-keys";
 import { api } from "../../../lib/http";
 import { KEYS_PATH } from "../../../lib/api/list-keys";
 

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { ApplicationList } from "../../../../shared/applications";
+import type { ApplicationList } from "#shared/applications";
 import { api } from "../../../lib/http";
 
 export const APPLICATIONS_PATH = "/api/v1/console/applications";

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { PaymentMethods } from "../../../../shared/money-api";
+import type { PaymentMethods } from "#shared/money-api";
 import { api } from "../../../lib/http";
 
 export function getPaymentMethods(): Promise<PaymentMethods> {

@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { PaymentStatus } from "../../../../shared/money-api";
+import type { PaymentStatus } from "#shared/money-api";
 import { api } from "../../../lib/http";
 
 /** GET /api/v1/console/payments/:orderId: the order's state; the server checks a pending order with the provider. */

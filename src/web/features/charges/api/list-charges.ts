@@ -1,5 +1,5 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import type { ChargesPage } from "../../../../shared/money-api";
+import type { ChargesPage } from "#shared/money-api";
 import type { DateRange } from "../../../lib/date-range";
 import { api } from "../../../lib/http";
 
