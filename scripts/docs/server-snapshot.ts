@@ -35,7 +35,7 @@ export async function snapshotServer(env: Record<string, string | undefined> = p
   const database = openPglite({});
   try {
     await database.migrate();
-    const app = await buildApp(config, { database });
+    const app = await buildApp(config, { database, describeApi: true });
     try {
       await app.ready();
       const catalog = await app.inject({ method: "GET", url: "/api/v1/tools" });

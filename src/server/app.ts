@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import cookie from "@fastify/cookie";
-import swagger from "@fastify/swagger";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { systemClock, type Clock } from "./clock";
 import type { AppConfig } from "./config";
@@ -40,6 +39,8 @@ export interface AppDeps {
   logStream?: NodeJS.WritableStream;
   /** More API routes under /api/v1, registered like the app's own (tests use it for fixtures). */
   extraApiRoutes?: FastifyPluginAsync[];
+  /** Describes the console API as OpenAPI (`app.swagger()`), for the docs build; a serving process does not. */
+  describeApi?: boolean;
 }
 
 export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -86,13 +87,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
   app.decorate("alertsJob", createAlertsJob(app));
-  await app.register(swagger, {
-    openapi: {
-      info: { title: `${config.siteName} console API`, version: "1" },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    },
-    transform: jsonSchemaTransform,
-  });
+  if (deps.describeApi) {
+    const { default: swagger } = await import("@fastify/swagger");
+    await app.register(swagger, {
+      openapi: {
+        info: { title: `${config.siteName} console API`, version: "1" },
+        components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      },
+      transform: jsonSchemaTransform,
+    });
+  }
 
   await app.register(
     async (api) => {
@@ -117,18 +121,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   );
   // Each gateway call is recorded as a usage row, so its access log lines would only repeat it.
   await app.register(gatewayRoutes, { prefix: "/v1", logLevel: "warn" });
-  await app.register(webPlugin, {
-    webRoot: config.webRoot,
-    siteConfig: {
-      siteName: config.siteName,
-      companyName: config.companyName,
-      contactEmail: config.contactEmail,
-      legalEffectiveDate: config.legalEffectiveDate,
-      cookieDomain: config.cookieDomain ?? null,
-      currencySymbol: "¥",
-      buildPollSeconds: config.buildPollSeconds,
-      apiBase: "",
-    },
-  });
+  await app.register(webPlugin, { webRoot: config.webRoot });
   return app;
 }

@@ -3,7 +3,11 @@
  * worker's registry with prom-client's AggregatorRegistry and answers the worker that asked.
  */
 import cluster, { type Worker } from "node:cluster";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { loadOnce } from "./lib/load-once";
+
+/** Loaded only where metrics are kept (METRICS_TOKEN). */
+const promClient = loadOnce(() => import("prom-client"));
 
 const REQUEST = "tollgate:metrics-request";
 const RESPONSE = "tollgate:metrics-response";
@@ -14,7 +18,8 @@ type MetricsMessage = { type: typeof REQUEST; id: number } | { type: typeof RESP
 export const isClusterWorker = (): boolean => cluster.isWorker;
 
 /** In a worker: the registry the primary's AggregatorRegistry collects from this process. */
-export function shareWithPrimary(registry: Registry): void {
+export async function shareWithPrimary(registry: Registry): Promise<void> {
+  const { AggregatorRegistry } = await promClient();
   // prom-client starts answering the primary's requests only once an AggregatorRegistry exists here.
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([registry]);
@@ -45,7 +50,8 @@ export function askPrimaryForMetrics(): Promise<string> {
 }
 
 /** In the primary: answers workers' requests with the metrics of all of them. */
-export function answerMetricsRequests(): void {
+export async function answerMetricsRequests(): Promise<void> {
+  const { AggregatorRegistry } = await promClient();
   const aggregator = new AggregatorRegistry();
   cluster.on("message", (worker: Worker, message: MetricsMessage) => {
     if (message?.type !== REQUEST) return;

@@ -22,7 +22,7 @@ export async function runPrimary(config: AppConfig): Promise<void> {
   } finally {
     await database.close();
   }
-  answerMetricsRequests();
+  if (config.metricsToken) await answerMetricsRequests();
 
   let stopping = false;
   const listening = new Set<number>();

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { moneyConfigFrom, moneyEnv, type MoneyConfig } from "./money-config";
-import { authConfigFrom, authEnv, type AuthConfig } from "./auth-config";
-import { alertsConfigFrom, alertsEnv, type AlertsConfig } from "./alerts-config";
-import { SITE_IDENTITY_DEFAULTS } from "#shared/site-identity";
+import { moneyConfigFrom, moneyEnv } from "./modules/payments/config";
+import { authConfigFrom, authEnv } from "./modules/auth/config";
+import { alertsConfigFrom, alertsEnv } from "./modules/alerts/config";
+import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS } from "#shared/site-config";
 
 const boolFromEnv = z
   .enum(["true", "false", "1", "0", ""])
@@ -42,7 +42,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   TRUST_PROXY: boolFromEnv,
   WEB_ROOT: z.string().default("./build/client"),
-  BUILD_POLL_SECONDS: z.coerce.number().int().min(5).max(86400).default(60),
+  BUILD_POLL_SECONDS: z.coerce.number().int().min(5).max(86400).default(SITE_CONFIG_DEFAULTS.buildPollSeconds),
   ...moneyEnv,
   ...authEnv,
   ...alertsEnv,
@@ -62,57 +62,6 @@ const envSchema = z.object({
 });
 
 export type Env = z.input<typeof envSchema>;
-
-export interface AppConfig {
-  env: "development" | "production" | "test";
-  port: number;
-  host: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  /** Shared rate limits (lib/rate-limiter.ts); unset keeps them in each process's memory. */
-  redisUrl: string | undefined;
-  /** Prepended to every Redis key, so several sites (or test runs) can share one Redis. */
-  redisKeyPrefix: string;
-  publicUrl: string;
-  cookieDomain: string | undefined;
-  siteName: string;
-  /** The operator named by the legal pages (COMPANY_NAME, default the site name), their contact and effective date. */
-  companyName: string;
-  contactEmail: string;
-  legalEffectiveDate: string;
-  /** Key for HMACs of codes and for sealing stored responses; outside production a generated one is kept in DATA_DIR. */
-  sessionSecret: string;
-  logLevel: string;
-  trustProxy: boolean;
-  webRoot: string;
-  buildPollSeconds: number;
-  /** Top-ups, referral bonus and payment providers (src/server/money-config.ts). */
-  money: MoneyConfig;
-  /** Phone login: limits, SMS and captcha providers (src/server/auth-config.ts). */
-  auth: AuthConfig;
-  /** The operator's tool catalog (JSON), validated at start-up. */
-  toolsCatalog: string;
-  /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
-  unmeteredEcho: boolean;
-  apiKeysMaxPerUser: number;
-  /** Worker processes sharing the port (node:cluster); more than 1 only on PostgreSQL. */
-  webConcurrency: number;
-  /** How long SIGTERM waits for requests in flight and charge batches before the process exits anyway. */
-  shutdownTimeoutMs: number;
-  /** Bearer token for GET /metrics; unset: no /metrics route. */
-  metricsToken: string | undefined;
-  /** The most a request (headers and body) may take to arrive; then 408 and the connection closes. */
-  requestTimeoutMs: number;
-  /** The most memory request bodies still arriving may hold together; over it new bodies get 503. */
-  bodyMemoryBytes: number;
-  /**
-   * A gateway call unfinished after this long was lost with its process: if charged it is
-   * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
-   */
-  gatewayAbandonedAfterMs: number;
-  /** Low-balance alerts: SMS cap, job interval, webhook limits (src/server/alerts-config.ts). */
-  alerts: AlertsConfig;
-}
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
@@ -134,58 +83,81 @@ export function loadConfigOrExit(): AppConfig {
   }
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
-  }
-  const e = parsed.data;
-  if (e.NODE_ENV === "production" && !e.SESSION_SECRET) {
-    throw new ConfigError(["SESSION_SECRET: required in production (at least 32 characters)"]);
+/**
+ * The environment, checked and turned into the app's settings in one pass: each domain's variables
+ * and their mapping live beside its module (auth, payments, alerts), and AppConfig is what this
+ * schema gives, so a setting is written once as a variable and once as a field.
+ */
+const configSchema = envSchema.transform((e, ctx) => {
+  const problem = (message: string) => ctx.addIssue({ code: "custom", message });
+  if (e.NODE_ENV === "production" && !e.SESSION_SECRET) problem("SESSION_SECRET: required in production (at least 32 characters)");
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    problem("WEB_CONCURRENCY: more than one process needs a PostgreSQL server (DATABASE_URL); the embedded PGlite database belongs to one process");
   }
   const dataDir = path.resolve(e.DATA_DIR);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
-  const money = moneyConfigFrom(e, publicUrl);
-  if (money.problems.length > 0) throw new ConfigError(money.problems);
-  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
-    throw new ConfigError([
-      "WEB_CONCURRENCY: more than one process needs a PostgreSQL server (DATABASE_URL); the embedded PGlite database belongs to one process",
-    ]);
-  }
-  const auth = authConfigFrom(e);
-  if (auth.problems.length > 0) throw new ConfigError(auth.problems);
+  const { config: money, problems: moneyProblems } = moneyConfigFrom(e, publicUrl);
+  const { config: auth, problems: authProblems } = authConfigFrom(e);
+  [...moneyProblems, ...authProblems].forEach(problem);
+  if (ctx.issues.length > 0) return z.NEVER;
   return {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    /** Shared rate limits (lib/rate-limiter.ts); unset keeps them in each process's memory. */
     redisUrl: e.REDIS_URL,
+    /** Prepended to every Redis key, so several sites (or test runs) can share one Redis. */
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    publicUrl,
     cookieDomain: e.COOKIE_DOMAIN,
     siteName: e.SITE_NAME,
+    /** The operator named by the legal pages (COMPANY_NAME, default the site name), their contact and effective date. */
     companyName: e.COMPANY_NAME || e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     legalEffectiveDate: e.LEGAL_EFFECTIVE_DATE,
+    /** Key for HMACs of codes and for sealing stored responses; outside production a generated one is kept in DATA_DIR. */
     sessionSecret: e.SESSION_SECRET ?? localSecret(dataDir),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     webRoot: path.resolve(e.WEB_ROOT),
     buildPollSeconds: e.BUILD_POLL_SECONDS,
-    money: money.config,
-    auth: auth.config,
+    /** Top-ups, referral bonus and payment providers (modules/payments/config.ts). */
+    money,
+    /** Phone login: limits, SMS and captcha providers (modules/auth/config.ts). */
+    auth,
+    /** The operator's tool catalog (JSON), validated at start-up. */
     toolsCatalog: path.resolve(e.TOOLS_CATALOG),
+    /** Serves POST /v1/echo with no key and no charge: the benchmark's baseline. Off by default. */
     unmeteredEcho: e.UNMETERED_ECHO,
     apiKeysMaxPerUser: e.API_KEYS_MAX_PER_USER,
+    /** Worker processes sharing the port (node:cluster); more than 1 only on PostgreSQL. */
     webConcurrency: e.WEB_CONCURRENCY,
+    /** How long SIGTERM waits for requests in flight and charge batches before the process exits anyway. */
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    /** Bearer token for GET /metrics; unset: no /metrics route. */
     metricsToken: e.METRICS_TOKEN,
+    /** The most a request (headers and body) may take to arrive; then 408 and the connection closes. */
     requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
+    /** The most memory request bodies still arriving may hold together; over it new bodies get 503. */
     bodyMemoryBytes: e.BODY_MEMORY_MB * 1024 * 1024,
+    /**
+     * A gateway call unfinished after this long was lost with its process: if charged it is
+     * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
+     */
     gatewayAbandonedAfterMs: e.GATEWAY_ABANDONED_AFTER_SECONDS * 1000,
+    /** Low-balance alerts: SMS cap, job interval, webhook limits (modules/alerts/config.ts). */
     alerts: alertsConfigFrom(e),
   };
+});
+
+export type AppConfig = z.output<typeof configSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)));
+  return parsed.data;
 }
 
 /** On embedded defaults the secret lives beside the data, so codes and stored responses survive a restart. */

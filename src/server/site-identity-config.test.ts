@@ -29,6 +29,12 @@ describe("the operator named by the legal pages", () => {
   });
 });
 
+/** The settings a page carries to the browser in `<meta name="site-config">`. */
+function siteSettingsOf(html: string): Record<string, unknown> {
+  const content = /<meta name="site-config" content="([^"]*)">/.exec(html)?.[1] ?? "";
+  return JSON.parse(content.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")) as Record<string, unknown>;
+}
+
 describe("the pages the server sends", () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -37,14 +43,16 @@ describe("the pages the server sends", () => {
       COMPANY_NAME: 'Acme & "Sons"',
       CONTACT_EMAIL: "legal@acme.test",
       LEGAL_EFFECTIVE_DATE: "2026-01-31",
+      AUTH_CODE_RESEND_SECONDS: "45",
     });
   });
   afterAll(() => t.close());
 
   it("carry the operator's names to the client in the site settings", async () => {
-    const body = (await t.app.inject({ url: "/privacy" })).body;
-    const content = /<meta name="site-config" content="([^"]*)">/.exec(body)?.[1] ?? "";
-    const settings = JSON.parse(content.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
-    expect(settings).toMatchObject({ companyName: 'Acme & "Sons"', contactEmail: "legal@acme.test", legalEffectiveDate: "2026-01-31" });
+    expect(siteSettingsOf((await t.app.inject({ url: "/privacy" })).body)).toMatchObject({ companyName: 'Acme & "Sons"', contactEmail: "legal@acme.test", legalEffectiveDate: "2026-01-31" });
+  });
+
+  it("tell the browser the currency and how long the login form waits before another code", async () => {
+    expect(siteSettingsOf((await t.app.inject({ url: "/" })).body)).toMatchObject({ currencySymbol: "¥", codeResendSeconds: 45 });
   });
 });

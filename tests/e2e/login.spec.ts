@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { loginViaApi, readLatestCode } from "./support/auth";
+import { startOwnServer, type OwnServer } from "./support/own-server";
 
 function randomPhone(): string {
   return `139${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
@@ -120,30 +121,55 @@ test.describe("login modal", () => {
     await expect(page.getByTestId("get-code")).toHaveText("get code");
   });
 
-  test("counts down 60 seconds after a successful send", async ({ page }) => {
+  /** Sends a code (the server's answer faked) and returns the button's first count, with the clock stopped. */
+  async function countdownAfterSend(page: Page, base: string) {
     await page.clock.install();
-    await openModal(page);
+    await openModal(page, `${base}/`);
     await phoneField(page).fill(randomPhone());
     await page.getByTestId("consent").click();
-    await page.route("**/api/v1/auth/phone/verification_code", (route) =>
-      route.fulfill({ json: { status: "success", message: "" } }),
-    );
+    await page.route("**/api/v1/auth/phone/verification_code", (route) => route.fulfill({ json: { status: "success", message: "" } }));
     await page.getByTestId("get-code").click();
     await expect(toastText(page, "code sent successfully")).toBeVisible();
     // Stop the clock where it is, then move it by hand.
     await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1000);
     const button = page.getByTestId("get-code");
     await expect(button).toBeDisabled();
-    const label = await button.textContent();
-    const left = Number(/^resend in (\d+) s$/.exec(label ?? "")?.[1]);
-    expect(left).toBeGreaterThan(50);
-    expect(left).toBeLessThanOrEqual(60);
-    await page.clock.runFor(30_000);
-    await expect(button).toHaveText(`resend in ${left - 30} s`);
-    await expect(button).toBeDisabled();
-    await page.clock.runFor((left - 30) * 1000 + 500);
-    await expect(button).toHaveText("get code");
-    await expect(button).toBeEnabled();
+    const left = Number(/^resend in (\d+) s$/.exec((await button.textContent()) ?? "")?.[1]);
+    return { button, left };
+  }
+
+  test.describe("resend countdown, on servers of its own", () => {
+    // The shared server lets tests resend at once (AUTH_CODE_RESEND_SECONDS=0).
+    let standard: OwnServer;
+    let quicker: OwnServer;
+    test.beforeAll(async () => {
+      standard = await startOwnServer("resend-default");
+      quicker = await startOwnServer("resend-45", () => ({ AUTH_CODE_RESEND_SECONDS: "45" }));
+    });
+    test.afterAll(async () => {
+      await standard?.close();
+      await quicker?.close();
+    });
+
+    test("counts down 60 seconds after a successful send", async ({ page }) => {
+      const { button, left } = await countdownAfterSend(page, standard.base);
+      expect(left).toBeGreaterThan(50);
+      expect(left).toBeLessThanOrEqual(60);
+      await page.clock.runFor(30_000);
+      await expect(button).toHaveText(`resend in ${left - 30} s`);
+      await expect(button).toBeDisabled();
+      await page.clock.runFor((left - 30) * 1000 + 500);
+      await expect(button).toHaveText("get code");
+      await expect(button).toBeEnabled();
+    });
+
+    test("counts down the server's AUTH_CODE_RESEND_SECONDS when the operator sets it", async ({ page }) => {
+      const { button, left } = await countdownAfterSend(page, quicker.base);
+      expect(left).toBeGreaterThan(35);
+      expect(left).toBeLessThanOrEqual(45);
+      await page.clock.runFor(left * 1000 + 500);
+      await expect(button).toHaveText("get code");
+    });
   });
 
   test("stays open on a mask click; the close icon closes it and clears everything", async ({ page }) => {

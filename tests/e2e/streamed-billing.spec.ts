@@ -7,18 +7,13 @@
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import OpenAI from "openai";
-import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../src/server/app";
-import { loadConfig } from "../../src/server/config";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { parseMoney } from "../../src/shared/money";
-import { emptyPostgresDatabase } from "../../src/server/testing/server-process";
-import { loginViaApi, signInPage, type TestServer } from "./support/auth";
-import { E2E_WEB_ROOT } from "./support/e2e-env";
+import { loginViaApi, signInPage } from "./support/auth";
+import { startOwnServer, type OwnServer } from "./support/own-server";
 
 const USAGE = { prompt_tokens: 9, completion_tokens: 33, total_tokens: 42 };
 
@@ -43,63 +38,39 @@ function startUpstream(): Promise<http.Server> {
 }
 
 let upstream: http.Server;
-let app: FastifyInstance;
-let server: TestServer;
+let server: OwnServer;
 let redemptionCode: string;
-let dropDatabase = async () => undefined as void;
 
 test.beforeAll(async () => {
   upstream = await startUpstream();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-streamed-billing-"));
   const defaults = JSON.parse(fs.readFileSync("config/tools.json", "utf8")) as { tools: unknown[] };
-  const catalog = path.join(dataDir, "tools.json");
-  fs.writeFileSync(
-    catalog,
-    JSON.stringify({
-      tools: [
-        ...defaults.tools,
-        {
-          id: "chat",
-          name: "Chat",
-          description: "An OpenAI-compatible chat model, priced per token.",
-          category: "text",
-          price: "0.001",
-          unit: "token",
-          maxUnitsPerCall: 1000,
-          handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, method: "POST", unitsPath: "usage.total_tokens" },
-        },
-      ],
-    }),
-  );
-  let databaseUrl = "";
-  if (process.env.DATABASE_URL) {
-    const database = await emptyPostgresDatabase();
-    databaseUrl = database.url;
-    dropDatabase = database.drop;
-  }
-  app = await buildApp(
-    loadConfig({
-      ...process.env,
-      NODE_ENV: "test",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      WEB_ROOT: E2E_WEB_ROOT,
-      DATA_DIR: path.join(dataDir, "data"),
-      DATABASE_URL: databaseUrl,
-      SESSION_SECRET: "streamed-billing-secret-0123456789abcdef",
-      LOG_LEVEL: "warn",
-      ALTCHA_MAX_NUMBER: "2000",
-      TOOLS_CATALOG: catalog,
-    }),
-  );
-  [redemptionCode] = (await createCodes(app.db, { amount: parseMoney("50"), count: 1, expiresAt: null, now: new Date() })).codes as [string];
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  server = { base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, dataDir: path.join(dataDir, "data") };
+  server = await startOwnServer("streamed-billing", (folder) => {
+    const catalog = path.join(folder, "tools.json");
+    fs.writeFileSync(
+      catalog,
+      JSON.stringify({
+        tools: [
+          ...defaults.tools,
+          {
+            id: "chat",
+            name: "Chat",
+            description: "An OpenAI-compatible chat model, priced per token.",
+            category: "text",
+            price: "0.001",
+            unit: "token",
+            maxUnitsPerCall: 1000,
+            handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, method: "POST", unitsPath: "usage.total_tokens" },
+          },
+        ],
+      }),
+    );
+    return { TOOLS_CATALOG: catalog };
+  });
+  [redemptionCode] = (await createCodes(server.app.db, { amount: parseMoney("50"), count: 1, expiresAt: null, now: new Date() })).codes as [string];
 });
 
 test.afterAll(async () => {
-  await app?.close();
-  await dropDatabase();
+  await server?.close();
   upstream?.close();
 });
 

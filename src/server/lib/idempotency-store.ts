@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../db/client";
 import { idempotencyKeys } from "../db/schema/index";
 import { createSealer, sha256Hex } from "./crypto";
@@ -93,6 +94,16 @@ export function createIdempotencyStore(db: Db, secret: string) {
 
     async release(scope: string, key: string): Promise<void> {
       await db.delete(idempotencyKeys).where(where(scope, key));
+    },
+
+    /**
+     * The end of a claimed request: its action ran and `kept` is the answer to replay, or it
+     * changed nothing (`null`) and a retry may run. A ran action's key stays claimed even when
+     * its copy cannot be stored, so that a retry is refused rather than run twice.
+     */
+    async settle(scope: string, key: string, kept: StoredResponse | null, log: FastifyBaseLogger): Promise<void> {
+      if (kept === null) return this.release(scope, key);
+      await this.complete(scope, key, kept).catch((error: unknown) => log.error({ err: error }, "could not keep an answer for replay; its key stays claimed"));
     },
 
     async purgeExpired(now: Date): Promise<void> {

@@ -109,7 +109,7 @@ describe("Idempotency-Key", () => {
       await restore();
     }
     expect(runs).toBe(1);
-    expect(t.logs()).toContain("could not keep a response for replay");
+    expect(t.logs()).toContain("could not keep an answer for replay");
   });
 
   it("rejects a malformed key with a clear message", async () => {

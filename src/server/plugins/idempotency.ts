@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
-import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type WithheldSecret } from "../lib/idempotency-store";
+import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -114,21 +114,12 @@ export default fp(
       request.idempotencyClaim = null;
       const withheld = request.withheldSecret ?? undefined;
       const storable = typeof payload === "string" || ((Buffer.isBuffer(payload) || payload === null) && !withheld);
+      let kept: StoredResponse | null = null;
       if (reply.statusCode >= 200 && reply.statusCode < 300 && storable) {
-        const kept = withheld ? withoutFields(payload as string, withheld.fields) : payload;
-        // The action has run: its answer goes out even if the copy cannot be kept, and the key
-        // stays claimed so that a retry is refused rather than run twice.
-        await store
-          .complete(claim.scope, claim.key, {
-            statusCode: reply.statusCode,
-            contentType: reply.getHeader("content-type")?.toString(),
-            body: Buffer.from(kept ?? "").toString("base64"),
-            withheld,
-          })
-          .catch((error: unknown) => request.log.error({ err: error }, "could not keep a response for replay; its key stays claimed"));
-      } else {
-        await store.release(claim.scope, claim.key);
+        const body = withheld ? withoutFields(payload as string, withheld.fields) : payload;
+        kept = { statusCode: reply.statusCode, contentType: reply.getHeader("content-type")?.toString(), body: Buffer.from(body ?? "").toString("base64"), withheld };
       }
+      await store.settle(claim.scope, claim.key, kept, request.log);
       return payload;
     });
   },

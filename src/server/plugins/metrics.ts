@@ -2,98 +2,23 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { bearerToken } from "../lib/bearer";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { COST_HEADER } from "#shared/gateway";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
-/**
- * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
- * `Authorization: Bearer $METRICS_TOKEN` and does not exist without it. In a cluster a worker
- * asks the primary, which gathers every worker's registry, so one scrape sees all of them.
- */
-export class Metrics {
-  readonly registry = new Registry();
-  readonly httpRequests = new Histogram({
-    name: "tollgate_http_request_duration_seconds",
-    help: "HTTP requests by method, route and status, and how long they took",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
-  readonly gatewayCalls = new Counter({
-    name: "tollgate_gateway_calls_total",
-    help: "Gateway calls by tool and outcome",
-    labelNames: ["tool", "outcome"] as const,
-    registers: [this.registry],
-  });
-  readonly chargeBatchSize = new Histogram({
-    name: "tollgate_charge_batch_size",
-    help: "Calls charged together in one batch",
-    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
-    registers: [this.registry],
-  });
-  readonly chargeBatchSeconds = new Histogram({
-    name: "tollgate_charge_batch_duration_seconds",
-    help: "How long one charge batch took at the database",
-    labelNames: ["result"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
-  /** For the Redis client (REDIS_URL): count each command or connection error here. */
-  readonly redisErrors = new Counter({
-    name: "tollgate_redis_errors_total",
-    help: "Errors talking to Redis",
-    labelNames: ["operation"] as const,
-    registers: [this.registry],
-  });
-
-  constructor(database: { queueStats?(): { total: number; idle: number; waiting: number } }) {
-    const stats = database.queueStats?.bind(database);
-    if (stats) {
-      new Gauge({
-        name: "tollgate_db_connections",
-        help: "Database connections by state: pool size and idle connections (PostgreSQL), 1 for the PGlite thread",
-        labelNames: ["state"] as const,
-        registers: [this.registry],
-        collect() {
-          const now = stats();
-          this.set({ state: "total" }, now.total);
-          this.set({ state: "idle" }, now.idle);
-        },
-      });
-      new Gauge({
-        name: "tollgate_db_waiting",
-        help: "Queries waiting for a pool connection (PostgreSQL) or statements queued for the PGlite thread",
-        registers: [this.registry],
-        collect() {
-          this.set(stats().waiting);
-        },
-      });
-    }
-    collectDefaultMetrics({ register: this.registry });
-  }
-
+/** What the app reports as it runs. */
+export interface MetricsSink {
   /** Times one charge batch, for the gateway's group committer. */
-  observeChargeBatch(size: number, seconds: number, ok: boolean): void {
-    this.chargeBatchSize.observe(size);
-    this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
-  }
+  observeChargeBatch(size: number, seconds: number, ok: boolean): void;
+  /** A Redis command or connection error (REDIS_URL). */
+  redisError(operation: string): void;
 }
+
+/** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
+const NOT_KEPT: MetricsSink = { observeChargeBatch: () => {}, redisError: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {
-    metrics: Metrics;
+    metrics: MetricsSink;
   }
-}
-
-/** What became of a gateway call, from its answer: tool answers carry the cost (a trailer when streamed), gateway refusals do not. */
-function gatewayOutcome(reply: FastifyReply): string {
-  const status = reply.statusCode;
-  if (reply.hasHeader(COST_HEADER) || reply.hasTrailer(COST_HEADER)) return status >= 200 && status < 300 ? "succeeded" : "tool_error";
-  if (status === 429) return "rate_limited";
-  if (status === 401 || status === 402 || status === 403) return "refused";
-  if (status === 502 || status === 504) return "upstream_failed";
-  return status >= 500 ? "error" : "bad_request";
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -101,25 +26,30 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/**
+ * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
+ * `Authorization: Bearer $METRICS_TOKEN` and does not exist without it. In a cluster a worker
+ * asks the primary, which gathers every worker's registry, so one scrape sees all of them.
+ */
 export default fp(
   async function metricsPlugin(app: FastifyInstance) {
-    const metrics = new Metrics(app.database);
+    const token = app.config.metricsToken;
+    if (!token) {
+      app.decorate("metrics", NOT_KEPT);
+      return;
+    }
+    const { PrometheusMetrics } = await import("./prometheus-metrics");
+    const metrics = new PrometheusMetrics(app.database);
     app.decorate("metrics", metrics);
-    if (isClusterWorker()) shareWithPrimary(metrics.registry);
+    if (isClusterWorker()) await shareWithPrimary(metrics.registry);
 
     app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
       const route = request.routeOptions.url ?? "unmatched";
-      metrics.httpRequests.observe({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
-      if (route.startsWith("/v1/tools/")) {
-        const toolId = (request.params as { toolId?: string }).toolId ?? "";
-        // Only catalog ids become label values: a caller must not be able to grow the series.
-        const tool = app.catalog.get(toolId) ? toolId : "unknown";
-        metrics.gatewayCalls.inc({ tool, outcome: gatewayOutcome(reply) });
-      }
+      // Only catalog ids become label values: a caller must not be able to grow the series.
+      const toolId = route.startsWith("/v1/tools/") ? (request.params as { toolId?: string }).toolId ?? "" : null;
+      metrics.observeResponse(request.method, route, reply, toolId === null ? null : app.catalog.has(toolId) ? toolId : "unknown");
     });
 
-    const token = app.config.metricsToken;
-    if (!token) return;
     app.get("/metrics", { logLevel: "warn", schema: { hide: true } }, async (request, reply) => {
       const given = bearerToken(request.headers.authorization);
       if (!given || !sameSecret(given, token)) {

@@ -14,7 +14,7 @@ export default fp(
       redisUrl: app.config.redisUrl,
       keyPrefix: app.config.redisKeyPrefix,
       log: app.log,
-      onRedisError: (operation) => app.metrics.redisErrors.inc({ operation }),
+      onRedisError: (operation) => app.metrics.redisError(operation),
     });
     if (!limiter.shared && app.database.kind === "postgres") {
       app.log.warn("REDIS_URL is unset: each server process enforces rate limits on its own, so N processes admit up to N times a limit");

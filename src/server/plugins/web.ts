@@ -4,7 +4,9 @@ import path from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import fastifyStatic from "@fastify/static";
+import { CURRENCY_SYMBOL, type SiteConfig } from "#shared/site-config";
 import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "#shared/site-routes";
+import type { AppConfig } from "../config";
 import { captchaCspSources } from "../providers/captcha/csp";
 import { unsafeTextProblem } from "#shared/text";
 import { contentSecurityPolicy } from "./security";
@@ -77,21 +79,37 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+/** What the browser is told of this server's settings. */
+export function siteConfigFor(config: AppConfig): SiteConfig {
+  return {
+    siteName: config.siteName,
+    companyName: config.companyName,
+    contactEmail: config.contactEmail,
+    legalEffectiveDate: config.legalEffectiveDate,
+    cookieDomain: config.cookieDomain ?? null,
+    currencySymbol: CURRENCY_SYMBOL,
+    buildPollSeconds: config.buildPollSeconds,
+    apiBase: "",
+    codeResendSeconds: config.auth.limits.resendSeconds,
+  };
+}
+
 /** Runtime settings for the client (see src/web/lib/site-config.ts), written into each page's head. */
-export function withSiteConfig(html: string, siteConfig: Record<string, unknown>): string {
+function withSiteConfig(html: string, siteConfig: SiteConfig): string {
   const tag = `<meta name="site-config" content="${escapeAttribute(JSON.stringify(siteConfig))}">`;
   return html.replace(/<head>/i, `<head>${tag}`);
 }
 
 export default fp(
-  async function webPlugin(app: FastifyInstance, opts: { webRoot: string; siteConfig: Record<string, unknown> }) {
+  async function webPlugin(app: FastifyInstance, opts: { webRoot: string }) {
     const root = opts.webRoot;
     const available = fs.existsSync(root);
     const files = new Set(available ? listFiles(root) : []);
     const pages = new Map<string, HtmlPage>();
+    const siteConfig = siteConfigFor(app.config);
     for (const file of files) {
       if (!file.endsWith(".html")) continue;
-      const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), opts.siteConfig);
+      const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), siteConfig);
       pages.set(file, { chunks: withNonceSlots(html, NONCE_SLOT).split(NONCE_SLOT), scriptHashes: inlineScriptHashes(html) });
     }
     const captchaSources = captchaCspSources(app.config.auth.captcha);

@@ -1,13 +1,5 @@
 import { useSyncExternalStore } from "react";
-import { siteIdentityFrom, type SiteIdentity } from "#shared/site-identity";
-
-/** Runtime settings the server writes into every page as `<meta name="site-config">`. */
-export interface SiteConfig extends SiteIdentity {
-  cookieDomain: string | null;
-  currencySymbol: string;
-  buildPollSeconds: number;
-  apiBase: string;
-}
+import { SITE_CONFIG_DEFAULTS, siteIdentityFrom, type SiteConfig } from "#shared/site-config";
 
 /** What prerendered pages show: the build's environment (vite.config.ts exposes these variables). */
 const defaults: SiteConfig = {
@@ -17,10 +9,7 @@ const defaults: SiteConfig = {
     contactEmail: import.meta.env.CONTACT_EMAIL,
     legalEffectiveDate: import.meta.env.LEGAL_EFFECTIVE_DATE,
   }),
-  cookieDomain: null,
-  currencySymbol: "¥",
-  buildPollSeconds: 60,
-  apiBase: "",
+  ...SITE_CONFIG_DEFAULTS,
 };
 
 function read(): SiteConfig {

@@ -1,8 +1,7 @@
-import { count, eq } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "#shared/account";
-import { users } from "../../db/schema/index";
 import { AppError } from "../../errors";
+import { referralsOf } from "./referrals";
 import { runwayOf } from "./runway";
 import { usageByDay } from "./usage";
 
@@ -15,12 +14,10 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     "/console/referrals",
     { schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
     async (request, reply) => {
-      const userId = request.user.userId;
-      const [user] = await app.db.select({ code: users.referralCode }).from(users).where(eq(users.id, userId));
-      if (!user) throw AppError.unauthorized();
-      const [signups] = await app.db.select({ n: count() }).from(users).where(eq(users.referredBy, userId));
+      const referrals = await referralsOf(app.db, { userId: request.user.userId, publicUrl: app.config.publicUrl });
+      if (!referrals) throw AppError.unauthorized();
       reply.header("cache-control", "no-store");
-      return { code: user.code, link: `${app.config.publicUrl}/?r=${encodeURIComponent(user.code)}`, signups: signups?.n ?? 0 };
+      return referrals;
     },
   );
 

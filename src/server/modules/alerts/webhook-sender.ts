@@ -1,5 +1,6 @@
 import type { LookupFunction } from "node:net";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
+import { loadOnce } from "../../lib/load-once";
 import { guardedLookup, webhookUrlProblem, type GuardOptions } from "./address-guard";
 
 /** What the receiver said, or why there was no answer. Only a 2xx counts as delivered. */
@@ -7,6 +8,7 @@ export type WebhookResult = { ok: boolean; httpStatus: number | null; error: str
 
 /** The most of a receiver's answer that is read; the rest is dropped. */
 const MAX_RESPONSE_BYTES = 4096;
+const undici = loadOnce(() => import("undici"));
 
 export interface WebhookSender {
   send(url: string, headers: Record<string, string>, body: string): Promise<WebhookResult>;
@@ -19,16 +21,18 @@ export interface WebhookSender {
  * none), the whole exchange has a timeout, and at most 4 KiB of the answer is read.
  */
 export function createWebhookSender(options: GuardOptions & { timeoutMs: number; resolve?: LookupFunction }): WebhookSender {
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(options, options.resolve), timeout: options.timeoutMs },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connections: 16,
-  });
+  let agent: Agent | undefined;
   return {
     async send(url, headers, body) {
       const problem = webhookUrlProblem(url, options);
       if (problem) return { ok: false, httpStatus: null, error: problem };
+      const { Agent, request } = await undici();
+      agent ??= new Agent({
+        connect: { lookup: guardedLookup(options, options.resolve), timeout: options.timeoutMs },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connections: 16,
+      });
       try {
         const answer = await request(url, {
           method: "POST",
@@ -51,7 +55,7 @@ export function createWebhookSender(options: GuardOptions & { timeoutMs: number;
         return { ok: false, httpStatus: null, error: describe(error) };
       }
     },
-    close: () => agent.close(),
+    close: async () => agent?.close(),
   };
 }
 

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from "fastify";
 import { maskPhone } from "#shared/user";
 import type { Db } from "../../db/client";
 import { authEvents } from "../../db/schema/index";
@@ -11,10 +10,17 @@ export type AuthEventType =
   | "logout"
   | "logout_all";
 
+/** Where a sign-in request came from, as the route read it. */
+export interface RequestOrigin {
+  ip: string;
+  userAgent?: string;
+  requestId: string;
+}
+
 /** One line of the sign-in audit trail; the phone is stored masked, never in full. */
 export async function recordAuthEvent(
   db: Db,
-  request: FastifyRequest,
+  origin: RequestOrigin,
   event: { type: AuthEventType; at: Date; reason?: string; phone?: string; userId?: number },
 ): Promise<void> {
   await db.insert(authEvents).values({
@@ -23,8 +29,8 @@ export async function recordAuthEvent(
     reason: event.reason,
     phoneMasked: event.phone ? maskPhone(event.phone) : null,
     userId: event.userId,
-    ip: request.ip,
-    userAgent: request.headers["user-agent"]?.slice(0, 512),
-    requestId: request.id,
+    ip: origin.ip,
+    userAgent: origin.userAgent?.slice(0, 512),
+    requestId: origin.requestId,
   });
 }

@@ -1,4 +1,4 @@
-import type { AuthLimits } from "../../auth-config";
+import type { AuthLimits } from "./config";
 import type { Tx } from "../../db/client";
 import { authCaptchaUses } from "../../db/schema/index";
 import { LOGIN_PURPOSE, storeCode } from "./codes";

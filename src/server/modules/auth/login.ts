@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE, type LoginRequest } from "#shared/auth";
+import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE } from "#shared/auth";
+import type { AuthLimits } from "./config";
+import type { Db } from "../../db/client";
 import { AppError } from "../../errors";
 import { findOrCreateUser } from "./accounts";
-import { recordAuthEvent } from "./audit";
-import { checkAndConsumeCode, LOGIN_PURPOSE, requestPhone } from "./codes";
-import { loginClientOf, rememberClient } from "./login-client";
+import { recordAuthEvent, type RequestOrigin } from "./audit";
+import { checkAndConsumeCode, LOGIN_PURPOSE } from "./codes";
+import { rememberClient } from "./login-client";
 import { LOGIN_LIMITED, waitText } from "./messages";
 import { HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent } from "./rate-limits";
 import { createSession } from "./sessions";
@@ -18,45 +19,56 @@ import { createSession } from "./sessions";
  * against the IP (refused for the rest of the hour after too many) — recorded although the answer
  * is a 400, because forgetting failed guesses would make guessing free.
  */
-export async function login(app: FastifyInstance, request: FastifyRequest, body: LoginRequest): Promise<{ userId: number; sessionId: number; token: string }> {
-  const secret = app.config.sessionSecret;
-  const { phone, target } = requestPhone(secret, body.telephone);
-  const client = loginClientOf(secret, request);
-  const { limits } = app.config.auth;
-  const now = app.clock.now();
-  const ip = request.ip;
+export async function login(
+  db: Db,
+  input: {
+    /** The phone as `requestPhone` read it, and its key. */
+    phone: string;
+    target: string;
+    code: string;
+    recommendCode?: string | null;
+    /** The asking browser's login-client key, or null when it sent no login cookie. */
+    client: string | null;
+    origin: RequestOrigin;
+    now: Date;
+    secret: string;
+    limits: AuthLimits;
+  },
+): Promise<{ userId: number; sessionId: number; token: string }> {
+  const { phone, target, client, origin, now, secret, limits } = input;
+  const { ip } = origin;
 
-  const outcome = await app.db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx) => {
     await lockRateKeys(tx, [`phone:${target}`, `login-ip:${ip}`]);
     const failures = await rateEventTimes(tx, RATE_EVENTS.loginFailure, ip, new Date(now.getTime() - HOUR_MS));
     const limitedUntil = nextAllowedAt(failures, limits.loginFailuresPerIpPerHour, HOUR_MS, now);
     if (limitedUntil) return { kind: "limited", until: limitedUntil } as const;
     const check = client
-      ? await checkAndConsumeCode(tx, { secret, target, purpose: LOGIN_PURPOSE, client, code: body.code, now, maxAttempts: limits.codeMaxAttempts })
+      ? await checkAndConsumeCode(tx, { secret, target, purpose: LOGIN_PURPOSE, client, code: input.code, now, maxAttempts: limits.codeMaxAttempts })
       : "no_code";
     if (check !== "accepted") {
       if (check === "mismatch" || check === "no_code") await recordRateEvent(tx, { name: RATE_EVENTS.loginFailure, key: ip, at: now });
       return { kind: "failed", reason: client ? check : "no_client" } as const;
     }
-    const user = await findOrCreateUser(tx, { phone, recommendCode: body.recommendCode, now });
-    const session = await createSession(tx, { userId: user.userId, ip, userAgent: request.headers["user-agent"], now });
+    const user = await findOrCreateUser(tx, { phone, recommendCode: input.recommendCode, now });
+    const session = await createSession(tx, { userId: user.userId, ip, userAgent: origin.userAgent, now });
     await rememberClient(tx, target, client!, now);
     return { kind: "ok", ...user, ...session } as const;
   });
 
   switch (outcome.kind) {
     case "limited": {
-      await recordAuthEvent(app.db, request, { type: "login_failed", at: now, reason: "ip_limited", phone });
+      await recordAuthEvent(db, origin, { type: "login_failed", at: now, reason: "ip_limited", phone });
       const waitMs = outcome.until.getTime() - now.getTime();
       throw new AppError(429, AUTH_ERROR_CODES.loginLimited, LOGIN_LIMITED(waitText(waitMs)), {
         "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
       });
     }
     case "failed":
-      await recordAuthEvent(app.db, request, { type: "login_failed", at: now, reason: outcome.reason, phone });
+      await recordAuthEvent(db, origin, { type: "login_failed", at: now, reason: outcome.reason, phone });
       throw AppError.badRequest(INVALID_CODE_MESSAGE, AUTH_ERROR_CODES.invalidCode);
     case "ok":
-      await recordAuthEvent(app.db, request, {
+      await recordAuthEvent(db, origin, {
         type: "login_succeeded",
         at: now,
         reason: outcome.created ? "signup" : undefined,

@@ -235,7 +235,7 @@ describe("housekeeping", () => {
   it("forgets what no limit looks at any more", async () => {
     await send("13800000601", freshIp());
     t.clock.advance(25 * HOUR + 1);
-    await sweepAuthState(t.app);
+    await sweepAuthState(t.database.db, t.clock.now());
     expect(await t.database.db.select().from(authRateEvents)).toEqual([]);
     expect(await t.database.db.select().from(authCaptchaUses)).toEqual([]);
     expect(await t.database.db.select().from(authVerificationCodes)).toEqual([]);

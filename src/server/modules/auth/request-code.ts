@@ -1,16 +1,17 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger } from "fastify";
 import { eq } from "drizzle-orm";
-import { AUTH_ERROR_CODES, type CodeRequest, type CodeResponse } from "#shared/auth";
+import { AUTH_ERROR_CODES, type CodeResponse } from "#shared/auth";
+import type { AuthLimits } from "./config";
+import type { Db } from "../../db/client";
 import { authCaptchaUses } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import type { CaptchaProvider } from "../../providers/captcha/index";
 import { ProviderFailure } from "../../providers/http";
 import type { SmsProvider } from "../../providers/sms/index";
-import { recordAuthEvent } from "./audit";
-import { codeHmac, generateCode, LOGIN_PURPOSE, requestPhone, withdrawCode } from "./codes";
+import { recordAuthEvent, type RequestOrigin } from "./audit";
+import { codeHmac, generateCode, LOGIN_PURPOSE, withdrawCode } from "./codes";
 import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
 import { countIpRequest, reserveCode } from "./code-limits";
-import { ensureLoginClient } from "./login-client";
 import { deleteRateEvents } from "./rate-limits";
 
 export interface AuthProviders {
@@ -19,43 +20,49 @@ export interface AuthProviders {
 }
 
 /**
- * POST /auth/phone/verification_code, in the issue's order: the phone, the IP's limits, the
- * captcha, then the phone's cooldown and caps and the global SMS budget, then the SMS. The code is
- * bound to the asking browser's `login_client` cookie, issued here when it has none.
+ * POST /auth/phone/verification_code, in the issue's order: the phone (read by the route), the
+ * IP's limits, the captcha, then the phone's cooldown and caps and the global SMS budget, then the
+ * SMS. The code is bound to the asking browser's `login_client` cookie.
  * Every answer is the same whether or not the phone belongs to a user. Refusals about the phone
  * are `status: "failed"` with when to retry; an IP over its limits gets 429. When the SMS cannot
  * go out, everything this request recorded is taken back before the error answer (a 5xx means
  * nothing changed, so the client's retry starts afresh).
  */
 export async function requestCode(
-  app: FastifyInstance,
+  db: Db,
   providers: AuthProviders,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: CodeRequest,
+  input: {
+    /** The phone as `requestPhone` read it, and its key. */
+    phone: string;
+    target: string;
+    captchaResult: string;
+    /** The asking browser's login-client key; the route issues its cookie first when it has none. */
+    client: string;
+    origin: RequestOrigin;
+    now: Date;
+    secret: string;
+    limits: AuthLimits;
+    log: FastifyBaseLogger;
+  },
 ): Promise<CodeResponse> {
-  const secret = app.config.sessionSecret;
-  const { phone, target } = requestPhone(secret, body.telephone);
-  const client = ensureLoginClient(secret, request, reply, app.config.publicUrl.startsWith("https:"));
-  const { limits } = app.config.auth;
-  const now = app.clock.now();
-  const ip = request.ip;
-  const refuse = (reason: string) => recordAuthEvent(app.db, request, { type: "code_refused", at: now, reason, phone });
+  const { phone, target, client, origin, now, secret, limits, log } = input;
+  const { ip } = origin;
+  const refuse = (reason: string) => recordAuthEvent(db, origin, { type: "code_refused", at: now, reason, phone });
 
-  const ipCheck = await app.db.transaction((tx) => countIpRequest(tx, { ip, target, now, limits }));
+  const ipCheck = await db.transaction((tx) => countIpRequest(tx, { ip, target, now, limits }));
   if (ipCheck.kind === "refused") {
     await refuse(ipCheck.reason);
     throw AppError.tooManyRequests(IP_LIMITED, (ipCheck.retryAt.getTime() - now.getTime()) / 1000);
   }
-  const takeBackIpEvent = () => app.db.transaction((tx) => deleteRateEvents(tx, [ipCheck.eventId]));
+  const takeBackIpEvent = () => db.transaction((tx) => deleteRateEvents(tx, [ipCheck.eventId]));
 
   let verdict;
   try {
-    verdict = await providers.captcha.verify(body.captchaResult, { ip, now });
+    verdict = await providers.captcha.verify(input.captchaResult, { ip, now });
   } catch (error) {
     await takeBackIpEvent();
     if (!(error instanceof ProviderFailure)) throw error;
-    request.log.warn({ err: error }, "captcha provider unavailable");
+    log.warn({ err: error }, "captcha provider unavailable");
     await refuse("captcha_unavailable");
     throw new AppError(503, AUTH_ERROR_CODES.captchaUnavailable, CAPTCHA_UNAVAILABLE);
   }
@@ -66,7 +73,7 @@ export async function requestCode(
 
   const code = generateCode();
   const hmac = codeHmac(secret, target, LOGIN_PURPOSE, code);
-  const reserved = await app.db.transaction((tx) => reserveCode(tx, { target, client, codeHmac: hmac, captcha: verdict, now, limits }));
+  const reserved = await db.transaction((tx) => reserveCode(tx, { target, client, codeHmac: hmac, captcha: verdict, now, limits }));
   if (reserved.kind === "replayed") {
     await refuse("captcha_replayed");
     return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
@@ -83,17 +90,17 @@ export async function requestCode(
   }
 
   try {
-    await providers.sms.sendVerificationCode({ phone, code, ttlMinutes: Math.ceil(limits.codeTtlSeconds / 60), now, log: request.log });
+    await providers.sms.sendVerificationCode({ phone, code, ttlMinutes: Math.ceil(limits.codeTtlSeconds / 60), now, log });
   } catch (error) {
-    await app.db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       await withdrawCode(tx, { target, purpose: LOGIN_PURPOSE, client, hmac });
       await deleteRateEvents(tx, [reserved.sentEventId, ipCheck.eventId]);
       await tx.delete(authCaptchaUses).where(eq(authCaptchaUses.id, verdict.id));
     });
-    request.log.warn({ err: error }, "verification SMS not sent");
+    log.warn({ err: error }, "verification SMS not sent");
     await refuse("send_failed");
     throw new AppError(502, AUTH_ERROR_CODES.smsFailed, SEND_FAILED);
   }
-  await recordAuthEvent(app.db, request, { type: "code_sent", at: now, phone });
+  await recordAuthEvent(db, origin, { type: "code_sent", at: now, phone });
   return { status: "success", message: CODE_SENT };
 }

@@ -1,16 +1,18 @@
-import { eq } from "drizzle-orm";
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "#shared/auth";
 import { captchaSettingsSchema } from "#shared/captcha";
-import { users } from "../../db/schema/index";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { createSmsProvider } from "../../providers/sms/index";
-import { recordAuthEvent } from "./audit";
+import type { RequestOrigin } from "./audit";
+import { requestPhone } from "./codes";
+import { ensureLoginClient, loginClientOf } from "./login-cookie";
 import { login } from "./login";
+import { logout, logoutEverywhere } from "./logout";
 import { requestCode } from "./request-code";
-import { revokeAllSessions, revokeSession, rotateSessionToken } from "./sessions";
+import { rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
 import { signedIn } from "../../plugins/auth";
 
@@ -21,8 +23,14 @@ const altchaChallengeSchema = z.object({
   signature: z.string(),
 });
 
+/** Where a request came from, for the sign-in audit trail. */
+function originOf(request: FastifyRequest): RequestOrigin {
+  return { ip: request.ip, userAgent: request.headers["user-agent"], requestId: request.id };
+}
+
 const authRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { auth, dataDir, siteName, sessionSecret } = app.config;
+  const { auth, dataDir, siteName, sessionSecret, publicUrl } = app.config;
+  const secureCookie = publicUrl.startsWith("https:");
   const providers = {
     sms: createSmsProvider(auth.sms, { dataDir, siteName }),
     captcha: createCaptchaProvider(auth.captcha, sessionSecret),
@@ -32,7 +40,6 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     const token = await rotateSessionToken(app.db, sessionId, now);
     return token === null ? null : { csrf_token: token };
   });
-  const phoneOf = async (userId: number) => (await app.db.select({ phone: users.phone }).from(users).where(eq(users.id, userId)))[0]?.phone;
 
   app.get(
     "/auth/captcha",
@@ -66,7 +73,22 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: codeResponseSchema, 400: errorSchema, 429: errorSchema, 502: errorSchema, 503: errorSchema },
       },
     },
-    async (request, reply) => requestCode(app, providers, request, reply, request.body),
+    async (request, reply) => {
+      // A number that is not a phone is refused before the browser is given a login cookie.
+      const { phone, target } = requestPhone(sessionSecret, request.body.telephone);
+      const client = ensureLoginClient(sessionSecret, request, reply, secureCookie);
+      return requestCode(app.db, providers, {
+        phone,
+        target,
+        captchaResult: request.body.captchaResult,
+        client,
+        origin: originOf(request),
+        now: app.clock.now(),
+        secret: sessionSecret,
+        limits: auth.limits,
+        log: request.log,
+      });
+    },
   );
 
   app.post(
@@ -81,7 +103,18 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { sessionId, token } = await login(app, request, request.body);
+      const { phone, target } = requestPhone(sessionSecret, request.body.telephone);
+      const { sessionId, token } = await login(app.db, {
+        phone,
+        target,
+        code: request.body.code,
+        recommendCode: request.body.recommendCode,
+        client: loginClientOf(sessionSecret, request),
+        origin: originOf(request),
+        now: app.clock.now(),
+        secret: sessionSecret,
+        limits: auth.limits,
+      });
       answerWithSecret(request, reply, { kind: "session", ref: sessionId, fields: ["csrf_token"] });
       return { csrf_token: token };
     },
@@ -94,10 +127,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags: ["auth"], summary: "End this session", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
       },
       async (request) => {
-        const { sessionId, userId } = request.user;
-        const now = app.clock.now();
-        await revokeSession(app.db, sessionId, now);
-        await recordAuthEvent(app.db, request, { type: "logout", at: now, userId, phone: await phoneOf(userId) });
+        await logout(app.db, { session: request.user, origin: originOf(request), now: app.clock.now() });
         return { ok: true as const };
       },
     );
@@ -108,10 +138,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags: ["auth"], summary: "End every session of this user", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
       },
       async (request) => {
-        const { userId } = request.user;
-        const now = app.clock.now();
-        const ended = await revokeAllSessions(app.db, userId, now);
-        await recordAuthEvent(app.db, request, { type: "logout_all", at: now, userId, phone: await phoneOf(userId), reason: `${ended} sessions` });
+        await logoutEverywhere(app.db, { userId: request.user.userId, origin: originOf(request), now: app.clock.now() });
         return { ok: true as const };
       },
     );

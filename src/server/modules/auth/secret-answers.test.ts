@@ -120,7 +120,7 @@ describe("the sweep", () => {
     const recent = await client.signIn("13700004202", "", { ip: "10.40.2.2" });
     t.clock.advance(DAY + MINUTE);
     const countBefore = (await t.database.db.select().from(sessions)).length;
-    await sweepAuthState(t.app);
+    await sweepAuthState(t.database.db, t.clock.now());
     const remaining = await t.database.db.select().from(sessions);
     expect(remaining.length).toBeLessThan(countBefore);
     expect(remaining.every((s) => s.expiresAt > t.clock.now())).toBe(true);

@@ -18,7 +18,7 @@ const httpHandler = z.object({
   connectTimeoutMs: z.number().int().min(100).max(60_000).default(5_000),
   /** Longest silence between two chunks of the answer's body. */
   idleTimeoutMs: z.number().int().min(100).max(300_000).default(30_000),
-  /** The whole call, body included. Below the abandoned-call sweep's 10 minutes (gateway/routes.ts). */
+  /** The whole call, body included. Below the abandoned-call sweep's 10 minutes (gateway/abandoned-calls.ts). */
   totalTimeoutMs: z.number().int().min(100).max(300_000).default(120_000),
   /** Largest request body sent on to the upstream (413 beyond it). */
   maxRequestBytes: z.number().int().min(0).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),

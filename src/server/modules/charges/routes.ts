@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { formatMoney } from "#shared/money";
 import { chargesPageSchema, chargesQuerySchema, redeemBodySchema, redeemResponseSchema } from "#shared/money-api";
-import { AppError } from "../../errors";
 import { timeRange } from "../../lib/time-range";
-import { REDEEM_ERRORS, redeemCode } from "../redemption/service";
-import { redeemLimiter } from "../redemption/limits";
+import { redeemCodeWithinLimits } from "../redemption/service";
 import { chargesCsvStream } from "./csv";
 import { allCharges, listCharges, totalCredited, type ChargesFilter } from "./service";
 
-const REDEEM_FAILURES = new Set<string>(Object.values(REDEEM_ERRORS));
 const filterQuery = chargesQuerySchema.pick({ from: true, to: true });
 
 function filterFor(userId: number, query: { from?: string; to?: string }): ChargesFilter {
@@ -17,7 +14,6 @@ function filterFor(userId: number, query: { from?: string; to?: string }): Charg
 
 /** /console/charge-details: the credits list, its CSV export and the redeem form. */
 const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const limiter = redeemLimiter(app);
   const security = [{ bearer: [] }];
 
   app.get(
@@ -75,25 +71,15 @@ const chargesRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: redeemResponseSchema },
       },
     },
-    async (request) => {
-      const userId = request.user.userId;
-      const attempt = await limiter.reserve(userId, request.ip);
-      let redeemed;
-      try {
-        redeemed = await redeemCode(app.db, {
-          userId,
-          code: request.body.code,
-          now: app.clock.now(),
-          topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
-        });
-      } catch (error) {
-        if (error instanceof AppError && REDEEM_FAILURES.has(error.code)) await limiter.recordFailure(attempt, error.code);
-        else await limiter.release(attempt);
-        throw error;
-      }
-      await limiter.release(attempt);
-      return redeemed;
-    },
+    async (request) =>
+      redeemCodeWithinLimits(app.db, {
+        userId: request.user.userId,
+        ip: request.ip,
+        code: request.body.code,
+        now: app.clock.now(),
+        topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
+        limits: app.config.money,
+      }),
   );
 };
 

@@ -331,7 +331,7 @@ describe("when the database refuses a write after the charge", () => {
       await restore();
     }
     expect(await balanceOf(user.userId)).toBe("0.99");
-    expect(t.logs()).toContain("could not keep a charged call's answer for replay");
+    expect(t.logs()).toContain("could not keep an answer for replay");
   });
 });
 

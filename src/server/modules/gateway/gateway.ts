@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
-import { formatMoney } from "#shared/money";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 import { toolGrants } from "../../db/schema/index";
@@ -10,7 +9,7 @@ import type { Tool } from "../catalog/catalog-file";
 import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
-import { runnableTool, type BuiltinTool, type RunnableTool, type UpstreamTool } from "./handlers/index";
+import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
 import { isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
 import { relay, type StreamEnd } from "./relay";
@@ -36,7 +35,7 @@ export interface GatewayCall {
   callerGone(): boolean;
 }
 
-type Payer = { userId: number; apiKeyId: number };
+export type Payer = { userId: number; apiKeyId: number };
 
 /** The least a served call is charged, in priced units. */
 const MIN_UNITS = 1;
@@ -57,7 +56,6 @@ export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
   private readonly refunds: GroupCommitter<RefundItem, boolean>;
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
-  private readonly tools = new Map<string, RunnableTool>();
   readonly keys: ApiKeyCache;
 
   constructor(
@@ -65,6 +63,8 @@ export class Gateway {
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     private readonly limiter: RateLimiter,
+    /** The catalog's tools by id (`runnableTools`). */
+    private readonly tools: ReadonlyMap<string, RunnableTool>,
     options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
   ) {
     this.keys = new ApiKeyCache(db);
@@ -78,11 +78,8 @@ export class Gateway {
   }
 
   private runnable(tool: Tool): RunnableTool {
-    let runnable = this.tools.get(tool.id);
-    if (!runnable) {
-      runnable = runnableTool(tool);
-      this.tools.set(tool.id, runnable);
-    }
+    const runnable = this.tools.get(tool.id);
+    if (!runnable) throw new Error(`tool ${tool.id} is not in the catalog the gateway started with`);
     return runnable;
   }
 
@@ -298,8 +295,4 @@ export class Gateway {
     await Promise.all([this.charges.drain(), this.refunds.drain(), this.completions.drain()]);
     await Promise.all([...this.tools.values()].map((tool) => (tool.local ? undefined : tool.close())));
   }
-}
-
-export function costHeader(cost: bigint): string {
-  return formatMoney(cost);
 }

@@ -1,14 +1,32 @@
-import type { FastifyInstance } from "fastify";
 import { and, asc, eq, gt } from "drizzle-orm";
-import type { Tx } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
 import { redemptionFailures } from "../../db/schema/index";
 import { AppError } from "../../errors";
+import type { MoneyConfig } from "../payments/config";
 import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../auth/rate-limits";
 
 /** The reason an attempt carries while it runs; it becomes the error code, or the row goes. */
 const PENDING = "pending";
 
+export type RedeemLimits = Pick<MoneyConfig, "redeemFailuresPerUserPerHour" | "redeemFailuresPerIpPerHour">;
+
+async function allowedAt(tx: Tx, where: ReturnType<typeof eq>, limit: number, now: Date): Promise<Date | null> {
+  const rows = await tx
+    .select({ at: redemptionFailures.createdAt })
+    .from(redemptionFailures)
+    .where(and(where, gt(redemptionFailures.createdAt, new Date(now.getTime() - HOUR_MS))))
+    .orderBy(asc(redemptionFailures.createdAt));
+  return nextAllowedAt(
+    rows.map((r) => r.at),
+    limit,
+    HOUR_MS,
+    now,
+  );
+}
+
 /**
+ * Takes a place for this attempt in the user's and the IP's counts, or refuses with 429; returns the place.
+ *
  * Failed redemptions count against the user and against the IP for an hour; past the limit,
  * attempts get 429 until enough failures have left the window. An attempt takes its place in
  * both counts before the code is looked at, under the locks of both keys, so a burst of
@@ -16,45 +34,27 @@ const PENDING = "pending";
  * 007). A successful redemption gives its place back, so a customer with a stack of codes is never
  * slowed down. The rows stay as the record of failed attempts an operator can look into.
  */
-export function redeemLimiter(app: FastifyInstance) {
-  async function allowedAt(tx: Tx, where: ReturnType<typeof eq>, limit: number, now: Date): Promise<Date | null> {
-    const rows = await tx
-      .select({ at: redemptionFailures.createdAt })
-      .from(redemptionFailures)
-      .where(and(where, gt(redemptionFailures.createdAt, new Date(now.getTime() - HOUR_MS))))
-      .orderBy(asc(redemptionFailures.createdAt));
-    return nextAllowedAt(
-      rows.map((r) => r.at),
-      limit,
-      HOUR_MS,
-      now,
-    );
-  }
+export async function reserveRedeemAttempt(db: Db, input: { userId: number; ip: string; now: Date; limits: RedeemLimits }): Promise<number> {
+  const { userId, ip, now, limits } = input;
+  const outcome = await db.transaction(async (tx) => {
+    await lockRateKeys(tx, [`redeem-user:${userId}`, `redeem-ip:${ip}`]);
+    const byUser = await allowedAt(tx, eq(redemptionFailures.userId, userId), limits.redeemFailuresPerUserPerHour, now);
+    const byIp = byUser ?? (await allowedAt(tx, eq(redemptionFailures.ip, ip), limits.redeemFailuresPerIpPerHour, now));
+    if (byIp) return { kind: "refused", until: byIp } as const;
+    const [row] = await tx.insert(redemptionFailures).values({ userId, ip, reason: PENDING, createdAt: now }).returning({ id: redemptionFailures.id });
+    return { kind: "reserved", attempt: row!.id } as const;
+  });
+  if (outcome.kind === "reserved") return outcome.attempt;
+  const waitMs = outcome.until.getTime() - now.getTime();
+  throw AppError.tooManyRequests(`too many failed redemption attempts, try again in ${Math.max(1, Math.ceil(waitMs / 60_000))} minutes`, waitMs / 1000);
+}
 
-  return {
-    /** Takes a place for this attempt in the user's and the IP's counts, or refuses with 429; returns the place. */
-    async reserve(userId: number, ip: string): Promise<number> {
-      const now = app.clock.now();
-      const { money } = app.config;
-      const outcome = await app.db.transaction(async (tx) => {
-        await lockRateKeys(tx, [`redeem-user:${userId}`, `redeem-ip:${ip}`]);
-        const byUser = await allowedAt(tx, eq(redemptionFailures.userId, userId), money.redeemFailuresPerUserPerHour, now);
-        const byIp = byUser ?? (await allowedAt(tx, eq(redemptionFailures.ip, ip), money.redeemFailuresPerIpPerHour, now));
-        if (byIp) return { kind: "refused", until: byIp } as const;
-        const [row] = await tx.insert(redemptionFailures).values({ userId, ip, reason: PENDING, createdAt: now }).returning({ id: redemptionFailures.id });
-        return { kind: "reserved", attempt: row!.id } as const;
-      });
-      if (outcome.kind === "reserved") return outcome.attempt;
-      const waitMs = outcome.until.getTime() - now.getTime();
-      throw AppError.tooManyRequests(`too many failed redemption attempts, try again in ${Math.max(1, Math.ceil(waitMs / 60_000))} minutes`, waitMs / 1000);
-    },
-    /** The attempt failed for the user's code: its place stays, named after the error. */
-    async recordFailure(attempt: number, reason: string): Promise<void> {
-      await app.db.update(redemptionFailures).set({ reason }).where(eq(redemptionFailures.id, attempt));
-    },
-    /** The attempt succeeded, or failed for a reason that is not the code's: its place is given back. */
-    async release(attempt: number): Promise<void> {
-      await app.db.delete(redemptionFailures).where(eq(redemptionFailures.id, attempt));
-    },
-  };
+/** The attempt failed for the user's code: its place stays, named after the error. */
+export async function recordRedeemFailure(db: Db, attempt: number, reason: string): Promise<void> {
+  await db.update(redemptionFailures).set({ reason }).where(eq(redemptionFailures.id, attempt));
+}
+
+/** The attempt succeeded, or failed for a reason that is not the code's: its place is given back. */
+export async function releaseRedeemAttempt(db: Db, attempt: number): Promise<void> {
+  await db.delete(redemptionFailures).where(eq(redemptionFailures.id, attempt));
 }

@@ -7,6 +7,7 @@ import { redemptionCodes } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import { recordTopUp, type TopUpOptions } from "../ledger/topup";
 import { generateCode, hashCode, maskedCode, normalizeCode } from "./codes";
+import { recordRedeemFailure, releaseRedeemAttempt, reserveRedeemAttempt, type RedeemLimits } from "./limits";
 
 export const MAX_CODES_PER_BATCH = 10_000;
 
@@ -15,6 +16,8 @@ export const REDEEM_ERRORS = {
   used: "redemption_code_used",
   expired: "redemption_code_expired",
 } as const;
+
+const CODE_FAILURES = new Set<string>(Object.values(REDEEM_ERRORS));
 
 export interface CreatedCodes {
   batch: string;
@@ -100,4 +103,23 @@ export async function redeemCode(
     );
     return { amount: formatMoney(claimed.amount), balance: formatMoney(posted.balance), reference };
   });
+}
+
+/** POST /console/redeem: `redeemCode` as one attempt in the user's and the IP's failure counts (limits.ts). */
+export async function redeemCodeWithinLimits(
+  db: Db,
+  input: { userId: number; ip: string; code: string; now: Date; topUp: TopUpOptions; limits: RedeemLimits },
+): Promise<RedeemResponse> {
+  const { userId, ip, code, now, topUp, limits } = input;
+  const attempt = await reserveRedeemAttempt(db, { userId, ip, now, limits });
+  let redeemed;
+  try {
+    redeemed = await redeemCode(db, { userId, code, now, topUp });
+  } catch (error) {
+    if (error instanceof AppError && CODE_FAILURES.has(error.code)) await recordRedeemFailure(db, attempt, error.code);
+    else await releaseRedeemAttempt(db, attempt);
+    throw error;
+  }
+  await releaseRedeemAttempt(db, attempt);
+  return redeemed;
 }

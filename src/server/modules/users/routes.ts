@@ -1,9 +1,7 @@
-import { eq } from "drizzle-orm";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { formatMoney } from "#shared/money";
-import { maskPhone, userInfoSchema } from "#shared/user";
-import { users } from "../../db/schema/index";
+import { userInfoSchema } from "#shared/user";
 import { AppError } from "../../errors";
+import { findUserInfo } from "./service";
 
 const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -12,16 +10,10 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags: ["account"], summary: "The signed-in user, with the balance", security: [{ bearer: [] }], response: { 200: userInfoSchema } },
     },
     async (request, reply) => {
-      const [user] = await app.db.select().from(users).where(eq(users.id, request.user.userId));
+      const user = await findUserInfo(app.db, request.user.userId);
       if (!user) throw AppError.unauthorized();
       reply.header("cache-control", "no-store");
-      return {
-        id: user.id,
-        phone: maskPhone(user.phone),
-        balance: formatMoney(user.balance),
-        referralCode: user.referralCode,
-        createdAt: user.createdAt.toISOString(),
-      };
+      return user;
     },
   );
 };

@@ -1,5 +1,5 @@
 import type { PaymentProviderId } from "#shared/money-api";
-import type { MoneyConfig } from "../../money-config";
+import type { MoneyConfig } from "../../modules/payments/config";
 import { createAlipayProvider } from "./alipay";
 import type { PaymentProvider } from "./types";
 import { createWechatPayProvider } from "./wechatpay";

@@ -1,4 +1,4 @@
-import type { WechatPayConfig } from "../../money-config";
+import type { WechatPayConfig } from "../../modules/payments/config";
 import {
   PaymentProviderError,
   PaymentSignatureError,

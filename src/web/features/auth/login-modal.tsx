@@ -18,8 +18,6 @@ import { useCountdown } from "./use-countdown";
 import { useMediaQuery } from "./use-media-query";
 import "./login-modal.css";
 
-export const RESEND_SECONDS = 60;
-
 /** The server's refusal in the reader's language, when the server said which refusal it was. */
 function refusalText(t: Translate, response: CodeResponse): string | null {
   if (!response.reason) return null;
@@ -78,7 +76,7 @@ export default function LoginModal() {
       }
       if (response.status === "success") {
         toast("success", response.message || t("login.codeSent"));
-        countdown.start(RESEND_SECONDS);
+        countdown.start(siteConfig.codeResendSeconds);
       } else {
         toast("error", refusalText(t, response) ?? (response.message || t("login.codeSendingFailed")));
       }

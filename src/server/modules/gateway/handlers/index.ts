@@ -1,6 +1,5 @@
 import type { Tool } from "../../catalog/catalog-file";
 import { echo } from "./echo";
-import { httpUpstream } from "./http-upstream";
 import { pinyin, pinyinUnits } from "./pinyin";
 import { qrcode } from "./qrcode";
 import type { ToolHandler, ToolRequest, UpstreamHandler } from "./types";
@@ -34,15 +33,27 @@ const BUILTINS: Record<"echo" | "qrcode" | "pinyin", BuiltinTool> = {
   pinyin: { run: pinyin, unitsBefore: pinyinUnits, local: true },
 };
 
-export function runnableTool(tool: Tool): RunnableTool {
-  if (tool.handler.type === "builtin") return BUILTINS[tool.handler.name];
-  const upstream = httpUpstream(tool.handler);
-  return {
-    local: false,
-    run: upstream.run,
-    close: upstream.close,
-    unitsBefore: tool.unit ? tool.maxUnitsPerCall : 1,
-    perUnit: Boolean(tool.unit),
-    maxRequestBytes: tool.handler.maxRequestBytes,
-  };
+/**
+ * The catalog's tools, ready to run. The HTTP client (undici) is imported only for a catalog that
+ * has HTTP upstreams: ~30 MB a process of built-in tools does not hold.
+ */
+export async function runnableTools(tools: Iterable<Tool>): Promise<Map<string, RunnableTool>> {
+  const runnable = new Map<string, RunnableTool>();
+  for (const tool of tools) {
+    if (tool.handler.type === "builtin") {
+      runnable.set(tool.id, BUILTINS[tool.handler.name]);
+      continue;
+    }
+    const { httpUpstream } = await import("./http-upstream");
+    const upstream = httpUpstream(tool.handler);
+    runnable.set(tool.id, {
+      local: false,
+      run: upstream.run,
+      close: upstream.close,
+      unitsBefore: tool.unit ? tool.maxUnitsPerCall : 1,
+      perUnit: Boolean(tool.unit),
+      maxRequestBytes: tool.handler.maxRequestBytes,
+    });
+  }
+  return runnable;
 }

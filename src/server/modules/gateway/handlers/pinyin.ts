@@ -1,7 +1,9 @@
-import { pinyin as toPinyin } from "pinyin-pro";
+import { loadOnce } from "../../../lib/load-once";
 import { jsonResponse, readJson, type ToolHandler, type ToolRequest } from "./types";
 
 const MAX_TEXT = 10_000;
+/** Its dictionary is ~15 MB of memory, taken when pinyin is first called. */
+const pinyinPro = loadOnce(() => import("pinyin-pro"));
 const HAN = /\p{Script=Han}/gu;
 const TONES = { symbol: "symbol", num: "num", none: "none" } as const;
 
@@ -25,6 +27,7 @@ export const pinyin: ToolHandler = async (request) => {
   }
   const toneType = TONES[tone as keyof typeof TONES];
   const characters = text.match(HAN)?.length ?? 0;
+  const { pinyin: toPinyin } = await pinyinPro();
   return jsonResponse(
     200,
     {

@@ -1,8 +1,9 @@
-import QRCode from "qrcode";
+import { loadOnce } from "../../../lib/load-once";
 import { isWellFormed } from "#shared/text";
 import { jsonResponse, readJson, type ToolHandler } from "./types";
 
 const MAX_TEXT = 2000;
+const qrcodeLibrary = loadOnce(async () => (await import("qrcode")).default);
 
 /** `{text, format?: "png"|"svg", size?: 64..2048, margin?: 0..16}` → the QR code image. */
 export const qrcode: ToolHandler = async (request) => {
@@ -25,6 +26,7 @@ export const qrcode: ToolHandler = async (request) => {
                 : null;
   if (problem) return jsonResponse(400, { error: { code: "invalid_request", message: problem } });
   const options = { width: size as number, margin: margin as number, errorCorrectionLevel: "M" as const };
+  const QRCode = await qrcodeLibrary();
   try {
     QRCode.create(text as string, options);
   } catch {

@@ -58,19 +58,6 @@ export interface WechatPayConfig {
   notifyUrl: string;
 }
 
-export interface MoneyConfig {
-  /** Share of a referred user's first top-up paid to the referrer, in basis points; 0 = off. */
-  referralBonusBasisPoints: number;
-  redeemFailuresPerUserPerHour: number;
-  redeemFailuresPerIpPerHour: number;
-  /** The most one `admin credit` adds without `--force`, in micro-units. */
-  operatorCreditMaxMicros: bigint;
-  /** Present only when every ALIPAY_* credential is set. */
-  alipay: AlipayConfig | undefined;
-  /** Present only when every WECHATPAY_* credential is set. */
-  wechat: WechatPayConfig | undefined;
-}
-
 /** PEM as is; a bare base64 key (as Alipay's console shows it) as DER, PKCS#8 or PKCS#1. Literal "\n" become newlines. */
 function readKey(kind: "private" | "public", text: string): KeyObject {
   const value = text.replace(/\\n/g, "\n").trim();
@@ -91,7 +78,7 @@ function readKey(kind: "private" | "public", text: string): KeyObject {
 }
 
 /** Returns the money settings, or the problems that make them unusable. */
-export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: MoneyConfig; problems: string[] } {
+export function moneyConfigFrom(e: MoneyEnv, publicUrl: string) {
   const problems: string[] = [];
   const credentials = { ALIPAY_APP_ID: e.ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY: e.ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY: e.ALIPAY_PUBLIC_KEY };
   const set = Object.entries(credentials).filter(([, v]) => v);
@@ -127,11 +114,15 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string): { config: Money
   const [whole = "0", fraction = ""] = e.REFERRAL_BONUS_PERCENT.split(".");
   return {
     config: {
+      /** Share of a referred user's first top-up paid to the referrer, in basis points; 0 = off. */
       referralBonusBasisPoints: Number(whole) * 100 + Number(fraction.padEnd(2, "0")),
       redeemFailuresPerUserPerHour: e.REDEEM_FAILURES_PER_USER_PER_HOUR,
       redeemFailuresPerIpPerHour: e.REDEEM_FAILURES_PER_IP_PER_HOUR,
+      /** The most one `admin credit` adds without `--force`, in micro-units. */
       operatorCreditMaxMicros: parseMoney(e.OPERATOR_CREDIT_MAX),
+      /** Present only when every ALIPAY_* credential is set. */
       alipay,
+      /** Present only when every WECHATPAY_* credential is set. */
       wechat,
     },
     problems,
@@ -180,3 +171,5 @@ function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[])
     notifyUrl: e.WECHATPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/wechat/notify`,
   };
 }
+
+export type MoneyConfig = ReturnType<typeof moneyConfigFrom>["config"];

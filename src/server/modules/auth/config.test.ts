@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config";
+import { ConfigError, loadConfig } from "../../config";
 
 const base = { SESSION_SECRET: "x".repeat(32), DATA_DIR: "/tmp/tollgate-config-test" };
 

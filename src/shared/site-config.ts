@@ -32,3 +32,28 @@ export function siteIdentityFrom(env: {
     legalEffectiveDate: env.legalEffectiveDate || SITE_IDENTITY_DEFAULTS.legalEffectiveDate,
   };
 }
+
+/** The one currency prices and balances are shown in. */
+export const CURRENCY_SYMBOL = "¥";
+
+/**
+ * What the browser must know of the server's settings: the server writes it into every page as
+ * `<meta name="site-config">` (plugins/web.ts); a prerendered page starts from `SITE_CONFIG_DEFAULTS`.
+ */
+export interface SiteConfig extends SiteIdentity {
+  cookieDomain: string | null;
+  currencySymbol: string;
+  /** How often an open page asks whether a newer build is deployed. */
+  buildPollSeconds: number;
+  apiBase: string;
+  /** How long after a code is sent the login form waits before it offers another (AUTH_CODE_RESEND_SECONDS). */
+  codeResendSeconds: number;
+}
+
+export const SITE_CONFIG_DEFAULTS = {
+  cookieDomain: null,
+  currencySymbol: CURRENCY_SYMBOL,
+  buildPollSeconds: 60,
+  apiBase: "",
+  codeResendSeconds: 60,
+} as const satisfies Omit<SiteConfig, keyof SiteIdentity>;

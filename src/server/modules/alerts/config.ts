@@ -12,24 +12,18 @@ export const alertsEnv = {
 
 type AlertsEnv = z.output<z.ZodObject<typeof alertsEnv>>;
 
-export interface AlertsConfig {
-  /** Alert SMS one user may receive in a Beijing day; 0 turns alert SMS off. */
-  smsPerUserPerDay: number;
-  /** How often the alerts job scans the ledger and sends what is due. */
-  jobIntervalMs: number;
-  webhookTimeoutMs: number;
-  /** Admits http:// webhooks to loopback addresses, for tests with a local receiver. Off in production. */
-  webhookAllowLoopback: boolean;
-  /** The approved template of the low-balance SMS for SMS_PROVIDER=aliyun or tencent; unset: no alert SMS from that provider. */
-  smsTemplate: { aliyun: string | null; tencent: string | null };
-}
-
-export function alertsConfigFrom(e: AlertsEnv): AlertsConfig {
+export function alertsConfigFrom(e: AlertsEnv) {
   return {
+    /** Alert SMS one user may receive in a Beijing day; 0 turns alert SMS off. */
     smsPerUserPerDay: e.ALERT_SMS_PER_USER_PER_DAY,
+    /** How often the alerts job scans the ledger and sends what is due. */
     jobIntervalMs: e.ALERT_JOB_SECONDS * 1000,
     webhookTimeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS,
+    /** Admits http:// webhooks to loopback addresses, for tests with a local receiver. Off in production. */
     webhookAllowLoopback: e.ALERT_WEBHOOK_ALLOW_LOOPBACK,
+    /** The approved template of the low-balance SMS for SMS_PROVIDER=aliyun or tencent; unset: no alert SMS from that provider. */
     smsTemplate: { aliyun: e.ALIYUN_SMS_ALERT_TEMPLATE_CODE || null, tencent: e.TENCENT_SMS_ALERT_TEMPLATE_ID || null },
   };
 }
+
+export type AlertsConfig = ReturnType<typeof alertsConfigFrom>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CAPTCHA_PROVIDERS } from "#shared/captcha";
+import { SITE_CONFIG_DEFAULTS } from "#shared/site-config";
 
 const count = (max: number, fallback: number, min = 1) => z.coerce.number().int().min(min).max(max).default(fallback);
 const optionalText = z.string().optional().or(z.literal("").transform(() => undefined));
@@ -8,7 +9,7 @@ const optionalText = z.string().optional().or(z.literal("").transform(() => unde
 export const authEnv = {
   AUTH_CODE_TTL_SECONDS: count(3600, 300, 60),
   AUTH_CODE_MAX_ATTEMPTS: count(100, 5),
-  AUTH_CODE_RESEND_SECONDS: count(3600, 60, 0),
+  AUTH_CODE_RESEND_SECONDS: count(3600, SITE_CONFIG_DEFAULTS.codeResendSeconds, 0),
   AUTH_CODE_PER_PHONE_HOUR: count(1_000_000, 5),
   AUTH_CODE_PER_PHONE_DAY: count(1_000_000, 10),
   AUTH_CODE_PER_IP_HOUR: count(1_000_000, 20),
@@ -45,20 +46,6 @@ export const authEnv = {
 };
 
 type AuthEnv = z.output<z.ZodObject<typeof authEnv>>;
-
-/** Each limit is counted in the database over a sliding window, so every server process sees the same count. */
-export interface AuthLimits {
-  codeTtlSeconds: number;
-  codeMaxAttempts: number;
-  resendSeconds: number;
-  perPhonePerHour: number;
-  perPhonePerDay: number;
-  perIpPerHour: number;
-  phonesPerIpPerHour: number;
-  smsDailyBudget: number;
-  /** Wrong codes one IP may send in any hour before its logins are refused (429) for the rest of it. */
-  loginFailuresPerIpPerHour: number;
-}
 
 export interface AliyunCredentials {
   accessKeyId: string;
@@ -103,11 +90,6 @@ export type CaptchaConfig =
       scriptUrl: string;
     };
 
-export interface AuthConfig {
-  limits: AuthLimits;
-  sms: SmsConfig;
-  captcha: CaptchaConfig;
-}
 
 const ALIYUN_CAPTCHA_ENDPOINTS = {
   cn: "https://captcha.cn-shanghai.aliyuncs.com",
@@ -125,9 +107,10 @@ function requireAll<K extends keyof AuthEnv>(e: AuthEnv, why: string, names: K[]
   return values;
 }
 
-export function authConfigFrom(e: AuthEnv): { config: AuthConfig; problems: string[] } {
+export function authConfigFrom(e: AuthEnv) {
   const problems: string[] = [];
-  const limits: AuthLimits = {
+  // Each limit is counted in the database over a sliding window, so every server process sees the same count.
+  const limits = {
     codeTtlSeconds: e.AUTH_CODE_TTL_SECONDS,
     codeMaxAttempts: e.AUTH_CODE_MAX_ATTEMPTS,
     resendSeconds: e.AUTH_CODE_RESEND_SECONDS,
@@ -136,6 +119,7 @@ export function authConfigFrom(e: AuthEnv): { config: AuthConfig; problems: stri
     perIpPerHour: e.AUTH_CODE_PER_IP_HOUR,
     phonesPerIpPerHour: e.AUTH_CODE_PHONES_PER_IP_HOUR,
     smsDailyBudget: e.AUTH_SMS_DAILY_BUDGET,
+    /** Wrong codes one IP may send in any hour before its logins are refused (429) for the rest of it. */
     loginFailuresPerIpPerHour: e.AUTH_LOGIN_FAILURES_PER_IP_HOUR,
   };
 
@@ -192,3 +176,6 @@ export function authConfigFrom(e: AuthEnv): { config: AuthConfig; problems: stri
   }
   return { config: { limits, sms, captcha }, problems };
 }
+
+export type AuthConfig = ReturnType<typeof authConfigFrom>["config"];
+export type AuthLimits = AuthConfig["limits"];

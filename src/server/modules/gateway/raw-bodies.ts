@@ -1,0 +1,10 @@
+import type { FastifyInstance } from "fastify";
+
+/**
+ * Bodies reach the gateway unread, as the request stream: they are read only after the call is
+ * admitted, whole for a built-in tool, streamed to an upstream (each with its limit, request-body.ts).
+ */
+export function passBodiesThrough(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+}

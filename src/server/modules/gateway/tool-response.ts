@@ -1,0 +1,33 @@
+import type { FastifyReply } from "fastify";
+import { COST_HEADER } from "#shared/gateway";
+import { formatMoney } from "#shared/money";
+import type { GatewayResult } from "./gateway";
+import type { GatewayError } from "./gateway-error";
+import { isStreamed } from "./handlers/types";
+
+export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
+  return reply.code(error.status).headers(error.headers).header("cache-control", "no-store").send(error.toJSON());
+}
+
+/**
+ * The tool's answer with the upstream's headers. A streamed answer's cost is known only at its
+ * end, so it comes as an HTTP trailer of the same name.
+ */
+export function sendToolResponse(reply: FastifyReply, { response, cost }: GatewayResult) {
+  reply.code(response.status).headers(response.headers ?? {}).header("cache-control", "no-store").type(response.contentType);
+  if (isStreamed(response)) {
+    const settled = cost as Promise<bigint>;
+    return reply.trailer(COST_HEADER, async () => formatMoney(await settled)).send(response.body);
+  }
+  return reply.header(COST_HEADER, formatMoney(cost as bigint)).send(response.body);
+}
+
+/** A stored answer sent again for a retried Idempotency-Key: the retry itself costs nothing. */
+export function sendReplay(reply: FastifyReply, stored: { statusCode: number; contentType?: string; body: string }) {
+  return reply
+    .code(stored.statusCode)
+    .header("idempotent-replayed", "true")
+    .header(COST_HEADER, formatMoney(0n))
+    .type(stored.contentType ?? "application/octet-stream")
+    .send(Buffer.from(stored.body, "base64"));
+}

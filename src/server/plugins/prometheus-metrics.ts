@@ -1,0 +1,98 @@
+import type { FastifyReply } from "fastify";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { COST_HEADER } from "#shared/gateway";
+import type { MetricsSink } from "./metrics";
+
+/**
+ * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
+ * `Authorization: Bearer $METRICS_TOKEN` and does not exist without it. In a cluster a worker
+ * asks the primary, which gathers every worker's registry, so one scrape sees all of them.
+ */
+export class PrometheusMetrics implements MetricsSink {
+  readonly registry = new Registry();
+  readonly httpRequests = new Histogram({
+    name: "tollgate_http_request_duration_seconds",
+    help: "HTTP requests by method, route and status, and how long they took",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly gatewayCalls = new Counter({
+    name: "tollgate_gateway_calls_total",
+    help: "Gateway calls by tool and outcome",
+    labelNames: ["tool", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly chargeBatchSize = new Histogram({
+    name: "tollgate_charge_batch_size",
+    help: "Calls charged together in one batch",
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: [this.registry],
+  });
+  readonly chargeBatchSeconds = new Histogram({
+    name: "tollgate_charge_batch_duration_seconds",
+    help: "How long one charge batch took at the database",
+    labelNames: ["result"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  /** For the Redis client (REDIS_URL): count each command or connection error here. */
+  readonly redisErrors = new Counter({
+    name: "tollgate_redis_errors_total",
+    help: "Errors talking to Redis",
+    labelNames: ["operation"] as const,
+    registers: [this.registry],
+  });
+
+  constructor(database: { queueStats?(): { total: number; idle: number; waiting: number } }) {
+    const stats = database.queueStats?.bind(database);
+    if (stats) {
+      new Gauge({
+        name: "tollgate_db_connections",
+        help: "Database connections by state: pool size and idle connections (PostgreSQL), 1 for the PGlite thread",
+        labelNames: ["state"] as const,
+        registers: [this.registry],
+        collect() {
+          const now = stats();
+          this.set({ state: "total" }, now.total);
+          this.set({ state: "idle" }, now.idle);
+        },
+      });
+      new Gauge({
+        name: "tollgate_db_waiting",
+        help: "Queries waiting for a pool connection (PostgreSQL) or statements queued for the PGlite thread",
+        registers: [this.registry],
+        collect() {
+          this.set(stats().waiting);
+        },
+      });
+    }
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  redisError(operation: string): void {
+    this.redisErrors.inc({ operation });
+  }
+
+  /** One answered request; `toolId` for a gateway call, when it is a catalog id. */
+  observeResponse(method: string, route: string, reply: FastifyReply, toolId: string | null): void {
+    this.httpRequests.observe({ method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+    if (toolId !== null) this.gatewayCalls.inc({ tool: toolId, outcome: gatewayOutcome(reply) });
+  }
+
+  /** Times one charge batch, for the gateway's group committer. */
+  observeChargeBatch(size: number, seconds: number, ok: boolean): void {
+    this.chargeBatchSize.observe(size);
+    this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
+  }
+}
+
+/** What became of a gateway call, from its answer: tool answers carry the cost (a trailer when streamed), gateway refusals do not. */
+function gatewayOutcome(reply: FastifyReply): string {
+  const status = reply.statusCode;
+  if (reply.hasHeader(COST_HEADER) || reply.hasTrailer(COST_HEADER)) return status >= 200 && status < 300 ? "succeeded" : "tool_error";
+  if (status === 429) return "rate_limited";
+  if (status === 401 || status === 402 || status === 403) return "refused";
+  if (status === 502 || status === 504) return "upstream_failed";
+  return status >= 500 ? "error" : "bad_request";
+}
