@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { noCrossFeatureImports } from "./scripts/lint/no-cross-feature-imports.js";
 
 export default tseslint.config(
   { ignores: ["build/", "build-*/", "dist/", "node_modules/", ".react-router/", ".test-output/", "test-results/", "test-results-*/", "playwright-report/", "drizzle/", "data/"] },
@@ -34,6 +35,11 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["**/web/**", "react", "antd"], message: "the server does not import web code" }] }],
     },
+  },
+  {
+    files: ["src/web/features/**/*.{ts,tsx}"],
+    plugins: { tollgate: { rules: { "no-cross-feature-imports": noCrossFeatureImports } } },
+    rules: { "tollgate/no-cross-feature-imports": "error" },
   },
   {
     files: ["src/web/**/*.{ts,tsx}"],

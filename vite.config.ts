@@ -8,6 +8,9 @@ const RR_RELOAD = /window\.location\.reload\(\);\s*return new Promise\(\(\) => \
 /**
  * React Router reloads the page whenever a route module fails to load, with no guard, so a chunk
  * that is really gone reloads forever. SPEC.md §4 wants a 10 s guard: route the reload through ours.
+ * No supported hook can (react-router 7.18): the reload happens inside loadRouteModule before any
+ * error surfaces to an ErrorBoundary or HydratedRouter's onError, its raw import() raises no
+ * vite:preloadError, instrumentations are read-only, and HydratedRouter takes no patchRoutesOnNavigation.
  */
 function guardedRouteModuleReload(): Plugin {
   return {

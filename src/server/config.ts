@@ -5,7 +5,7 @@ import { z } from "zod";
 import { moneyConfigFrom, moneyEnv } from "./modules/payments/config";
 import { authConfigFrom, authEnv } from "./modules/auth/config";
 import { alertsConfigFrom, alertsEnv } from "./modules/alerts/config";
-import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS } from "../shared/site-config";
+import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS } from "#shared/site-config";
 
 const boolFromEnv = z
   .enum(["true", "false", "1", "0", ""])

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from "../shared/errors";
+import { ERROR_CODES, type ErrorCode } from "#shared/errors";
 
 /** The one error type routes throw: a stable code, an HTTP status and a message fit for the user. */
 export class AppError extends Error {

@@ -63,7 +63,7 @@ function SessionBootstrap() {
   useEffect(() => {
     // The HTTP client loads on demand, keeping it out of the landing page's first load.
     if (restored && token && !userInfo) {
-      loadChunk(() => import("./features/account/api/get-user-info"))
+      loadChunk(() => import("./lib/api/get-user-info"))
         .then(({ refreshUserInfo }) => refreshUserInfo())
         .catch(() => {});
     }

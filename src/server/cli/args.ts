@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { normalizePhone } from "../../shared/phone";
+import { normalizePhone } from "#shared/phone";
 import type { Db } from "../db/client";
 import { users } from "../db/schema/index";
 import { UsageError } from "./command";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { escapeUnprintable } from "../../shared/text";
+import { escapeUnprintable } from "#shared/text";
 import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";

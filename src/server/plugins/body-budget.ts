@@ -1,7 +1,7 @@
 import { Transform } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { ERROR_CODES } from "../../shared/errors";
+import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
 import { GatewayError } from "../modules/gateway/gateway-error";
 

@@ -2,8 +2,8 @@ import type { Socket } from "node:net";
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { ERROR_CODES } from "../../shared/errors";
-import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../shared/gateway";
+import { ERROR_CODES } from "#shared/errors";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "#shared/gateway";
 import { AppError } from "../errors";
 
 /**

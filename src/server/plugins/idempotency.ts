@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ERROR_CODES } from "../../shared/errors";
+import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
 import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
 

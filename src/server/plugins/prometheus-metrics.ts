@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { COST_HEADER } from "../../shared/gateway";
+import { COST_HEADER } from "#shared/gateway";
 import type { MetricsSink } from "./metrics";
 
 /**

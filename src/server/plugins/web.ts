@@ -4,11 +4,11 @@ import path from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import fastifyStatic from "@fastify/static";
-import { CURRENCY_SYMBOL, type SiteConfig } from "../../shared/site-config";
-import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "../../shared/site-routes";
+import { CURRENCY_SYMBOL, type SiteConfig } from "#shared/site-config";
+import { CONSOLE_HOME, SPA_PATHS, docsRedirectTarget } from "#shared/site-routes";
 import type { AppConfig } from "../config";
 import { captchaCspSources } from "../providers/captcha/csp";
-import { unsafeTextProblem } from "../../shared/text";
+import { unsafeTextProblem } from "#shared/text";
 import { contentSecurityPolicy } from "./security";
 
 const SPA_FALLBACK = "/__spa-fallback.html";

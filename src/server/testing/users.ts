@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { parseMoney } from "../../shared/money";
+import { parseMoney } from "#shared/money";
 import type { Clock } from "../clock";
 import type { Database } from "../db/client";
 import { users } from "../db/schema/index";

@@ -6,7 +6,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
 import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
-import { CONSOLE_PAGES } from "../../shared/site-routes";
+import { CONSOLE_PAGES } from "#shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
 import { antdConfig } from "../lib/antd-theme";
 import { useSession } from "../lib/session-store";

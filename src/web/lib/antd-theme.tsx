@@ -2,7 +2,7 @@ import { LoadingOutlined } from "@ant-design/icons";
 import { ConfigProvider, message, type ConfigProviderProps, type ThemeConfig } from "antd";
 import type { ReactNode } from "react";
 import { cspNonce } from "./csp-nonce";
-import { Z_INDEX_MESSAGE, Z_INDEX_POPUP_BASE } from "./toast";
+import { Z_INDEX_MESSAGE, Z_INDEX_POPUP_BASE } from "./z-index";
 
 export { message };
 

@@ -1,5 +1,5 @@
 import { create } from "zustand";
-import type { UserInfo } from "../../shared/user";
+import type { UserInfo } from "#shared/user";
 import { forgetToken, readStoredToken, storeToken } from "./token-storage";
 
 /** User info as the app keeps it: the balance floored to two decimals (SPEC.md §3) by refreshUserInfo, which stores it. */

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from "react";
-import { SITE_CONFIG_DEFAULTS, siteIdentityFrom, type SiteConfig } from "../../shared/site-config";
+import { SITE_CONFIG_DEFAULTS, siteIdentityFrom, type SiteConfig } from "#shared/site-config";
 
 /** What prerendered pages show: the build's environment (vite.config.ts exposes these variables). */
 const defaults: SiteConfig = {

@@ -1,9 +1,7 @@
 import { loadChunk } from "./chunk-reload";
 
-/** SPEC.md §9: toasts last 3000 ms; messages stack from z-index 5000, popups from 1000. */
+/** SPEC.md §9: toasts last 3000 ms. */
 export const TOAST_DURATION_SECONDS = 3;
-export const Z_INDEX_POPUP_BASE = 1000;
-export const Z_INDEX_MESSAGE = 5000;
 
 type Kind = "success" | "error" | "info" | "warning";
 

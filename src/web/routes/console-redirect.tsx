@@ -1,5 +1,5 @@
 import { redirect } from "react-router";
-import { CONSOLE_HOME } from "../../shared/site-routes";
+import { CONSOLE_HOME } from "#shared/site-routes";
 
 export function clientLoader() {
   return redirect(CONSOLE_HOME);

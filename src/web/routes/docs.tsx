@@ -1,5 +1,5 @@
 import { data, redirect, type ClientLoaderFunctionArgs } from "react-router";
-import { docsRedirectTarget } from "../../shared/site-routes";
+import { docsRedirectTarget } from "#shared/site-routes";
 
 /**
  * Docs are static pages served by the server. The client router applies SPEC.md §2's `.html`

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { ALERT_CHANNELS, ALERT_DELIVERY_STATUSES } from "../../../shared/alerts";
+import { ALERT_CHANNELS, ALERT_DELIVERY_STATUSES } from "#shared/alerts";
 import { users } from "./core";
 
 export const alertChannel = pgEnum("alert_channel", ALERT_CHANNELS);

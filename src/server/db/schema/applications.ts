@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { APPLICATION_STATUSES } from "../../../shared/applications";
+import { APPLICATION_STATUSES } from "#shared/applications";
 import { users } from "./core";
 
 export const applicationStatus = pgEnum("application_status", APPLICATION_STATUSES);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { SPEND_LIMIT_PERIODS } from "../../../shared/spend-period";
+import { SPEND_LIMIT_PERIODS } from "#shared/spend-period";
 import { users } from "./core";
 
 export const spendLimitPeriod = pgEnum("spend_limit_period", SPEND_LIMIT_PERIODS);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { LEDGER_KINDS, PAYMENT_ORDER_STATUSES } from "../../../shared/money-rules";
+import { LEDGER_KINDS, PAYMENT_ORDER_STATUSES } from "#shared/money-rules";
 import { users } from "./core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();

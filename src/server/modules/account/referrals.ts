@@ -1,5 +1,5 @@
 import { count, eq } from "drizzle-orm";
-import type { Referrals } from "../../../shared/account";
+import type { Referrals } from "#shared/account";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema/index";
 

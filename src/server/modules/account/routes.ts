@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "../../../shared/account";
+import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "#shared/account";
 import { AppError } from "../../errors";
 import { referralsOf } from "./referrals";
 import { runwayOf } from "./runway";

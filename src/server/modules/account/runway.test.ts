@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMoney } from "../../../shared/money";
+import { parseMoney } from "#shared/money";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { credit, debit } from "../ledger/ledger";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { formatMoney } from "../../../shared/money";
-import type { Runway } from "../../../shared/account";
+import { formatMoney } from "#shared/money";
+import type { Runway } from "#shared/account";
 import { queryRows, type Db } from "../../db/client";
 
 export const RUNWAY_WINDOW_DAYS = 7n;

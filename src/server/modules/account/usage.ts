@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { UsageDay } from "../../../shared/account";
-import { formatMoney } from "../../../shared/money";
+import type { UsageDay } from "#shared/account";
+import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
 
 const DAY_MS = 86_400_000;

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseMoney } from "../../../shared/money";
+import { parseMoney } from "#shared/money";
 import { idempotencyKeys } from "../../db/schema/index";
 import { createSealer } from "../../lib/crypto";
 import { readOutbox } from "../../testing/sms-outbox";

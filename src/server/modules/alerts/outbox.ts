@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
-import { ALERT_EVENT_TYPES } from "../../../shared/alerts";
-import { formatMoney } from "../../../shared/money";
-import { spendPeriodStart } from "../../../shared/spend-period";
+import { ALERT_EVENT_TYPES } from "#shared/alerts";
+import { formatMoney } from "#shared/money";
+import { spendPeriodStart } from "#shared/spend-period";
 import type { AlertsConfig } from "./config";
 import { queryRows, type Db } from "../../db/client";
 import type { SmsProvider } from "../../providers/sms/index";

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "../../../shared/alerts";
+import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
 

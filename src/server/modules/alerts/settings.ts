@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { z } from "zod";
-import { ALERT_EVENT_TYPES, type AlertDelivery, type AlertSettings, type alertSettingsBody } from "../../../shared/alerts";
-import { ERROR_CODES } from "../../../shared/errors";
-import { formatMoney, parseMoney } from "../../../shared/money";
+import { ALERT_EVENT_TYPES, type AlertDelivery, type AlertSettings, type alertSettingsBody } from "#shared/alerts";
+import { ERROR_CODES } from "#shared/errors";
+import { formatMoney, parseMoney } from "#shared/money";
 import type { Db } from "../../db/client";
 import { alertAttempts, alertDeliveries, alertSettings } from "../../db/schema/index";
 import { AppError } from "../../errors";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unsafeTextProblem } from "../../../shared/text";
+import { unsafeTextProblem } from "#shared/text";
 import { runCli } from "../../cli/run";
 import { toolApplications } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";

@@ -1,6 +1,6 @@
-import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "../../../shared/applications";
-import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "../../../shared/text";
-import { maskPhone } from "../../../shared/user";
+import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "#shared/applications";
+import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
+import { maskPhone } from "#shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 

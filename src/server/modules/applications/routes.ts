@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { applicationListSchema, applicationSchema, createApplicationBody, type Application } from "../../../shared/applications";
+import { applicationListSchema, applicationSchema, createApplicationBody, type Application } from "#shared/applications";
 import type { Tool } from "../catalog/catalog-file";
 import { approvalTools, createApplication, listApplications, type ApplicationRow } from "./service";
 

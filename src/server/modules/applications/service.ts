@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { z } from "zod";
-import { APPLICATION_ERROR_CODES, type ApplicationStatus, type ApprovalTool, type createApplicationBody } from "../../../shared/applications";
+import { APPLICATION_ERROR_CODES, type ApplicationStatus, type ApprovalTool, type createApplicationBody } from "#shared/applications";
 import type { Db } from "../../db/client";
 import { toolApplications, toolGrants, users } from "../../db/schema/index";
 import { AppError } from "../../errors";

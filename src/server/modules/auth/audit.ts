@@ -1,4 +1,4 @@
-import { maskPhone } from "../../../shared/user";
+import { maskPhone } from "#shared/user";
 import type { Db } from "../../db/client";
 import { authEvents } from "../../db/schema/index";
 

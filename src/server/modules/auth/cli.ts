@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
-import { maskPhone } from "../../../shared/user";
+import { maskPhone } from "#shared/user";
 import { findUser } from "../../cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
 import { sessions } from "../../db/schema/index";

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
-import { AUTH_ERROR_CODES, INVALID_PHONE_MESSAGE } from "../../../shared/auth";
-import { CODE_LENGTH, normalizePhone } from "../../../shared/phone";
+import { AUTH_ERROR_CODES, INVALID_PHONE_MESSAGE } from "#shared/auth";
+import { CODE_LENGTH, normalizePhone } from "#shared/phone";
 import { AppError } from "../../errors";
 import type { Tx } from "../../db/client";
 import { authVerificationCodes } from "../../db/schema/index";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CAPTCHA_PROVIDERS } from "../../../shared/captcha";
-import { SITE_CONFIG_DEFAULTS } from "../../../shared/site-config";
+import { CAPTCHA_PROVIDERS } from "#shared/captcha";
+import { SITE_CONFIG_DEFAULTS } from "#shared/site-config";
 
 const count = (max: number, fallback: number, min = 1) => z.coerce.number().int().min(min).max(max).default(fallback);
 const optionalText = z.string().optional().or(z.literal("").transform(() => undefined));

@@ -1,4 +1,4 @@
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE } from "../../../shared/auth";
+import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE } from "#shared/auth";
 import type { AuthLimits } from "./config";
 import type { Db } from "../../db/client";
 import { AppError } from "../../errors";

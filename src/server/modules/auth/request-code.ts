@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import { eq } from "drizzle-orm";
-import { AUTH_ERROR_CODES, type CodeResponse } from "../../../shared/auth";
+import { AUTH_ERROR_CODES, type CodeResponse } from "#shared/auth";
 import type { AuthLimits } from "./config";
 import type { Db } from "../../db/client";
 import { authCaptchaUses } from "../../db/schema/index";

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "../../../shared/auth";
-import { captchaSettingsSchema } from "../../../shared/captcha";
+import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "#shared/auth";
+import { captchaSettingsSchema } from "#shared/captcha";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { createSmsProvider } from "../../providers/sms/index";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "../../../shared/billing";
+import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
 import { csvStream } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";

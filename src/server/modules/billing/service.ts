@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { BillingRow } from "../../../shared/billing";
-import { formatMoney } from "../../../shared/money";
+import type { BillingRow } from "#shared/billing";
+import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
 

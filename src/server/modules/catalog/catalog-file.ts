@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { z } from "zod";
-import { isMoney, parseMoney } from "../../../shared/money";
+import { isMoney, parseMoney } from "#shared/money";
 
 const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 const ENV_REFERENCE = /\$\{([A-Z0-9_]+)\}/g;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { PublicTool } from "../../../shared/catalog";
+import type { PublicTool } from "#shared/catalog";
 import { loadCatalog, type Tool } from "./catalog-file";
 
 /** One tool as GET /api/v1/tools shows it. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { catalogResponseSchema } from "../../../shared/catalog";
+import { catalogResponseSchema } from "#shared/catalog";
 import { publicTool } from "./public-tool";
 
 const catalogRoutes: FastifyPluginAsyncZod = async (app) => {

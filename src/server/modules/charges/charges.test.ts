@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMoney } from "../../../shared/money";
-import { CHARGES_CSV_HEADER, type ChargeRow } from "../../../shared/money-api";
+import { formatMoney } from "#shared/money";
+import { CHARGES_CSV_HEADER, type ChargeRow } from "#shared/money-api";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { credit, debit } from "../ledger/ledger";

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { CHARGES_CSV_HEADER, type ChargeRow } from "../../../shared/money-api";
+import { CHARGES_CSV_HEADER, type ChargeRow } from "#shared/money-api";
 import { csvStream } from "../../lib/csv";
 
 /** The credits as CSV: time, method, amount, status, reference. */

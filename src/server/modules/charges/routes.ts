@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { formatMoney } from "../../../shared/money";
-import { chargesPageSchema, chargesQuerySchema, redeemBodySchema, redeemResponseSchema } from "../../../shared/money-api";
+import { formatMoney } from "#shared/money";
+import { chargesPageSchema, chargesQuerySchema, redeemBodySchema, redeemResponseSchema } from "#shared/money-api";
 import { timeRange } from "../../lib/time-range";
 import { redeemCodeWithinLimits } from "../redemption/service";
 import { chargesCsvStream } from "./csv";

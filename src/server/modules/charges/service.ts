@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
-import { formatMoney } from "../../../shared/money";
-import { CREDIT_KINDS, type ChargeRow, type ChargeStatus } from "../../../shared/money-api";
+import { formatMoney } from "#shared/money";
+import { CREDIT_KINDS, type ChargeRow, type ChargeStatus } from "#shared/money-api";
 import { queryRows, type Db } from "../../db/client";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
 

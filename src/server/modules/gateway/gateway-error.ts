@@ -1,4 +1,4 @@
-import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../../shared/gateway";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "#shared/gateway";
 
 export class GatewayError extends Error {
   readonly status: number;

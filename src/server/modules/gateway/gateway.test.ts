@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMoney, parseMoney } from "../../../shared/money";
+import { formatMoney, parseMoney } from "#shared/money";
 import { apiKeys, ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
 import { refuseUpdates } from "../../testing/faults";
 import { createTestApp, type TestApp } from "../../testing/test-app";

@@ -9,7 +9,7 @@ import zlib from "node:zlib";
 import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMoney } from "../../../shared/money";
+import { formatMoney } from "#shared/money";
 import { usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
-import { COST_HEADER } from "../../../shared/gateway";
-import { formatMoney } from "../../../shared/money";
+import { COST_HEADER } from "#shared/gateway";
+import { formatMoney } from "#shared/money";
 import type { GatewayResult } from "./gateway";
 import type { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";

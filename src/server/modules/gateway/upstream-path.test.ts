@@ -7,7 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMoney } from "../../../shared/money";
+import { formatMoney } from "#shared/money";
 import { usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";

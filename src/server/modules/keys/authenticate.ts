@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { API_KEY_PATTERN } from "../../../shared/api-keys";
+import { API_KEY_PATTERN } from "#shared/api-keys";
 import type { Db } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { sha256Hex } from "../../lib/crypto";

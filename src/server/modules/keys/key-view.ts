@@ -1,6 +1,6 @@
-import { maskApiKey, type ApiKey, type ApiKeyStatus } from "../../../shared/api-keys";
-import { formatMoney } from "../../../shared/money";
-import { spendPeriodEnd, spendPeriodStart } from "../../../shared/spend-period";
+import { maskApiKey, type ApiKey, type ApiKeyStatus } from "#shared/api-keys";
+import { formatMoney } from "#shared/money";
+import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import type { apiKeys } from "../../db/schema/index";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

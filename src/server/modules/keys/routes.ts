@@ -7,7 +7,7 @@ import {
   createdApiKeySchema,
   deletedApiKeySchema,
   updateApiKeyBody,
-} from "../../../shared/api-keys";
+} from "#shared/api-keys";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { toApiKey } from "./key-view";
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from "./service";

@@ -6,10 +6,10 @@ import {
   expiryProblem,
   type createApiKeyBody,
   type updateApiKeyBody,
-} from "../../../shared/api-keys";
-import { ERROR_CODES } from "../../../shared/errors";
-import { parseMoney } from "../../../shared/money";
-import { spendPeriodStart, type SpendLimitPeriod } from "../../../shared/spend-period";
+} from "#shared/api-keys";
+import { ERROR_CODES } from "#shared/errors";
+import { parseMoney } from "#shared/money";
+import { spendPeriodStart, type SpendLimitPeriod } from "#shared/spend-period";
 import type { Db, Tx } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { AppError } from "../../errors";

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatMoney, parseMoney } from "../../../shared/money";
-import { spendPeriodEnd, spendPeriodStart, type SpendLimitPeriod } from "../../../shared/spend-period";
+import { formatMoney, parseMoney } from "#shared/money";
+import { spendPeriodEnd, spendPeriodStart, type SpendLimitPeriod } from "#shared/spend-period";
 import { queryRows } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { createSession } from "../auth/sessions";

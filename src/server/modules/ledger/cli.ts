@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { formatMoney, isMoney, parseMoney } from "../../../shared/money";
-import { maskPhone } from "../../../shared/user";
+import { formatMoney, isMoney, parseMoney } from "#shared/money";
+import { maskPhone } from "#shared/user";
 import { findUser } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { credit } from "./ledger";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMoney } from "../../../shared/money";
+import { parseMoney } from "#shared/money";
 import { ManualClock } from "../../clock";
 import type { Database } from "../../db/client";
 import { ledgerEntries, users } from "../../db/schema/index";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { LedgerKind } from "../../../shared/money-api";
+import type { LedgerKind } from "#shared/money-api";
 import { queryRows, type Db, type Tx } from "../../db/client";
 
 /** The ledger works on the app's database or inside a caller's transaction. */

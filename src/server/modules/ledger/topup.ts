@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { maskPhone } from "../../../shared/user";
+import { maskPhone } from "#shared/user";
 import { queryRows } from "../../db/client";
 import { credit, type DbOrTx, type LedgerMove, type LedgerPosted } from "./ledger";
 

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { z } from "zod";
-import { parseMoney } from "../../../shared/money";
+import { parseMoney } from "#shared/money";
 
 /** Environment variables of the money features; config.ts spreads them into its schema. */
 export const moneyEnv = {

@@ -8,7 +8,7 @@ import {
   createPaymentResponseSchema,
   paymentMethodsSchema,
   paymentStatusSchema,
-} from "../../../shared/money-api";
+} from "#shared/money-api";
 import { AppError } from "../../errors";
 import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { and, eq, ne } from "drizzle-orm";
-import { formatMoney, parseMoney } from "../../../shared/money";
-import type { CreatePaymentResponse, PaymentChannel } from "../../../shared/money-api";
+import { formatMoney, parseMoney } from "#shared/money";
+import type { CreatePaymentResponse, PaymentChannel } from "#shared/money-api";
 import type { Db } from "../../db/client";
 import { paymentOrders } from "../../db/schema/index";
 import { AppError } from "../../errors";

@@ -1,4 +1,4 @@
-import { formatMoney, isMoney, parseMoney } from "../../../shared/money";
+import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { parseCount } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { MAX_CODES_PER_BATCH, createCodes } from "./service";

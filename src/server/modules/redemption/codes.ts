@@ -1,8 +1,8 @@
 import { randomInt } from "node:crypto";
-import { REDEMPTION_CODE_ALPHABET, REDEMPTION_CODE_SYMBOLS } from "../../../shared/redemption-code";
+import { REDEMPTION_CODE_ALPHABET, REDEMPTION_CODE_SYMBOLS } from "#shared/redemption-code";
 import { sha256Hex } from "../../lib/crypto";
 
-export { normalizeRedemptionCode as normalizeCode } from "../../../shared/redemption-code";
+export { normalizeRedemptionCode as normalizeCode } from "#shared/redemption-code";
 
 /** A new code as printed for the operator: five groups of four, e.g. `K7QM-3XH9-…`. */
 export function generateCode(): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import { formatMoney } from "../../../shared/money";
-import type { RedeemResponse } from "../../../shared/money-api";
+import { formatMoney } from "#shared/money";
+import type { RedeemResponse } from "#shared/money-api";
 import type { Db } from "../../db/client";
 import { redemptionCodes } from "../../db/schema/index";
 import { AppError } from "../../errors";

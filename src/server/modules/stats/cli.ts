@@ -1,4 +1,4 @@
-import { formatMoney } from "../../../shared/money";
+import { formatMoney } from "#shared/money";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { csvRecords } from "../../lib/csv";
 import { beijingDay, beijingDayStart, operatorStats, type OperatorStats } from "./stats";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMoney } from "../../../shared/money";
+import { parseMoney } from "#shared/money";
 import { runCli } from "../../cli/run";
 import { ManualClock } from "../../clock";
 import { loadConfig } from "../../config";

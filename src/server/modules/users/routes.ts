@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { userInfoSchema } from "../../../shared/user";
+import { userInfoSchema } from "#shared/user";
 import { AppError } from "../../errors";
 import { findUserInfo } from "./service";
 

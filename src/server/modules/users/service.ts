@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { formatMoney } from "../../../shared/money";
-import { maskPhone, type UserInfo } from "../../../shared/user";
+import { formatMoney } from "#shared/money";
+import { maskPhone, type UserInfo } from "#shared/user";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema/index";
 

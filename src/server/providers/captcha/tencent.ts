@@ -1,4 +1,4 @@
-import { tencentCaptchaResultSchema } from "../../../shared/captcha";
+import { tencentCaptchaResultSchema } from "#shared/captcha";
 import type { CaptchaConfig } from "../../modules/auth/config";
 import { sha256Hex } from "../../lib/crypto";
 import { callProviderJson, ProviderFailure } from "../http";

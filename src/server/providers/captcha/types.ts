@@ -1,4 +1,4 @@
-import type { CaptchaProviderId, CaptchaSettings } from "../../../shared/captcha";
+import type { CaptchaProviderId, CaptchaSettings } from "#shared/captcha";
 
 /** A result the provider accepted: `id` names it for the single-use check, until `validUntil`. */
 export type CaptchaVerdict = { ok: true; id: string; validUntil: Date } | { ok: false; reason: "malformed" | "invalid" | "expired" };

@@ -1,4 +1,4 @@
-import { formatMoney, parseMoney } from "../../../shared/money";
+import { formatMoney, parseMoney } from "#shared/money";
 import type { AlipayConfig } from "../../modules/payments/config";
 import { alipaySignContent, alipayTime, rsa2Sign, rsa2Verify, signedResponseText } from "./alipay-sign";
 import {

@@ -1,4 +1,4 @@
-import type { PaymentProviderId } from "../../../shared/money-api";
+import type { PaymentProviderId } from "#shared/money-api";
 import type { MoneyConfig } from "../../modules/payments/config";
 import { createAlipayProvider } from "./alipay";
 import type { PaymentProvider } from "./types";

@@ -1,4 +1,4 @@
-import type { PaymentChannel, PaymentProviderId } from "../../../shared/money-api";
+import type { PaymentChannel, PaymentProviderId } from "#shared/money-api";
 
 export interface PaymentOrderRequest {
   /** Our order number; the provider echoes it in its notification. */

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { maskPhone } from "../../../shared/user";
+import { maskPhone } from "#shared/user";
 import { lowBalanceText, verificationText } from "./text";
 import type { SmsProvider } from "./types";
 

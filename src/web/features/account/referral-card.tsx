@@ -4,12 +4,12 @@ import { useT } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
-import { referralsQuery } from "./api/get-referrals";
+import { referralsQueryOptions } from "./api/get-referrals";
 
 export function ReferralCard() {
   const t = useT();
   const token = useSession((s) => s.token);
-  const referrals = useQuery(referralsQuery(token));
+  const referrals = useQuery(referralsQueryOptions(token));
   const link = referrals.data?.link ?? "";
   const copy = async () => {
     if (await copyText(link)) toast("success", t("account.copied"));

@@ -3,7 +3,7 @@ import { Card, Typography } from "antd";
 import { useT } from "../../i18n";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
-import { runwayQuery } from "./api/get-runway";
+import { runwayQueryOptions } from "./api/get-runway";
 
 /** How long the balance lasts at the last 7 days' average spend. */
 export function RunwayCard() {
@@ -11,7 +11,7 @@ export function RunwayCard() {
   const token = useSession((s) => s.token);
   const balance = useSession((s) => s.userInfo?.balance);
   // The balance arriving or changing refetches; the card keeps the last answer meanwhile instead of blinking.
-  const { data, isPending } = useQuery({ ...runwayQuery(token, balance), placeholderData: keepPreviousData });
+  const { data, isPending } = useQuery({ ...runwayQueryOptions(token, balance), placeholderData: keepPreviousData });
   let text = "";
   if (data) {
     const perDay = withCurrency(data.averageDailySpend);

@@ -1,5 +1,5 @@
-import type { UsageDay } from "../../../shared/account";
-import { parseMoney } from "../../../shared/money";
+import type { UsageDay } from "#shared/account";
+import { parseMoney } from "#shared/money";
 import { useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 

@@ -5,7 +5,7 @@ import { useT } from "../../i18n";
 import { loadChunk } from "../../lib/chunk-reload";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
-import { usageQuery } from "./api/get-usage";
+import { usageQueryOptions } from "./api/get-usage";
 import type { UsageMetric } from "./usage-chart";
 
 const UsageChart = lazy(() => loadChunk(() => import("./usage-chart")));
@@ -14,7 +14,7 @@ const UsageChart = lazy(() => loadChunk(() => import("./usage-chart")));
 export function UsagePanel() {
   const t = useT();
   const token = useSession((s) => s.token);
-  const usage = useQuery(usageQuery(token));
+  const usage = useQuery(usageQueryOptions(token));
   const [metric, setMetric] = useState<UsageMetric>("calls");
   const data = usage.data;
   const empty = data !== undefined && data.totals.calls === 0;

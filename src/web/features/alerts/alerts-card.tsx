@@ -1,14 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "../../../shared/alerts";
+import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
 import { useLanguage, useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { formatDateTime } from "../../lib/format-date";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
-import { alertsQuery, rotateWebhookSecret, saveAlerts, sendTestEvent } from "./api/alerts";
+import { alertsQueryKey, alertsQueryOptions, rotateWebhookSecret, saveAlerts, sendTestEvent } from "./api/alerts";
 
 interface AlertFormValues {
   threshold: string;
@@ -83,10 +83,10 @@ export function AlertsCard() {
   const [form] = Form.useForm<AlertFormValues>();
   const [secret, setSecret] = useState<string | null>(null);
   const alerts = useQuery({
-    ...alertsQuery(token),
+    ...alertsQueryOptions(token),
     refetchInterval: (query) => (query.state.data?.deliveries.some((d) => d.status === "pending") ? 2000 : false),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["alerts"] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: alertsQueryKey });
   const save = useMutation({
     mutationFn: (values: AlertFormValues) =>
       saveAlerts({ threshold: values.threshold.trim() || null, webhookUrl: values.webhookUrl.trim() || null }),

@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Modal } from "antd";
 import { useState } from "react";
-import type { CreatedApiKey } from "../../../shared/api-keys";
+import type { CreatedApiKey } from "#shared/api-keys";
 import { useT } from "../../i18n";
+import { keysQueryKey } from "../../lib/api/list-keys";
 import { createKey } from "./api/create-key";
 import { KeyForm, toKeyBody, type KeyFormValues } from "./key-form";
 import { NewKeySecret } from "./new-key-secret";
@@ -17,7 +18,7 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
     mutationFn: createKey,
     onSuccess: (result) => {
       setCreated(result);
-      void queryClient.invalidateQueries({ queryKey: ["api-keys"] });
+      void queryClient.invalidateQueries({ queryKey: keysQueryKey });
     },
   });
 

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Modal } from "antd";
-import type { ApiKey, UpdateApiKeyInput } from "../../../shared/api-keys";
+import type { ApiKey, UpdateApiKeyInput } from "#shared/api-keys";
 import { useT } from "../../i18n";
+import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
 import { updateKey } from "./api/update-key";
 import { KeyForm, toKeyBody, toKeyFormValues, type KeyFormValues } from "./key-form";
@@ -25,7 +26,7 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
     mutationFn: (body: UpdateApiKeyInput) => updateKey(apiKey.id, body),
     onSuccess: () => {
       toast("success", t("apiKeys.saved"));
-      void queryClient.invalidateQueries({ queryKey: ["api-keys"] });
+      void queryClient.invalidateQueries({ queryKey: keysQueryKey });
       onClose();
     },
   });

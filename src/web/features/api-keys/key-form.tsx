@@ -9,11 +9,11 @@ import {
   isIpRule,
   spendLimitProblem,
   type ApiKey,
-} from "../../../shared/api-keys";
-import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "../../../shared/spend-period";
+} from "#shared/api-keys";
+import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
+import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { siteConfig } from "../../lib/site-config";
-import { toolsQuery } from "./api/list-tools";
 import { MONO } from "./mono";
 
 export interface KeyFormValues {
@@ -115,7 +115,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
 /** Name, expiry, spend limit, allowed tools and IP allowlist: the same fields to create and to edit a key. */
 export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
   const t = useT();
-  const tools = useQuery(toolsQuery);
+  const tools = useQuery(toolsQueryOptions());
   const r = rules(t);
   return (
     <Form

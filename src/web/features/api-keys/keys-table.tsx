@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import type { ApiKey, ApiKeyStatus } from "../../../shared/api-keys";
+import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useLanguage, useT, type MessageKey } from "../../i18n";
 import { formatDate, formatDateTime } from "../../lib/format-date";
 import { siteConfig } from "../../lib/site-config";
+import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
 import { MONO } from "./mono";
 import { deleteKey } from "./api/delete-key";
@@ -21,7 +22,7 @@ const STATUS: Record<ApiKeyStatus, { label: MessageKey; color: string }> = {
 function KeyActions({ apiKey, onEdit }: { apiKey: ApiKey; onEdit: () => void }) {
   const t = useT();
   const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["api-keys"] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keysQueryKey });
   const toggle = useMutation({
     mutationFn: (enabled: boolean) => updateKey(apiKey.id, { enabled }),
     onSuccess: (key) => {

@@ -16,11 +16,12 @@ import {
   parseExpectedCalls,
   useCaseProblem,
   type ApprovalTool,
-} from "../../../shared/applications";
+} from "#shared/applications";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { createApplication } from "./api/create-application";
+import { applicationsQueryKey } from "./api/list-applications";
 
 export interface ApplicationFormValues {
   toolId: string | undefined;
@@ -109,7 +110,7 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
     onSuccess: () => {
       toast("success", t("applications.submitted"));
       form.resetFields();
-      return queryClient.invalidateQueries({ queryKey: ["applications"] });
+      return queryClient.invalidateQueries({ queryKey: applicationsQueryKey });
     },
     onError: (error, body) => {
       if (!(error instanceof ApiError) || error.status !== 400) return;
@@ -117,7 +118,7 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
       if (refusal) {
         const tool = tools.find((candidate) => candidate.id === body.toolId)?.name ?? body.toolId;
         form.setFields([{ name: "toolId", errors: [t(refusal, { tool })] }]);
-        return void queryClient.invalidateQueries({ queryKey: ["applications"] });
+        return void queryClient.invalidateQueries({ queryKey: applicationsQueryKey });
       }
       // A validation message starts with the field's name, as in "contact: …".
       const field = /^(\w+): (.*)$/.exec(error.message);

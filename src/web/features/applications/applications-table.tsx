@@ -1,5 +1,5 @@
 import { Table, Tag, Typography, type TableColumnsType } from "antd";
-import type { Application, ApplicationStatus } from "../../../shared/applications";
+import type { Application, ApplicationStatus } from "#shared/applications";
 import { useLanguage, useT } from "../../i18n";
 import { formatDateTime } from "../../lib/format-date";
 

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { Link } from "react-router";
 import { App as AntApp, Button, Checkbox, ConfigProvider, Input, Modal } from "antd";
-import { CODE_LENGTH, isValidCode, phoneProblem } from "../../../shared/phone";
+import { CODE_LENGTH, isValidCode, phoneProblem } from "#shared/phone";
 import { useLanguage, useT, type Translate } from "../../i18n";
 import "../../i18n/console-messages";
 import { antdConfig } from "../../lib/antd-theme";
@@ -9,7 +9,7 @@ import { ApiError } from "../../lib/http";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
-import { refreshUserInfo } from "../account/api/get-user-info";
+import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { login } from "./api/login";
 import { requestCode, type CodeResponse } from "./api/request-code";
 import { rememberedReferral } from "./referral";

@@ -1,19 +1,22 @@
 import { useState } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
-import type { BillingRow } from "../../../shared/billing";
+import type { BillingRow } from "#shared/billing";
 import { useLanguage, useT } from "../../i18n";
+import { keysQueryOptions } from "../../lib/api/list-keys";
+import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
+import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
-import { keyOptionsQuery, toolOptionsQuery } from "./api/filter-options";
 
 /** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
 export function BillingHistory() {
   const t = useT();
   const language = useLanguage((s) => s.language);
+  const token = useSession((s) => s.token);
   const [fromDay, setFromDay] = useState("");
   const [toDay, setToDay] = useState("");
   const [toolId, setToolId] = useState<string | undefined>();
@@ -22,8 +25,8 @@ export function BillingHistory() {
   const range = rangeFromDays(fromDay, toDay);
   const filter: BillingFilter | null = range ? { ...range, toolId, keyId } : null;
   const query = useInfiniteQuery({ ...billingQueryOptions(filter ?? {}), enabled: filter !== null });
-  const tools = useQuery(toolOptionsQuery);
-  const keys = useQuery(keyOptionsQuery);
+  const tools = useQuery(toolsQueryOptions());
+  const keys = useQuery({ ...keysQueryOptions(token), select: (list) => list.keys });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   const toolNames = new Map((tools.data ?? []).map((tool) => [tool.id, tool.name]));
   const total = query.data?.pages[0]?.total;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { PublicTool } from "../../../shared/catalog";
+import type { PublicTool } from "#shared/catalog";
 import { useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 

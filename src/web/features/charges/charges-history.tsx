@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Space, Table, Tag, Typography } from "antd";
-import type { ChargeRow, ChargeStatus } from "../../../shared/money-api";
+import type { ChargeRow, ChargeStatus } from "#shared/money-api";
 import { translate, useLanguage, useT, type MessageKey } from "../../i18n";
 import { toast } from "../../lib/toast";
 import { rangeFromDays, type DateRange } from "../../lib/date-range";

@@ -1,11 +1,11 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Button, Card, Form, Input } from "antd";
-import { normalizeRedemptionCode } from "../../../shared/redemption-code";
+import { normalizeRedemptionCode } from "#shared/redemption-code";
 import { useT } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
-import { refreshUserInfo } from "../account/api/get-user-info";
+import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { chargesQueryKey } from "./api/list-charges";
 import { redeemCode } from "./api/redeem-code";
 import { withCurrency } from "../../lib/money-format";

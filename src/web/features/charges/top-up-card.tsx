@@ -1,15 +1,15 @@
 import { useEffect, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Button, Card, Input, Modal, QRCode, Space, Typography } from "antd";
-import type { CreatePaymentResponse } from "../../../shared/money-api";
-import { paymentAmountProblem, type PaymentChannel, type PaymentProviderId } from "../../../shared/money-rules";
+import type { CreatePaymentResponse } from "#shared/money-api";
+import { paymentAmountProblem, type PaymentChannel, type PaymentProviderId } from "#shared/money-rules";
 import { useT, type MessageKey } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
-import { refreshUserInfo } from "../account/api/get-user-info";
+import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { createPayment } from "./api/create-payment";
 import { chargesQueryKey } from "./api/list-charges";
-import { getPaymentStatus } from "./api/get-payment-status";
+import { paymentStatusQueryOptions } from "./api/get-payment-status";
 import { paymentMethodsQueryOptions } from "./api/get-payment-methods";
 import { withCurrency } from "../../lib/money-format";
 
@@ -19,11 +19,7 @@ const PAYMENT_POLL_MS = 3000;
 function QrPayment({ order, method, onClose }: { order: CreatePaymentResponse; method: string; onClose(): void }) {
   const t = useT();
   const queryClient = useQueryClient();
-  const { data } = useQuery({
-    queryKey: ["payment-status", order.orderId],
-    queryFn: () => getPaymentStatus(order.orderId),
-    refetchInterval: PAYMENT_POLL_MS,
-  });
+  const { data } = useQuery({ ...paymentStatusQueryOptions(order.orderId), refetchInterval: PAYMENT_POLL_MS });
   const paid = data?.status === "paid";
   useEffect(() => {
     if (!paid) return;
@@ -46,7 +42,7 @@ function QrPayment({ order, method, onClose }: { order: CreatePaymentResponse; m
 /** Online top-up with the payment methods the site has enabled; nothing at all when there are none. */
 export function TopUpCard() {
   const t = useT();
-  const { data } = useQuery(paymentMethodsQueryOptions);
+  const { data } = useQuery(paymentMethodsQueryOptions());
   const [amount, setAmount] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { escapeHtml, fillPlaceholders } from "../../../shared/template";
+import { escapeHtml, fillPlaceholders } from "#shared/template";
 import { useLanguage, useT, type Language } from "../../i18n";
 import { useSiteConfig } from "../../lib/site-config";
 import type legalMarkdown from "./content/privacy.en.md?html";

@@ -4,15 +4,15 @@ import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
+import { keysQueryOptions } from "../../lib/api/list-keys";
 import { useSession } from "../../lib/session-store";
-import { keysQuery } from "../../features/api-keys/api/list-keys";
 import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
 import { KeysTable } from "../../features/api-keys/keys-table";
 
 export default function ConsoleApiKeysPage() {
   const t = useT();
   const token = useSession((s) => s.token);
-  const keys = useQuery(keysQuery(token));
+  const keys = useQuery(keysQueryOptions(token));
   const [params, setParams] = useSearchParams();
   // /console/api-keys?create opens the form straight away (the account page links here).
   const [creating, setCreating] = useState(() => params.has("create"));

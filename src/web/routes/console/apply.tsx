@@ -4,7 +4,7 @@ import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { useSession } from "../../lib/session-store";
-import { applicationsQuery } from "../../features/applications/api/list-applications";
+import { applicationsQueryOptions } from "../../features/applications/api/list-applications";
 import { ApplicationForm } from "../../features/applications/application-form";
 import { ApplicationsTable } from "../../features/applications/applications-table";
 
@@ -13,7 +13,7 @@ export default function ConsoleApplyPage() {
   const t = useT();
   const token = useSession((s) => s.token);
   const [params] = useSearchParams();
-  const query = useQuery(applicationsQuery(token));
+  const query = useQuery(applicationsQueryOptions(token));
   const tools = query.data?.tools ?? [];
   const open = tools.some((tool) => !tool.hasAccess && !tool.pending);
   const underReview = tools.filter((tool) => tool.pending).map((tool) => tool.name);

@@ -1,5 +1,5 @@
 import { loadOnce } from "../../../lib/load-once";
-import { isWellFormed } from "../../../../shared/text";
+import { isWellFormed } from "#shared/text";
 import { jsonResponse, readJson, type ToolHandler } from "./types";
 
 const MAX_TEXT = 2000;

@@ -1,4 +1,5 @@
-import type { Runway } from "../../../../shared/account";
+import { queryOptions } from "@tanstack/react-query";
+import type { Runway } from "#shared/account";
 import { api } from "../../../lib/http";
 
 export function getRunway(): Promise<Runway> {
@@ -6,6 +7,6 @@ export function getRunway(): Promise<Runway> {
 }
 
 /** Keyed by the balance too, so the runway follows every charge and top-up the header shows. */
-export function runwayQuery(token: string | null, balance: string | undefined) {
-  return { queryKey: ["runway", token, balance], queryFn: getRunway };
+export function runwayQueryOptions(token: string | null, balance: string | undefined) {
+  return queryOptions({ queryKey: ["runway", token, balance], queryFn: getRunway });
 }

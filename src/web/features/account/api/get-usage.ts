@@ -1,4 +1,5 @@
-import { USAGE_DEFAULT_DAYS, type Usage } from "../../../../shared/account";
+import { queryOptions } from "@tanstack/react-query";
+import { USAGE_DEFAULT_DAYS, type Usage } from "#shared/account";
 import { api } from "../../../lib/http";
 
 /** Days start at the reader's midnight: the offset is sent in minutes east of UTC. */
@@ -6,6 +7,6 @@ export function getUsage(days = USAGE_DEFAULT_DAYS): Promise<Usage> {
   return api<Usage>("/api/v1/console/usage", { query: { days, tzOffset: -new Date().getTimezoneOffset() } });
 }
 
-export function usageQuery(token: string | null) {
-  return { queryKey: ["usage", token], queryFn: () => getUsage() };
+export function usageQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: ["usage", token], queryFn: () => getUsage() });
 }

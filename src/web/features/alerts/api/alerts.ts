@@ -1,10 +1,13 @@
-import type { AlertSettings, AlertSettingsInput } from "../../../../shared/alerts";
+import { queryOptions } from "@tanstack/react-query";
+import type { AlertSettings, AlertSettingsInput } from "#shared/alerts";
 import { api } from "../../../lib/http";
 
 export const ALERTS_PATH = "/api/v1/console/alerts";
 
-export function alertsQuery(token: string | null) {
-  return { queryKey: ["alerts", token], queryFn: () => api<AlertSettings>(ALERTS_PATH) };
+export const alertsQueryKey = ["alerts"] as const;
+
+export function alertsQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: [...alertsQueryKey, token], queryFn: () => api<AlertSettings>(ALERTS_PATH) });
 }
 
 export function saveAlerts(body: AlertSettingsInput): Promise<AlertSettings> {

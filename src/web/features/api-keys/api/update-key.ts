@@ -1,6 +1,6 @@
-import type { ApiKey, UpdateApiKeyInput } from "../../../../shared/api-keys";
+import type { ApiKey, UpdateApiKeyInput } from "#shared/api-keys";
 import { api } from "../../../lib/http";
-import { KEYS_PATH } from "./list-keys";
+import { KEYS_PATH } from "../../../lib/api/list-keys";
 
 export function updateKey(id: number, body: UpdateApiKeyInput): Promise<ApiKey> {
   return api<ApiKey>(`${KEYS_PATH}/${id}`, { method: "PATCH", body });

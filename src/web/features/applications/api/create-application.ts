@@ -1,4 +1,4 @@
-import type { Application, CreateApplicationInput } from "../../../../shared/applications";
+import type { Application, CreateApplicationInput } from "#shared/applications";
 import { api } from "../../../lib/http";
 import { APPLICATIONS_PATH } from "./list-applications";
 

@@ -1,4 +1,5 @@
-import type { ApplicationList } from "../../../../shared/applications";
+import { queryOptions } from "@tanstack/react-query";
+import type { ApplicationList } from "#shared/applications";
 import { api } from "../../../lib/http";
 
 export const APPLICATIONS_PATH = "/api/v1/console/applications";
@@ -7,7 +8,9 @@ export function listApplications(): Promise<ApplicationList> {
   return api<ApplicationList>(APPLICATIONS_PATH);
 }
 
+export const applicationsQueryKey = ["applications"] as const;
+
 /** Keyed by the session token, so another sign-in never sees the previous user's applications. */
-export function applicationsQuery(token: string | null) {
-  return { queryKey: ["applications", token], queryFn: listApplications };
+export function applicationsQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: [...applicationsQueryKey, token], queryFn: listApplications });
 }

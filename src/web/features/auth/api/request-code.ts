@@ -1,4 +1,4 @@
-import type { CodeRequest, CodeResponse } from "../../../../shared/auth";
+import type { CodeRequest, CodeResponse } from "#shared/auth";
 import { api } from "../../../lib/http";
 
 export type { CodeRequest, CodeResponse };

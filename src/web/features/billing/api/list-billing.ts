@@ -1,5 +1,5 @@
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import type { BillingPage } from "../../../../shared/billing";
+import type { BillingPage } from "#shared/billing";
 import type { DateRange } from "../../../lib/date-range";
 import { api } from "../../../lib/http";
 

@@ -1,13 +1,11 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { PaymentMethods } from "../../../../shared/money-api";
+import type { PaymentMethods } from "#shared/money-api";
 import { api } from "../../../lib/http";
 
 export function getPaymentMethods(): Promise<PaymentMethods> {
   return api<PaymentMethods>("/api/v1/console/payment-methods");
 }
 
-export const paymentMethodsQueryOptions = queryOptions({
-  queryKey: ["payment-methods"],
-  queryFn: getPaymentMethods,
-  staleTime: 5 * 60_000,
-});
+export function paymentMethodsQueryOptions() {
+  return queryOptions({ queryKey: ["payment-methods"], queryFn: getPaymentMethods, staleTime: 5 * 60_000 });
+}

@@ -1,4 +1,4 @@
-import type { RedeemResponse } from "../../../../shared/money-api";
+import type { RedeemResponse } from "#shared/money-api";
 import { api } from "../../../lib/http";
 
 /** POST /api/v1/console/redeem; the form shows the server's refusal itself (400, 429). */

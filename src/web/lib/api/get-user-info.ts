@@ -1,7 +1,7 @@
-import { floorMoneyTo2 } from "../../../../shared/money";
-import type { UserInfo } from "../../../../shared/user";
-import { api } from "../../../lib/http";
-import { useSession } from "../../../lib/session-store";
+import { floorMoneyTo2 } from "#shared/money";
+import type { UserInfo } from "#shared/user";
+import { api } from "../http";
+import { useSession } from "../session-store";
 
 export const USER_INFO_PATH = "/api/v1/tools/user-info";
 
