@@ -248,7 +248,7 @@ export function apiReferenceMarkdown(doc: OpenApiDocument): string {
   }
   const parts = [
     "# Console API reference",
-    "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing and charges. " +
+    "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing, top-ups and credits. " +
       "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
       "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
     [

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from "./db/client";
 import { loggerOptions } from "./logger";
 import authPlugin, { signedIn } from "./plugins/auth";
 import catalogPlugin from "./plugins/catalog";
+import configPlugin from "./plugins/config";
 import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
@@ -21,8 +22,8 @@ import healthRoutes from "./modules/health/routes";
 import catalogRoutes from "./modules/catalog/routes";
 import gatewayRoutes from "./modules/gateway/routes";
 import billingRoutes from "./modules/billing/routes";
-import userRoutes from "./modules/users/routes";
-import chargesRoutes from "./modules/charges/routes";
+import creditsRoutes from "./modules/credits/routes";
+import redemptionRoutes from "./modules/redemption/routes";
 import paymentRoutes from "./modules/payments/routes";
 import keyRoutes from "./modules/keys/routes";
 import accountRoutes from "./modules/account/routes";
@@ -74,7 +75,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     app.addHook("onClose", async () => owned.close());
   }
 
-  await app.register(dbPlugin, { config, database, clock: deps.clock ?? systemClock });
+  await app.register(configPlugin, { config, clock: deps.clock ?? systemClock });
+  await app.register(dbPlugin, { database });
   await app.register(lifecyclePlugin);
   await app.register(schedulerPlugin);
   await app.register(errorsPlugin);
@@ -106,8 +108,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       await api.register(paymentRoutes);
       await api.register(
         signedIn(async (signedInApi) => {
-          await signedInApi.register(userRoutes);
-          await signedInApi.register(chargesRoutes);
+          await signedInApi.register(creditsRoutes);
+          await signedInApi.register(redemptionRoutes);
           await signedInApi.register(keyRoutes);
           await signedInApi.register(applicationRoutes);
           await signedInApi.register(accountRoutes);

@@ -77,8 +77,8 @@ const consoleBodies: [string, string, string[]][] = [
 const consoleQueries: [string, string[]][] = [
   ["/api/v1/console/billing", ["from", "to", "toolId", "keyId", "cursor", "limit"]],
   ["/api/v1/console/billing.csv", ["from", "to", "toolId", "keyId"]],
-  ["/api/v1/console/charges", ["from", "to", "cursor", "limit"]],
-  ["/api/v1/console/charges.csv", ["from", "to"]],
+  ["/api/v1/console/credits", ["from", "to", "cursor", "limit"]],
+  ["/api/v1/console/credits.csv", ["from", "to"]],
   ["/api/v1/console/usage", ["days", "tzOffset"]],
 ];
 

@@ -87,7 +87,7 @@ describe("billing, charges and redemption", () => {
   });
 
   it("refuses a NUL in a cursor", async () => {
-    expectRefused(await send("GET", "/api/v1/console/charges?cursor=%00"), "cursor");
+    expectRefused(await send("GET", "/api/v1/console/credits?cursor=%00"), "cursor");
     expectRefused(await send("GET", "/api/v1/console/billing?cursor=x%00"), "cursor");
   });
 

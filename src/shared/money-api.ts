@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { userText } from "./text";
 import {
-  CHARGE_STATUSES,
+  CREDIT_STATUSES,
   PAYMENT_CHANNELS,
   PAYMENT_MAX_AMOUNT,
   PAYMENT_MIN_AMOUNT,
@@ -30,31 +30,31 @@ export const redeemResponseSchema = z.object({
 });
 export type RedeemResponse = z.infer<typeof redeemResponseSchema>;
 
-export const chargeRowSchema = z.object({
+export const creditRowSchema = z.object({
   id: z.string().describe("Stable row id"),
   time: isoTime,
   method: z.string().describe("redemption, operator, alipay or referral_bonus"),
   amount: moneyString,
-  status: z.enum(CHARGE_STATUSES).describe("succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made"),
+  status: z.enum(CREDIT_STATUSES).describe("succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made"),
   reference: z.string(),
 });
-export type ChargeRow = z.infer<typeof chargeRowSchema>;
+export type CreditRow = z.infer<typeof creditRowSchema>;
 
 export const CHARGES_PAGE_MAX = 100;
 
-export const chargesQuerySchema = z.object({
+export const creditsQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start of the time range (ISO 8601)"),
   to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end of the time range (ISO 8601)"),
   cursor: userText().max(200).optional().describe("nextCursor of the previous page"),
   limit: z.coerce.number().int().min(1).max(CHARGES_PAGE_MAX).default(20),
 });
 
-export const chargesPageSchema = z.object({
-  items: z.array(chargeRowSchema),
+export const creditsPageSchema = z.object({
+  items: z.array(creditRowSchema),
   nextCursor: z.string().nullable(),
   total: moneyString.describe("Sum of the succeeded credits in the filter, across all pages"),
 });
-export type ChargesPage = z.infer<typeof chargesPageSchema>;
+export type CreditsPage = z.infer<typeof creditsPageSchema>;
 
 export const paymentMethodsSchema = z.object({
   methods: z.array(z.object({ id: z.enum(PAYMENT_PROVIDERS), channels: z.array(z.enum(PAYMENT_CHANNELS)) })),

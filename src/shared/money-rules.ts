@@ -23,10 +23,10 @@ export const PAYMENT_MAX_AMOUNT = "50000.00";
 /** A code as printed: letters, digits, spaces and dashes; case does not matter. */
 export const REDEMPTION_CODE_MAX_LENGTH = 64;
 
-export const CHARGE_STATUSES = ["succeeded", "pending", "closed"] as const;
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+export const CREDIT_STATUSES = ["succeeded", "pending", "closed"] as const;
+export type CreditStatus = (typeof CREDIT_STATUSES)[number];
 
-export const CHARGES_CSV_HEADER = ["time", "method", "amount", "status", "reference"] as const;
+export const CREDITS_CSV_HEADER = ["time", "method", "amount", "status", "reference"] as const;
 
 /** What the top-up form says about an amount as typed: null when it is acceptable. */
 export function paymentAmountProblem(input: string): "format" | "range" | null {

@@ -61,7 +61,7 @@ async function userInfo(request: APIRequestContext, token: string) {
 
 test("the account page shows who the user is, the floored balance, usage and the referral link", async ({ page, request }) => {
   const { token, phone } = await loginViaApi(request);
-  // The seeded codes are shared with charges.spec.ts, which takes them from the front.
+  // The seeded codes are shared with credits.spec.ts, which takes them from the front.
   const seed = readSeedCodes();
   const redeemed = await request.post("/api/v1/console/redeem", { data: { code: seed.codes[SEED_CODES_FOR.accountPage] }, headers: bearer(token) });
   expect(redeemed.status(), await redeemed.text()).toBe(200);

@@ -27,7 +27,7 @@ test("top up with WeChat Pay: the card offers it, shows a QR code, and the payme
   await scanAndPay(order.orderId);
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId("header-balance")).toHaveText("¥8.80");
-  const row = page.getByTestId("charges-table").locator("tbody tr.ant-table-row").first();
+  const row = page.getByTestId("credits-table").locator("tbody tr.ant-table-row").first();
   await expect(row).toContainText("WeChat Pay");
   await expect(row).toContainText(order.orderId);
 });

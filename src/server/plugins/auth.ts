@@ -48,5 +48,5 @@ export default fp(
       },
     });
   },
-  { name: "auth", dependencies: ["db"] },
+  { name: "auth", dependencies: ["config", "db"] },
 );

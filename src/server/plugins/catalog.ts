@@ -14,5 +14,5 @@ export default fp(
     const tools = loadCatalog(app.config.toolsCatalog);
     app.decorate("catalog", new Map(tools.map((tool) => [tool.id, tool])));
   },
-  { name: "catalog", dependencies: ["db"] },
+  { name: "catalog", dependencies: ["config"] },
 );

@@ -123,5 +123,5 @@ export default fp(
       return payload;
     });
   },
-  { name: "idempotency", dependencies: ["db", "auth"] },
+  { name: "idempotency", dependencies: ["config", "db", "auth"] },
 );

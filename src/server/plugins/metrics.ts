@@ -59,5 +59,5 @@ export default fp(
       return reply.header("cache-control", "no-store").type(metrics.registry.contentType).send(text);
     });
   },
-  { name: "metrics", dependencies: ["db", "catalog"] },
+  { name: "metrics", dependencies: ["config", "db", "catalog"] },
 );

@@ -23,5 +23,5 @@ export default fp(
     app.decorate("rateLimiter", limiter);
     app.addHook("onClose", () => limiter.close());
   },
-  { name: "rate-limiter", dependencies: ["db", "lifecycle", "metrics"] },
+  { name: "rate-limiter", dependencies: ["config", "db", "lifecycle", "metrics"] },
 );

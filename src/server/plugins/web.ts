@@ -170,5 +170,5 @@ export default fp(
       },
     });
   },
-  { name: "web", dependencies: ["security", "errors"] },
+  { name: "web", dependencies: ["config", "security", "errors"] },
 );

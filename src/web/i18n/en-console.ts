@@ -165,7 +165,7 @@ export const enConsole = {
     userMenu: "Account menu",
     cancel: "Cancel",
   },
-  charges: {
+  credits: {
     redeemTitle: "Redeem a code",
     redeemLabel: "Redemption code",
     redeemPlaceholder: "XXXX-XXXX-XXXX-XXXX-XXXX",

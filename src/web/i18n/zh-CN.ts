@@ -196,7 +196,7 @@ export const zhCN: Messages = {
     userMenu: "账号菜单",
     cancel: "取消",
   },
-  charges: {
+  credits: {
     redeemTitle: "兑换码充值",
     redeemLabel: "兑换码",
     redeemPlaceholder: "XXXX-XXXX-XXXX-XXXX-XXXX",

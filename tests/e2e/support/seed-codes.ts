@@ -28,8 +28,8 @@ export async function seedRedemptionCodes(db: Db, count = Number(process.env.E2E
 
 /** Which seeded code each spec redeems: specs run side by side, and a code works only once. */
 export const SEED_CODES_FOR = {
-  chargesRedeemInPage: 0,
-  chargesExport: [1, 2],
+  creditsRedeemInPage: 0,
+  creditsExport: [1, 2],
   accountPage: 3,
   billing: 4,
   applications: 5,

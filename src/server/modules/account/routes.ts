@@ -1,15 +1,28 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { referralsSchema, runwaySchema, usageQuerySchema, usageSchema } from "#shared/account";
+import { userInfoSchema } from "#shared/user";
 import { AppError } from "../../errors";
 import { referralsOf } from "./referrals";
 import { runwayOf } from "./runway";
 import { usageByDay } from "./usage";
+import { findUserInfo } from "./user-info";
 
 const tags = ["account"];
 const security = [{ bearer: [] }];
 
-/** What /console/info shows besides the user info: the referral link and recent usage. */
+/** What /console/info shows: the user with the balance, the referral link, recent usage and the runway. */
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    "/tools/user-info",
+    { schema: { tags, security, summary: "The signed-in user, with the balance", response: { 200: userInfoSchema } } },
+    async (request, reply) => {
+      const user = await findUserInfo(app.db, request.user.userId);
+      if (!user) throw AppError.unauthorized();
+      reply.header("cache-control", "no-store");
+      return user;
+    },
+  );
+
   app.get(
     "/console/referrals",
     { schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },

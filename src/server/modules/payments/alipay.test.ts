@@ -50,7 +50,7 @@ const startPayment = (who: TestUser, body: object) => t.app.inject({ method: "PO
 const balanceOf = async (who: TestUser) =>
   (await t.app.inject({ method: "GET", url: "/api/v1/tools/user-info", headers: who.headers })).json().balance as string;
 const charges = async (who: TestUser) =>
-  (await t.app.inject({ method: "GET", url: "/api/v1/console/charges", headers: who.headers })).json().items as { status: string; reference: string; method: string; amount: string }[];
+  (await t.app.inject({ method: "GET", url: "/api/v1/console/credits", headers: who.headers })).json().items as { status: string; reference: string; method: string; amount: string }[];
 const creditsFor = async (orderId: string) =>
   queryRows(t.database.db, sql`select id from ledger_entries where reference = ${orderId} and kind = 'topup'`);
 

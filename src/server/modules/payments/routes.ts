@@ -33,7 +33,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
     signedInApi.get(
       "/console/payment-methods",
       {
-        schema: { tags: ["charges"], summary: "The payment methods this site offers for top-ups", security, response: { 200: paymentMethodsSchema } },
+        schema: { tags: ["credits"], summary: "The payment methods this site offers for top-ups", security, response: { 200: paymentMethodsSchema } },
       },
       async () => ({
         methods: [...providers.values()].map((p) => ({ id: p.id, channels: [...p.channels] })),
@@ -46,7 +46,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       "/console/payments",
       {
         schema: {
-          tags: ["charges"],
+          tags: ["credits"],
           summary: "Start a top-up: an order with the provider, answered with its pay page or QR code",
           security,
           body: createPaymentBodySchema,
@@ -70,7 +70,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       "/console/payments/:orderId",
       {
         schema: {
-          tags: ["charges"],
+          tags: ["credits"],
           summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
           security,
           params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),

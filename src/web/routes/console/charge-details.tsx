@@ -1,10 +1,10 @@
 import { Space, Typography } from "antd";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
-import { ChargesHistory } from "../../features/charges/charges-history";
-import { RedeemForm } from "../../features/charges/redeem-form";
-import { TopUpCard } from "../../features/charges/top-up-card";
-import "../../features/charges/charges.css";
+import { CreditsHistory } from "../../features/credits/credits-history";
+import { RedeemForm } from "../../features/credits/redeem-form";
+import { TopUpCard } from "../../features/credits/top-up-card";
+import "../../features/credits/credits.css";
 
 /** Top-ups: redeem a code, pay online where enabled, and every credit with its CSV export. */
 export default function ConsoleChargeDetailsPage() {
@@ -16,7 +16,7 @@ export default function ConsoleChargeDetailsPage() {
         <Space direction="vertical" size="large" style={{ width: "100%" }}>
           <RedeemForm />
           <TopUpCard />
-          <ChargesHistory />
+          <CreditsHistory />
         </Space>
       </ShownWhenLoaded>
     </section>

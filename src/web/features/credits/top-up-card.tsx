@@ -8,7 +8,7 @@ import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { createPayment } from "./api/create-payment";
-import { chargesQueryKey } from "./api/list-charges";
+import { creditsQueryKey } from "./api/list-credits";
 import { paymentStatusQueryOptions } from "./api/get-payment-status";
 import { paymentMethodsQueryOptions } from "./api/get-payment-methods";
 import { withCurrency } from "../../lib/money-format";
@@ -23,17 +23,17 @@ function QrPayment({ order, method, onClose }: { order: CreatePaymentResponse; m
   const paid = data?.status === "paid";
   useEffect(() => {
     if (!paid) return;
-    toast("success", t("charges.paid", { amount: withCurrency(order.amount) }));
+    toast("success", t("credits.paid", { amount: withCurrency(order.amount) }));
     void refreshUserInfo();
-    void queryClient.invalidateQueries({ queryKey: chargesQueryKey });
+    void queryClient.invalidateQueries({ queryKey: creditsQueryKey });
     onClose();
   }, [paid, order.amount, onClose, queryClient, t]);
   return (
-    <Modal open footer={null} onCancel={onClose} title={t("charges.scanToPay", { method, amount: withCurrency(order.amount) })} maskClosable={false}>
+    <Modal open footer={null} onCancel={onClose} title={t("credits.scanToPay", { method, amount: withCurrency(order.amount) })} maskClosable={false}>
       <Space direction="vertical" align="center" style={{ width: "100%" }}>
         <QRCode value={order.qrCode ?? ""} size={220} data-testid="payment-qr" />
-        <Typography.Text type="secondary">{t("charges.waitingForPayment")}</Typography.Text>
-        <Button onClick={onClose}>{t("charges.close")}</Button>
+        <Typography.Text type="secondary">{t("credits.waitingForPayment")}</Typography.Text>
+        <Button onClick={onClose}>{t("credits.close")}</Button>
       </Space>
     </Modal>
   );
@@ -48,11 +48,11 @@ export function TopUpCard() {
   const [busy, setBusy] = useState<string | null>(null);
   const [qrOrder, setQrOrder] = useState<{ order: CreatePaymentResponse; method: string } | null>(null);
   if (!data || data.methods.length === 0) return null;
-  const methodName = (id: PaymentProviderId) => t(`charges.methods.${id}` as MessageKey);
+  const methodName = (id: PaymentProviderId) => t(`credits.methods.${id}` as MessageKey);
 
   const pay = async (method: PaymentProviderId, channel: PaymentChannel) => {
     if (paymentAmountProblem(amount) !== null) {
-      return setError(t("charges.amountInvalid", { min: withCurrency(data.minAmount), max: withCurrency(data.maxAmount) }));
+      return setError(t("credits.amountInvalid", { min: withCurrency(data.minAmount), max: withCurrency(data.maxAmount) }));
     }
     setError(null);
     setBusy(`${method}:${channel}`);
@@ -68,7 +68,7 @@ export function TopUpCard() {
   };
 
   return (
-    <Card title={t("charges.topUpTitle")} data-testid="top-up-card">
+    <Card title={t("credits.topUpTitle")} data-testid="top-up-card">
       <Space direction="vertical">
         <Input
           prefix={withCurrency("").trim()}
@@ -78,8 +78,8 @@ export function TopUpCard() {
             setError(null);
           }}
           inputMode="decimal"
-          placeholder={t("charges.amount")}
-          aria-label={t("charges.amount")}
+          placeholder={t("credits.amount")}
+          aria-label={t("credits.amount")}
           status={error ? "error" : undefined}
           style={{ maxWidth: 240 }}
           data-testid="top-up-amount"
@@ -95,7 +95,7 @@ export function TopUpCard() {
                 onClick={() => void pay(m.id, channel)}
                 data-testid={`pay-${m.id}-${channel}`}
               >
-                {channel === "page" ? t("charges.payWith", { method: methodName(m.id) }) : `${methodName(m.id)} · ${t("charges.payByQr")}`}
+                {channel === "page" ? t("credits.payWith", { method: methodName(m.id) }) : `${methodName(m.id)} · ${t("credits.payByQr")}`}
               </Button>
             )),
           )}

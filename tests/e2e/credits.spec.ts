@@ -24,10 +24,10 @@ test("redeem a code: the header balance and the charge-details row update withou
   // Eleven round trips through the page: more than the default budget on a loaded machine.
   test.slow();
   const seed = readSeedCodes();
-  const code = seed.codes[SEED_CODES_FOR.chargesRedeemInPage]!;
+  const code = seed.codes[SEED_CODES_FOR.creditsRedeemInPage]!;
   await openChargeDetails(page, request);
   await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
-  await expect(page.getByTestId("charges-table")).toContainText("No credits yet");
+  await expect(page.getByTestId("credits-table")).toContainText("No credits yet");
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
 
   const input = page.getByTestId("redeem-code");
@@ -47,12 +47,12 @@ test("redeem a code: the header balance and the charge-details row update withou
   await input.fill(code.toLowerCase());
   await submit.click();
   await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
-  const row = page.getByTestId("charges-table").locator("tbody tr").filter({ hasText: `****-${code.slice(-4)}` });
+  const row = page.getByTestId("credits-table").locator("tbody tr").filter({ hasText: `****-${code.slice(-4)}` });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Redemption code");
   await expect(row).toContainText("¥50.00");
   await expect(row).toContainText("Succeeded");
-  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥50.00");
+  await expect(page.getByTestId("credits-total")).toHaveText("Total credited: ¥50.00");
   await expect(input).toHaveValue("");
 
   await input.fill(code);
@@ -66,21 +66,21 @@ test("redeem a code: the header balance and the charge-details row update withou
 test("CSV export downloads the rows shown for the date filter", async ({ page, request }) => {
   const seed = readSeedCodes();
   const token = await openChargeDetails(page, request);
-  for (const i of SEED_CODES_FOR.chargesExport) {
+  for (const i of SEED_CODES_FOR.creditsExport) {
     const res = await request.post("/api/v1/console/redeem", { headers: { authorization: `Bearer ${token}` }, data: { code: seed.codes[i] } });
     expect(res.status()).toBe(200);
   }
   await page.reload();
   const today = await localDay(page);
-  await page.getByTestId("charges-from").fill(today);
-  await page.getByTestId("charges-to").fill(today);
-  const rows = page.getByTestId("charges-table").locator("tbody tr.ant-table-row");
+  await page.getByTestId("credits-from").fill(today);
+  await page.getByTestId("credits-to").fill(today);
+  const rows = page.getByTestId("credits-table").locator("tbody tr.ant-table-row");
   await expect(rows).toHaveCount(2);
-  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥100.00");
+  await expect(page.getByTestId("credits-total")).toHaveText("Total credited: ¥100.00");
   const shown = (await rows.allInnerTexts()).map((text) => text.split(/\t|\n/).map((cell) => cell.trim()).filter(Boolean));
 
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("charges-export").click()]);
-  expect(download.suggestedFilename()).toMatch(/^charges-\d{4}-\d{2}-\d{2}\.csv$/);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("credits-export").click()]);
+  expect(download.suggestedFilename()).toMatch(/^credits-\d{4}-\d{2}-\d{2}\.csv$/);
   const lines = fs.readFileSync((await download.path())!, "utf8").trimEnd().split("\r\n");
   expect(lines[0]).toBe("time,method,amount,status,reference");
   const exported = lines.slice(1).map((line) => line.split(","));
@@ -91,10 +91,10 @@ test("CSV export downloads the rows shown for the date filter", async ({ page, r
     expect(shown[i]).toEqual(expect.arrayContaining([`¥${amount}`, reference]));
   });
 
-  await page.getByTestId("charges-from").fill(await localDay(page, -3));
-  await page.getByTestId("charges-to").fill(await localDay(page, -1));
-  await expect(page.getByTestId("charges-table")).toContainText("No credits yet");
-  await expect(page.getByTestId("charges-total")).toHaveText("Total credited: ¥0.00");
+  await page.getByTestId("credits-from").fill(await localDay(page, -3));
+  await page.getByTestId("credits-to").fill(await localDay(page, -1));
+  await expect(page.getByTestId("credits-table")).toContainText("No credits yet");
+  await expect(page.getByTestId("credits-total")).toHaveText("Total credited: ¥0.00");
 });
 
 test("top up with Alipay: the enabled method is offered, the cashier pays, the balance and the row update", async ({ page, request }) => {
@@ -113,7 +113,7 @@ test("top up with Alipay: the enabled method is offered, the cashier pays, the b
 
   await page.waitForURL(/\/console\/charge-details$/);
   await expect(page.getByTestId("header-balance")).toHaveText("¥12.30");
-  const row = page.getByTestId("charges-table").locator("tbody tr.ant-table-row").first();
+  const row = page.getByTestId("credits-table").locator("tbody tr.ant-table-row").first();
   await expect(row).toContainText("Alipay");
   await expect(row).toContainText("¥12.30");
   await expect(row).toContainText("Succeeded");

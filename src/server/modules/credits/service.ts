@@ -1,10 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { formatMoney } from "#shared/money";
-import { CREDIT_KINDS, type ChargeRow, type ChargeStatus } from "#shared/money-api";
+import { CREDIT_KINDS, type CreditRow, type CreditStatus } from "#shared/money-api";
 import { queryRows, type Db } from "../../db/client";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
 
-export interface ChargesFilter {
+export interface CreditsFilter {
   userId: number;
   from?: Date;
   to?: Date;
@@ -28,7 +28,7 @@ const creditKinds = sql.join(
  * Every credit of the user (succeeded), plus payments started but not confirmed (pending, or
  * closed once their time ran out), as one stream ordered newest first by (time, row key).
  */
-function rowsQuery(filter: ChargesFilter, now: Date): SQL {
+function rowsQuery(filter: CreditsFilter, now: Date): SQL {
   return sql`
     select created_at, row_key, method, amount, status, reference from (
       select created_at, 'l' || id as row_key, method, amount, 'succeeded' as status, reference
@@ -43,7 +43,7 @@ function rowsQuery(filter: ChargesFilter, now: Date): SQL {
     ) credits`;
 }
 
-function rangeConditions(filter: ChargesFilter): SQL[] {
+function rangeConditions(filter: CreditsFilter): SQL[] {
   const conditions: SQL[] = [];
   if (filter.from) conditions.push(sql`created_at >= ${filter.from.toISOString()}::timestamptz`);
   if (filter.to) conditions.push(sql`created_at < ${filter.to.toISOString()}::timestamptz`);
@@ -55,17 +55,17 @@ interface Row {
   row_key: string;
   method: string;
   amount: string;
-  status: ChargeStatus;
+  status: CreditStatus;
   reference: string;
 }
 
-export interface ChargesSlice {
-  items: ChargeRow[];
+export interface CreditsSlice {
+  items: CreditRow[];
   nextCursor: string | null;
 }
 
 /** One page, newest first, continuing after `cursor` (keyset: no offsets, stable under inserts). */
-export async function listCharges(db: Db, filter: ChargesFilter, page: { cursor?: string; limit: number }, now: Date): Promise<ChargesSlice> {
+export async function listCredits(db: Db, filter: CreditsFilter, page: { cursor?: string; limit: number }, now: Date): Promise<CreditsSlice> {
   const conditions = rangeConditions(filter);
   if (page.cursor) {
     const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
@@ -98,7 +98,7 @@ export async function listCharges(db: Db, filter: ChargesFilter, page: { cursor?
 }
 
 /** Sum of the succeeded credits in the filter, in micro-units. */
-export async function totalCredited(db: Db, filter: ChargesFilter): Promise<bigint> {
+export async function totalCredited(db: Db, filter: CreditsFilter): Promise<bigint> {
   const range = rangeConditions(filter);
   const [row] = await queryRows<{ total: string }>(
     db,
@@ -110,6 +110,6 @@ export async function totalCredited(db: Db, filter: ChargesFilter): Promise<bigi
 }
 
 /** Every row of the filter, fetched a page at a time, so an export never holds the whole list. */
-export function allCharges(db: Db, filter: ChargesFilter, now: Date, pageSize = 500): AsyncGenerator<ChargeRow> {
-  return everyRow((cursor) => listCharges(db, filter, { cursor, limit: pageSize }, now));
+export function allCredits(db: Db, filter: CreditsFilter, now: Date, pageSize = 500): AsyncGenerator<CreditRow> {
+  return everyRow((cursor) => listCredits(db, filter, { cursor, limit: pageSize }, now));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { csvRecords, type CsvCell } from "../../lib/csv";
-import { chargesCsvStream } from "./csv";
+import { creditsCsvStream } from "./csv";
 
 /** One cell as the CSV writes it. */
 function csvCell(value: string, { text = true } = {}): string {
@@ -8,7 +8,7 @@ function csvCell(value: string, { text = true } = {}): string {
   return csvRecords([[cell]])[0]!;
 }
 
-describe("charges CSV", () => {
+describe("credits CSV", () => {
   it("quotes cells with separators and defuses spreadsheet formulas", () => {
     expect(csvCell("plain")).toBe("plain");
     expect(csvCell('say "hi", twice')).toBe('"say ""hi"", twice"');
@@ -23,7 +23,7 @@ describe("charges CSV", () => {
       yield { id: "l2", time: "2026-03-01T09:00:00.000Z", method: "operator", amount: "1.50", status: "succeeded" as const, reference: "refund, ticket 7" };
     }
     let text = "";
-    for await (const chunk of chargesCsvStream(rows())) text += String(chunk);
+    for await (const chunk of creditsCsvStream(rows())) text += String(chunk);
     expect(text).toBe(
       "time,method,amount,status,reference\r\n" +
         "2026-03-01T08:00:00.000Z,redemption,50.00,succeeded,****-ABCD\r\n" +

@@ -6,7 +6,7 @@ import { useT } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../../lib/api/get-user-info";
-import { chargesQueryKey } from "./api/list-charges";
+import { creditsQueryKey } from "./api/list-credits";
 import { redeemCode } from "./api/redeem-code";
 import { withCurrency } from "../../lib/money-format";
 
@@ -19,15 +19,15 @@ export function RedeemForm() {
   const [busy, setBusy] = useState(false);
 
   const submit = async () => {
-    if (!code.trim()) return setError(t("charges.redeemRequired"));
-    if (!normalizeRedemptionCode(code)) return setError(t("charges.redeemInvalid"));
+    if (!code.trim()) return setError(t("credits.redeemRequired"));
+    if (!normalizeRedemptionCode(code)) return setError(t("credits.redeemInvalid"));
     setError(null);
     setBusy(true);
     try {
       const result = await redeemCode(code);
       setCode("");
-      toast("success", t("charges.redeemed", { amount: withCurrency(result.amount) }));
-      await Promise.all([refreshUserInfo(), queryClient.invalidateQueries({ queryKey: chargesQueryKey })]);
+      toast("success", t("credits.redeemed", { amount: withCurrency(result.amount) }));
+      await Promise.all([refreshUserInfo(), queryClient.invalidateQueries({ queryKey: creditsQueryKey })]);
     } catch (e) {
       if (e instanceof ApiError && (e.status === 400 || e.status === 429)) setError(e.message);
     } finally {
@@ -36,10 +36,10 @@ export function RedeemForm() {
   };
 
   return (
-    <Card title={t("charges.redeemTitle")} data-testid="redeem-card">
+    <Card title={t("credits.redeemTitle")} data-testid="redeem-card">
       <Form layout="inline" onFinish={() => void submit()} className="redeem-form">
         <Form.Item
-          label={t("charges.redeemLabel")}
+          label={t("credits.redeemLabel")}
           validateStatus={error ? "error" : undefined}
           help={error ?? undefined}
           className="redeem-code-item"
@@ -50,17 +50,17 @@ export function RedeemForm() {
               setCode(e.target.value);
               setError(null);
             }}
-            placeholder={t("charges.redeemPlaceholder")}
+            placeholder={t("credits.redeemPlaceholder")}
             autoComplete="off"
             spellCheck={false}
             maxLength={64}
-            aria-label={t("charges.redeemLabel")}
+            aria-label={t("credits.redeemLabel")}
             data-testid="redeem-code"
           />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" loading={busy} data-testid="redeem-submit">
-            {t("charges.redeem")}
+            {t("credits.redeem")}
           </Button>
         </Form.Item>
       </Form>

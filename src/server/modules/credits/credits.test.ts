@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
-import { CHARGES_CSV_HEADER, type ChargeRow } from "#shared/money-api";
+import { CREDITS_CSV_HEADER, type CreditRow } from "#shared/money-api";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { credit, debit } from "../ledger/ledger";
@@ -34,13 +34,13 @@ afterAll(() => t.close());
 
 const get = (url: string, who: TestUser | null = user) => t.app.inject({ method: "GET", url, headers: who ? who.headers : {} });
 
-async function allPages(query: string, limit: number): Promise<{ rows: ChargeRow[]; pages: number; totals: Set<string> }> {
-  const rows: ChargeRow[] = [];
+async function allPages(query: string, limit: number): Promise<{ rows: CreditRow[]; pages: number; totals: Set<string> }> {
+  const rows: CreditRow[] = [];
   const totals = new Set<string>();
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await get(`/api/v1/console/charges?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`);
+    const res = await get(`/api/v1/console/credits?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`);
     expect(res.statusCode).toBe(200);
     const page = res.json();
     rows.push(...page.items);
@@ -51,7 +51,7 @@ async function allPages(query: string, limit: number): Promise<{ rows: ChargeRow
   return { rows, pages, totals };
 }
 
-describe("GET /api/v1/console/charges", () => {
+describe("GET /api/v1/console/credits", () => {
   it("lists every credit once, newest first, across keyset pages (also rows sharing a timestamp)", async () => {
     const { rows, pages, totals } = await allPages("", 7);
     expect(pages).toBe(5);
@@ -83,28 +83,28 @@ describe("GET /api/v1/console/charges", () => {
   });
 
   it("refuses an inverted range, a forged cursor, and visitors", async () => {
-    expect((await get("/api/v1/console/charges?from=2026-02-08T00:00:00Z&to=2026-02-05T00:00:00Z")).statusCode).toBe(400);
-    expect((await get("/api/v1/console/charges?cursor=bm9wZQ")).statusCode).toBe(400);
-    expect((await get("/api/v1/console/charges?from=yesterday")).statusCode).toBe(400);
-    expect((await get("/api/v1/console/charges", null)).statusCode).toBe(401);
+    expect((await get("/api/v1/console/credits?from=2026-02-08T00:00:00Z&to=2026-02-05T00:00:00Z")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/credits?cursor=bm9wZQ")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/credits?from=yesterday")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/credits", null)).statusCode).toBe(401);
   });
 });
 
-describe("GET /api/v1/console/charges.csv", () => {
+describe("GET /api/v1/console/credits.csv", () => {
   it("downloads exactly the filtered rows as CSV", async () => {
     const query = "from=2026-02-10T00:00:00.000Z&to=2026-03-10T00:00:00.000Z";
-    const res = await get(`/api/v1/console/charges.csv?${query}`);
+    const res = await get(`/api/v1/console/credits.csv?${query}`);
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
-    expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="charges-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="credits-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = res.body.trimEnd().split("\r\n");
-    expect(lines[0]).toBe(CHARGES_CSV_HEADER.join(","));
+    expect(lines[0]).toBe(CREDITS_CSV_HEADER.join(","));
     const { rows } = await allPages(`&${query}`, 100);
     expect(lines.slice(1)).toEqual(rows.map((r) => [r.time, r.method, r.amount, r.status, r.reference].join(",")));
     expect(lines).toHaveLength(1 + 22);
   });
 
   it("needs a session", async () => {
-    expect((await get("/api/v1/console/charges.csv", null)).statusCode).toBe(401);
+    expect((await get("/api/v1/console/credits.csv", null)).statusCode).toBe(401);
   });
 });

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { redeemBodySchema, redeemResponseSchema } from "#shared/money-api";
+import { redeemCodeWithinLimits } from "./service";
+
+/** The redeem form of /console/charge-details. */
+const redemptionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const security = [{ bearer: [] }];
+
+  app.post(
+    "/console/redeem",
+    {
+      schema: {
+        tags: ["credits"],
+        summary: "Redeem a code: its amount is credited to the balance",
+        security,
+        body: redeemBodySchema,
+        response: { 200: redeemResponseSchema },
+      },
+    },
+    async (request) =>
+      redeemCodeWithinLimits(app.db, {
+        userId: request.user.userId,
+        ip: request.ip,
+        code: request.body.code,
+        now: app.clock.now(),
+        topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
+        limits: app.config.money,
+      }),
+  );
+};
+
+export default redemptionRoutes;
