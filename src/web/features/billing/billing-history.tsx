@@ -24,7 +24,7 @@ export function BillingHistory() {
   const [exporting, setExporting] = useState(false);
   const range = rangeFromDays(fromDay, toDay);
   const filter: BillingFilter | null = range ? { ...range, toolId, keyId } : null;
-  const query = useInfiniteQuery({ ...billingQueryOptions(filter ?? {}), enabled: filter !== null });
+  const query = useInfiniteQuery({ ...billingQueryOptions(filter ?? {}, token), enabled: filter !== null });
   const tools = useQuery(toolsQueryOptions());
   const keys = useQuery({ ...keysQueryOptions(token), select: (list) => list.keys });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];

@@ -3,6 +3,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Space, Table, Tag, Typography } from "antd";
 import type { CreditRow, CreditStatus } from "#shared/money-api";
 import { translate, useLanguage, useT, type MessageKey } from "../../i18n";
+import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { rangeFromDays, type DateRange } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
@@ -15,11 +16,12 @@ const STATUS_COLORS: Record<CreditStatus, string> = { succeeded: "green", pendin
 export function CreditsHistory() {
   const t = useT();
   const language = useLanguage((s) => s.language);
+  const token = useSession((s) => s.token);
   const [fromDay, setFromDay] = useState("");
   const [toDay, setToDay] = useState("");
   const [exporting, setExporting] = useState(false);
   const range: DateRange | null = rangeFromDays(fromDay, toDay);
-  const query = useInfiniteQuery({ ...creditsQueryOptions(range ?? {}), enabled: range !== null });
+  const query = useInfiniteQuery({ ...creditsQueryOptions(range ?? {}, token), enabled: range !== null });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   const total = query.data?.pages[0]?.total;
 

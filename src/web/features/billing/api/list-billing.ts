@@ -15,9 +15,10 @@ export function listBilling(filter: BillingFilter, cursor?: string): Promise<Bil
   return api<BillingPage>(BILLING_PATH, { query: { ...filter, cursor, limit: 20 } });
 }
 
-export function billingQueryOptions(filter: BillingFilter) {
+/** Keyed by the session too: another user signed in on this page never sees these rows. */
+export function billingQueryOptions(filter: BillingFilter, token: string | null) {
   return infiniteQueryOptions({
-    queryKey: ["billing", filter],
+    queryKey: ["billing", token, filter],
     queryFn: ({ pageParam }) => listBilling(filter, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,

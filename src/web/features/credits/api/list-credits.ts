@@ -13,10 +13,10 @@ export function listCredits(range: DateRange, cursor?: string, limit = CREDITS_P
 
 export const creditsQueryKey = ["credits"] as const;
 
-/** Newest first, one page per "load more". */
-export function creditsQueryOptions(range: DateRange) {
+/** Newest first, one page per "load more"; keyed by the session too, like every per-user list. */
+export function creditsQueryOptions(range: DateRange, token: string | null) {
   return infiniteQueryOptions({
-    queryKey: [...creditsQueryKey, range],
+    queryKey: [...creditsQueryKey, token, range],
     queryFn: ({ pageParam }) => listCredits(range, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
