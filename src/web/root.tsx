@@ -57,7 +57,7 @@ function SessionBootstrap() {
       .then(({ rememberReferralFromUrl }) => rememberReferralFromUrl(search))
       .catch(() => {});
     restore();
-    applyLanguage(preferredLanguage()).catch(() => {});
+    void applyLanguage(preferredLanguage());
     return watchForNewBuilds();
   }, [restore]);
   useEffect(() => {

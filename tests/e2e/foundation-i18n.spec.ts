@@ -35,3 +35,21 @@ test.describe("language for an English browser", () => {
     await expect(page.locator("html")).toHaveAttribute("lang", "en");
   });
 });
+
+test.describe("a language whose messages cannot be loaded", () => {
+  test.use({ locale: "en-US" });
+
+  test("is reported as the page's error, and the page stays readable in the language it had", async ({ page }) => {
+    const reported: string[] = [];
+    // The error the page itself raises, not the network's own line about the failed request.
+    page.on("pageerror", (error) => reported.push(error.message));
+    await page.route(/\/assets\/zh-CN-[^/]+\.js$/, (route) => route.abort());
+    await page.goto("/");
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+    // A chunk that fails reloads the page once (SPEC.md §4); failing again, it is reported.
+    await expect.poll(() => reported.some((text) => /zh-CN-[^/]+\.js/.test(text))).toBe(true);
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    await expect(page.getByRole("combobox", { name: "Language" })).toHaveValue("en");
+    await expect(page.getByRole("contentinfo").getByRole("link", { name: "Privacy agreement" })).toBeVisible();
+  });
+});

@@ -11,7 +11,7 @@ export function LanguageSwitch() {
       className="language-switch"
       aria-label={t("nav.language")}
       value={language}
-      onChange={(e) => void applyLanguage(e.target.value as Language, true).catch(() => {})}
+      onChange={(e) => void applyLanguage(e.target.value as Language, true)}
     >
       {LANGUAGES.map((l) => (
         <option key={l.code} value={l.code}>
