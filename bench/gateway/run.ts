@@ -42,6 +42,8 @@ const ROUNDS = count("rounds");
 const CALLS = Math.ceil(count("calls") / ROUNDS) * ROUNDS;
 const CONNECTIONS = count("connections");
 const KEYS = count("keys");
+/** Calls per route at one connection, for the added latency. */
+const ALONE_CALLS = Math.ceil(Math.min(CALLS, 2000) / ROUNDS) * ROUNDS;
 const bench = await benchServer({ db: args.db, logLevel: args["log-level"]! });
 const BASE = bench.base;
 const dataDir = bench.dataDir;
@@ -60,6 +62,8 @@ interface Run {
   requestsPerSecond: number;
   /** Server CPU time (all its threads) and the load generator's, per completed call. */
   serverCpuPerCallUs: number;
+  /** PostgreSQL's processes (0 on PGlite). */
+  postgresCpuPerCallUs: number;
   clientCpuPerCallUs: number;
   p50: number;
   p99: number;
@@ -68,10 +72,31 @@ interface Run {
   errors: number;
 }
 
+/**
+ * CPU time of every PostgreSQL process on this machine, in µs: the backends that run the charges,
+ * and the WAL writer and checkpointer they keep busy. 0 on PGlite, whose work is the server's own.
+ */
+function postgresCpuMicros(): number {
+  if (args.db !== "postgres") return 0;
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!/^\d+ \((postgres|postmaster)\)/.test(stat)) continue;
+      const fields = stat.split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while the list was read: its time is gone with it.
+    }
+  }
+  return (ticks * 1_000_000) / 100;
+}
+
 /** One stretch of load against one route. */
 interface Sample {
   seconds: number;
   serverCpuUs: number;
+  postgresCpuUs: number;
   clientCpuUs: number;
   latenciesMs: number[];
   ok: number;
@@ -79,8 +104,9 @@ interface Sample {
   errors: number;
 }
 
-async function load(urlPath: string, keys: string[], amount: number): Promise<Sample> {
+async function load(urlPath: string, keys: string[], amount: number, connections = CONNECTIONS): Promise<Sample> {
   const serverCpuBefore = serverCpuMicros(server.pid!);
+  const postgresCpuBefore = postgresCpuMicros();
   const clientCpuBefore = process.cpuUsage();
   let next = 0;
   let firstRequestAt = 0;
@@ -90,7 +116,7 @@ async function load(urlPath: string, keys: string[], amount: number): Promise<Sa
     const instance = autocannon(
       {
         url: `${BASE}${urlPath}`,
-        connections: CONNECTIONS,
+        connections,
         amount,
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -113,6 +139,8 @@ async function load(urlPath: string, keys: string[], amount: number): Promise<Sa
   return {
     seconds: (lastResponseAt - firstRequestAt) / 1000,
     serverCpuUs: serverCpuMicros(server.pid!) - serverCpuBefore,
+    // A PostgreSQL process that exits takes its time with it: never below zero.
+    postgresCpuUs: Math.max(0, postgresCpuMicros() - postgresCpuBefore),
     clientCpuUs: clientCpu.user + clientCpu.system,
     latenciesMs,
     ok: result["2xx"],
@@ -133,9 +161,10 @@ function summarize(label: string, samples: Sample[]): Run {
     label,
     requestsPerSecond: calls / sum((s) => s.seconds),
     serverCpuPerCallUs: Math.round(sum((s) => s.serverCpuUs) / calls),
+    postgresCpuPerCallUs: Math.round(sum((s) => s.postgresCpuUs) / calls),
     clientCpuPerCallUs: Math.round(sum((s) => s.clientCpuUs) / calls),
-    p50: Math.round(percentile(latencies, 50) * 10) / 10,
-    p99: Math.round(percentile(latencies, 99) * 10) / 10,
+    p50: Math.round(percentile(latencies, 50) * 100) / 100,
+    p99: Math.round(percentile(latencies, 99) * 100) / 100,
     ok: sum((s) => s.ok),
     other: sum((s) => s.other),
     errors: sum((s) => s.errors),
@@ -164,15 +193,29 @@ try {
     meteredSamples.push(await load("/v1/tools/echo", keys, CALLS / ROUNDS));
     baselineSamples.push(await load("/v1/echo", [], CALLS / ROUNDS));
   }
+  // One connection, the routes taking turns again: the latency a metered call adds when nothing queues.
+  const meteredAlone: Sample[] = [];
+  const baselineAlone: Sample[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    meteredAlone.push(await load("/v1/tools/echo", keys, ALONE_CALLS / ROUNDS, 1));
+    baselineAlone.push(await load("/v1/echo", [], ALONE_CALLS / ROUNDS, 1));
+  }
   const metered = summarize("metered /v1/tools/echo", meteredSamples);
   const baseline = summarize("unmetered /v1/echo", baselineSamples);
+  const alone = [summarize("metered, 1 connection", meteredAlone), summarize("unmetered, 1 connection", baselineAlone)] as const;
   const after = parseMoney(await client.balance());
 
-  const expected = before - price * BigInt(metered.ok);
+  const expected = before - price * BigInt(metered.ok + alone[0].ok);
   console.log(`\ngateway benchmark on ${args.db} — ${CALLS} calls per route in ${ROUNDS} rounds, ${CONNECTIONS} connections, ${keys.length} keys, log level ${args["log-level"]}`);
-  console.table([metered, baseline].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+  console.table([metered, baseline, ...alone].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
   const ratio = metered.requestsPerSecond / baseline.requestsPerSecond;
   console.log(`metered / unmetered throughput: ${(ratio * 100).toFixed(1)}%`);
+  const cpuOf = (r: Run) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
+  const cpuRatio = cpuOf(metered) / cpuOf(baseline);
+  console.log(`CPU per call, metered / unmetered (server${args.db === "postgres" ? " + PostgreSQL" : ""}): ${cpuRatio.toFixed(2)}×`);
+  const addedLatencyMs = alone[0].p50 - alone[1].p50;
+  const latencyGoalMs = args.db === "postgres" ? 0.5 : 0.8;
+  console.log(`added p50 latency at one connection: ${addedLatencyMs.toFixed(2)} ms (goal ≤ ${latencyGoalMs} ms)`);
   console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
 
   server.kill("SIGTERM");
@@ -187,6 +230,8 @@ try {
     metered.other > 0 && "metered calls were refused",
     metered.requestsPerSecond < 3000 && "below 3,000 metered calls/s",
     ratio < 0.5 && "metered below 50% of unmetered",
+    cpuRatio > 2 && "metered CPU per call over 2× unmetered",
+    addedLatencyMs > latencyGoalMs && `over ${latencyGoalMs} ms added at one connection`,
   ].filter(Boolean);
   console.log(failures.length === 0 ? "all targets met" : `targets missed: ${failures.join(", ")}`);
   process.exitCode = failures.length === 0 ? 0 : 1;
