@@ -22,11 +22,13 @@ export interface WebhookSender {
  */
 export function createWebhookSender(options: GuardOptions & { timeoutMs: number; resolve?: LookupFunction }): WebhookSender {
   let agent: Agent | undefined;
+  let closed = false;
   return {
     async send(url, headers, body) {
       const problem = webhookUrlProblem(url, options);
       if (problem) return { ok: false, httpStatus: null, error: problem };
       const { Agent, request } = await undici();
+      if (closed) return { ok: false, httpStatus: null, error: "the server is shutting down" };
       agent ??= new Agent({
         connect: { lookup: guardedLookup(options, options.resolve), timeout: options.timeoutMs },
         headersTimeout: options.timeoutMs,
@@ -55,7 +57,10 @@ export function createWebhookSender(options: GuardOptions & { timeoutMs: number;
         return { ok: false, httpStatus: null, error: describe(error) };
       }
     },
-    close: async () => agent?.close(),
+    close: async () => {
+      closed = true;
+      await agent?.close();
+    },
   };
 }
 

@@ -108,3 +108,18 @@ describe("GET /api/v1/console/credits.csv", () => {
     expect((await get("/api/v1/console/credits.csv", null)).statusCode).toBe(401);
   });
 });
+
+describe("the paths before the rename, /api/v1/console/charges(.csv)", () => {
+  it("send the caller on to the credits, query and all", async () => {
+    const list = await get("/api/v1/console/charges?limit=5");
+    expect(list.statusCode).toBe(308);
+    expect(list.headers.location).toBe("/api/v1/console/credits?limit=5");
+    const csv = await get("/api/v1/console/charges.csv");
+    expect(csv.statusCode).toBe(308);
+    expect(csv.headers.location).toBe("/api/v1/console/credits.csv");
+  });
+
+  it("still need a session", async () => {
+    expect((await get("/api/v1/console/charges", null)).statusCode).toBe(401);
+  });
+});

@@ -58,6 +58,15 @@ const creditsRoutes: FastifyPluginAsyncZod = async (app) => {
         .send(creditsCsvStream(allCredits(app.db, filter, app.clock.now())));
     },
   );
+
+  // A console tab opened before the list was renamed (or a script) still asks for the old paths:
+  // sent on with their query, so it keeps working until it reloads.
+  for (const [before, now] of [
+    ["/console/charges", "/console/credits"],
+    ["/console/charges.csv", "/console/credits.csv"],
+  ] as const) {
+    app.get(before, { schema: { hide: true } }, async (request, reply) => reply.redirect(request.url.replace(before, now), 308));
+  }
 };
 
 export default creditsRoutes;
