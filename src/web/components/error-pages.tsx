@@ -1,5 +1,6 @@
 import { useT } from "../i18n";
 import { SiteFooter, SiteHeader } from "./site-chrome";
+import "../i18n/page-messages";
 
 function Shell({ title, text, testId }: { title: string; text: string; testId: string }) {
   const t = useT();

@@ -27,16 +27,4 @@ export const enSite = {
     approvalRequired: "approval required",
     toolDocs: "Documentation",
   },
-  pages: {
-    notFoundTitle: "404",
-    notFound: "This page does not exist.",
-    errorTitle: "Something went wrong",
-    error: "An unexpected error occurred. Reload the page or try again later.",
-    backHome: "Back to home",
-  },
-  legal: {
-    contents: "Contents",
-    effective: "Effective {{date}}",
-    operator: "Operated by {{company}}",
-  },
 } as const;

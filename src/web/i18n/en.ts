@@ -1,12 +1,14 @@
 import { enConsole } from "./en-console";
+import { enPages } from "./en-pages";
 import { enSite } from "./en-site";
 
 /** English: SPEC.md's strings verbatim, in two parts so the public pages load only theirs. Every key here must exist in zh-CN (a test checks). */
 export const en = {
   ...enSite,
   ...enConsole,
+  legal: enPages.legal,
   nav: { ...enSite.nav, ...enConsole.nav },
-  pages: { ...enSite.pages, ...enConsole.pages },
+  pages: { ...enPages.pages, ...enConsole.pages },
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

@@ -4,6 +4,7 @@ import { useLanguage, useT, type Language } from "../../i18n";
 import { useSiteConfig } from "../../lib/site-config";
 import type legalMarkdown from "./content/privacy.en.md?html";
 import "./legal.css";
+import "../../i18n/page-messages";
 
 export type LegalText = typeof legalMarkdown;
 
