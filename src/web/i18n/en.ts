@@ -2,7 +2,7 @@ import { enConsole } from "./en-console";
 import { enPages } from "./en-pages";
 import { enSite } from "./en-site";
 
-/** English: SPEC.md's strings verbatim, in two parts so the public pages load only theirs. Every key here must exist in zh-CN (a test checks). */
+/** English: SPEC.md's strings verbatim, in parts so that each page loads only its own (en-site in every first load; en-pages and en-console with the pages that show them). Every key here must exist in zh-CN (a test checks). */
 export const en = {
   ...enSite,
   ...enConsole,

@@ -90,7 +90,6 @@ export type CaptchaConfig =
       scriptUrl: string;
     };
 
-
 const ALIYUN_CAPTCHA_ENDPOINTS = {
   cn: "https://captcha.cn-shanghai.aliyuncs.com",
   sgp: "https://captcha.ap-southeast-1.aliyuncs.com",
