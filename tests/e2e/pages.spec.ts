@@ -4,6 +4,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { startSplitDocumentProxy } from "./support/split-document-proxy";
 
 const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html"];
 const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/charge-details"];
@@ -119,6 +120,23 @@ for (const path of ["/privacy", "/protocol-serve", "/service-level"]) {
     expect(await layoutShift()).toBe(0);
   });
 }
+
+test.describe("a page that arrives in two pieces, as on a slow network", () => {
+  for (const path of ["/", "/privacy", "/protocol-serve", "/service-level"]) {
+    test(`${path} is first painted whole, so nothing moves`, async ({ page, baseURL }) => {
+      // Cut inside the header, whose end would grow as its select and button arrive.
+      const proxy = await startSplitDocumentProxy(baseURL!, '<option value="en"');
+      try {
+        const layoutShift = await watchLayoutShift(page);
+        await page.goto(proxy.url + path);
+        await expect(page.locator("h1").first()).toBeVisible();
+        expect(await layoutShift()).toBe(0);
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+});
 
 /** Lighthouse's mobile run slows the CPU four times: data and hydration then land after the first paint. */
 async function slowCpuLikeLighthouse(page: Page): Promise<void> {

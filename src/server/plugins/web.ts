@@ -35,6 +35,16 @@ export function withNonceSlots(html: string, slot: string): string {
     .replace(/<head>/i, `<head><meta property="csp-nonce" nonce="${slot}">`);
 }
 
+/**
+ * Holds the first paint until the whole document is parsed. Under load Chromium paints a page
+ * whose parser has yielded part-way, and the rest arriving then moves what was painted (the
+ * header's end grows as its select and button are parsed): a layout shift the user sees. No
+ * element carries this id, so the render-blocking `expect` link is released when parsing ends.
+ */
+export function paintedWhenParsed(html: string): string {
+  return html.replace(/<head>/i, '<head><link rel="expect" href="#end-of-document" blocking="render">');
+}
+
 /** Every inline <script> needs its hash in the CSP: scripts are allowed by hash, styles by the nonce of each response. */
 export function inlineScriptHashes(html: string): string[] {
   const hashes: string[] = [];
@@ -110,7 +120,7 @@ export default fp(
     for (const file of files) {
       if (!file.endsWith(".html")) continue;
       const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), siteConfig);
-      pages.set(file, { chunks: withNonceSlots(html, NONCE_SLOT).split(NONCE_SLOT), scriptHashes: inlineScriptHashes(html) });
+      pages.set(file, { chunks: withNonceSlots(paintedWhenParsed(html), NONCE_SLOT).split(NONCE_SLOT), scriptHashes: inlineScriptHashes(html) });
     }
     const captchaSources = captchaCspSources(app.config.auth.captcha);
     if (!available) app.log.warn({ root }, "web build not found: run `npm run build` to serve the app");
