@@ -25,9 +25,13 @@ function decodeEntities(value: string): string {
   return value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 }
 
+/** Every address a page refers to; an `expect` link names what the first paint waits for, not a place. */
 export function linksOf(html: string): string[] {
   const links: string[] = [];
-  for (const match of html.matchAll(/<(?:a|link|script|img)\b[^>]*?\s(?:href|src)="([^"]*)"/gi)) links.push(decodeEntities(match[1]!));
+  for (const match of html.matchAll(/<(?:a|link|script|img)\b[^>]*?\s(?:href|src)="([^"]*)"[^>]*>/gi)) {
+    if (/\srel="expect"/i.test(match[0])) continue;
+    links.push(decodeEntities(match[1]!));
+  }
   return links;
 }
 
