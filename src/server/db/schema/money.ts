@@ -15,9 +15,9 @@ export const ledgerEntries = pgTable(
   "ledger_entries",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
-    userId: bigint("user_id", { mode: "number" })
-      .notNull()
-      .references(() => users.id),
+    // No foreign key: every writer moves the user's balance under its row lock in the same
+    // transaction, and users are never deleted (drizzle/0014).
+    userId: bigint("user_id", { mode: "number" }).notNull(),
     /** Signed micro-units: credits positive, debits negative. */
     amount: bigint("amount", { mode: "bigint" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "bigint" }).notNull(),

@@ -79,16 +79,23 @@ function arrayElement(value: string | number | null): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
+type ChargeRow = { o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null };
+
+const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
+  row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
+
 /**
  * Charges a batch of calls with one statement, `charge_calls` (drizzle/0009): it locks the users and
  * keys involved in id order, admits each call in arrival order while the locked balance covers it
  * and its key's spend limit allows it, and writes balances, ledger entries, key spend and usage
  * records. A refused call writes nothing. One statement is one round trip: the row locks are held
  * only while it runs, and on PGlite's thread it runs without waiting on the event loop
- * (docs/decisions/012).
+ * (docs/decisions/012). A batch of one, what every call is when calls arrive one at a time, goes to
+ * `charge_call` (drizzle/0014): the same rules without the arrays (docs/decisions/028).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
-  const rows = await queryRows<{ o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null }>(
+  if (items.length === 1) return [await chargeOne(db, items[0]!)];
+  const rows = await queryRows<ChargeRow>(
     db,
     sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_calls(
           ${arr(items.map((i) => i.userId))}::bigint[], ${arr(items.map((i) => i.apiKeyId))}::bigint[],
@@ -98,9 +105,19 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
           ${arr(items.map((i) => i.ended?.latencyMs ?? null))}::int[], ${arr(items.map((i) => i.ended?.at.toISOString() ?? null))}::timestamptz[])`,
   );
   if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
-  return rows.map((row) =>
-    row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome },
+  return rows.map(chargeOutcome);
+}
+
+async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
+  const [row] = await queryRows<ChargeRow>(
+    db,
+    sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_call(
+          ${item.userId}::bigint, ${item.apiKeyId}::bigint, ${item.toolId}::text, ${item.units}::bigint, ${item.amount.toString()}::bigint,
+          ${item.requestId}::text, ${item.at.toISOString()}::timestamptz, ${item.ended?.httpStatus ?? null}::int,
+          ${item.ended?.latencyMs ?? null}::int, ${item.ended?.at.toISOString() ?? null}::timestamptz)`,
   );
+  if (!row) throw new Error("charge_call answered no row");
+  return chargeOutcome(row);
 }
 
 /**

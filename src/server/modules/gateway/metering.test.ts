@@ -1,0 +1,108 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatMoney, parseMoney } from "#shared/money";
+import type { SpendLimitPeriod } from "#shared/spend-period";
+import { apiKeys, ledgerEntries, usageRecords, users } from "../../db/schema/index";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+import { chargeBatch, type ChargeItem, type ChargeOutcome } from "./metering";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+/** A user with `balance` and a key limited to 0.05 per `period`. */
+async function payer(period: SpendLimitPeriod) {
+  const user = await createUserWithSession(t, { balance: "0.10" });
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/v1/console/keys",
+    headers: user.headers,
+    payload: { name: "twin", spendLimit: "0.05", spendLimitPeriod: period },
+  });
+  expect(res.statusCode).toBe(201);
+  return { userId: user.userId, apiKeyId: res.json().key.id as number };
+}
+
+/**
+ * Calls that meet every rule once: a fit, a call past the key's limit, a free call, the first call
+ * of a new Beijing day, a call stamped before the key's period (a batch spanning midnight), a call
+ * the balance cannot cover, one charged before its tool runs (pending), and the limit again.
+ */
+const CALLS: [amount: string, at: string, ended: boolean][] = [
+  ["0.02", "2026-04-01T02:00:00Z", true],
+  ["0.04", "2026-04-01T03:00:00Z", true],
+  ["0", "2026-04-01T03:30:00Z", true],
+  ["0.03", "2026-04-01T16:30:00Z", true],
+  ["0.01", "2026-04-01T15:00:00Z", true],
+  ["0.05", "2026-04-01T17:00:00Z", true],
+  ["0.01", "2026-04-01T17:10:00Z", false],
+  ["0.01", "2026-04-01T17:20:00Z", true],
+];
+
+function items(who: { userId: number; apiKeyId: number }, prefix: string): ChargeItem[] {
+  return CALLS.map(([amount, at, ended], i) => ({
+    ...who,
+    toolId: "echo",
+    units: 1,
+    amount: parseMoney(amount),
+    requestId: `${prefix}-${i}`,
+    at: new Date(at),
+    ended: ended ? { httpStatus: 200, latencyMs: i, at: new Date(at) } : undefined,
+  }));
+}
+
+/** What a user and their key end up with, without ids, so two payers can be compared. */
+async function state(who: { userId: number; apiKeyId: number }, prefix: string) {
+  const db = t.database.db;
+  const [user] = await db.select({ balance: users.balance }).from(users).where(eq(users.id, who.userId));
+  const [key] = await db.select().from(apiKeys).where(eq(apiKeys.id, who.apiKeyId));
+  const entries = await db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, who.userId)).orderBy(ledgerEntries.id);
+  const usage = await db.select().from(usageRecords).where(eq(usageRecords.userId, who.userId)).orderBy(usageRecords.id);
+  const local = (text: string) => text.replace(prefix, "<call>");
+  return {
+    balance: formatMoney(user!.balance),
+    key: { spent: key!.spent, periodSpent: key!.periodSpent, periodStart: key!.periodStart, lastUsedAt: key!.lastUsedAt },
+    ledger: entries.map((e) => [e.kind, e.method, local(e.reference), local(e.idempotencyKey), e.amount, e.balanceAfter, e.createdAt]),
+    usage: usage.map((u) => [u.toolId, u.units, u.amount, u.status, u.httpStatus, u.latencyMs, local(u.requestId), u.createdAt, u.completedAt]),
+  };
+}
+
+const withoutIds = (outcomes: ChargeOutcome[]) => outcomes.map((o) => (o.ok ? { ok: true, balance: o.balance } : o));
+
+describe("a call charged alone and the same call in a batch", () => {
+  for (const period of ["lifetime", "day", "month"] as SpendLimitPeriod[]) {
+    it(`meet the same rules and write the same rows (${period} limit)`, async () => {
+      const alone = await payer(period);
+      const batched = await payer(period);
+      const one = [];
+      for (const item of items(alone, `alone-${period}`)) one.push(...(await chargeBatch(t.database.db, [item])));
+      const all = await chargeBatch(t.database.db, items(batched, `batched-${period}`));
+
+      expect(withoutIds(one)).toEqual(withoutIds(all));
+      expect(await state(alone, `alone-${period}`)).toEqual(await state(batched, `batched-${period}`));
+      const limited = "spend_limit_reached";
+      expect(all.map((o) => (o.ok ? "ok" : o.reason))).toEqual(
+        period === "day"
+          ? ["ok", limited, "ok", "ok", "ok", "insufficient_balance", "ok", limited]
+          : ["ok", limited, "ok", "ok", limited, limited, limited, limited],
+      );
+    });
+  }
+
+  it("refuses a charge for a user or key that does not exist, alone and in a batch", async () => {
+    const who = await payer("lifetime");
+    const [call] = items({ ...who, apiKeyId: 2 ** 40 }, "missing");
+    const refusal = (batch: ChargeItem[]) =>
+      chargeBatch(t.database.db, batch).then(
+        () => "charged",
+        (error: Error) => (error.cause instanceof Error ? error.cause : error).message,
+      );
+    expect(await refusal([call!])).toMatch(/missing user or key/);
+    expect(await refusal([call!, { ...call!, requestId: "missing-2" }])).toMatch(/missing user or key/);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
