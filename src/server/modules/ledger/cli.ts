@@ -4,7 +4,18 @@ import { maskPhone } from "#shared/user";
 import { findUser } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { credit } from "./ledger";
-import { verifyLedger } from "./verify";
+import { verifyLedger, type LedgerProblem } from "./verify";
+
+function describeProblem(p: LedgerProblem): string {
+  switch (p.type) {
+    case "balance_mismatch":
+      return `user ${p.userId}: balance ${formatMoney(p.balance)} but its entries sum to ${formatMoney(p.ledgerSum)}`;
+    case "broken_chain":
+      return `user ${p.userId}: entry ${p.entryId} has balance_after ${formatMoney(p.balanceAfter)}, expected ${formatMoney(p.expected)}`;
+    case "unknown_user":
+      return `user ${p.userId} does not exist, but ${p.entries} ledger entries name it`;
+  }
+}
 
 export const creditCommand: CliCommand = {
   name: "credit",
@@ -57,11 +68,7 @@ export const ledgerVerifyCommand: CliCommand = {
       return 0;
     }
     for (const p of report.problems) {
-      ctx.err(
-        p.type === "balance_mismatch"
-          ? `user ${p.userId}: balance ${formatMoney(p.balance)} but its entries sum to ${formatMoney(p.ledgerSum)}`
-          : `user ${p.userId}: entry ${p.entryId} has balance_after ${formatMoney(p.balanceAfter)}, expected ${formatMoney(p.expected)}`,
-      );
+      ctx.err(describeProblem(p));
     }
     ctx.err(`ledger NOT consistent: ${report.problems.length} problem(s) listed (at most 100 of each kind)`);
     return 1;

@@ -136,7 +136,7 @@ describe("verifyLedger", () => {
     expect(report.entries).toBeGreaterThan(0);
   });
 
-  it("reports a balance that differs from its entries and a broken balance_after chain", async () => {
+  it("reports a balance that differs from its entries, a broken balance_after chain and entries of no user", async () => {
     const probe = await createTestDatabase();
     try {
       const { userId } = await createUserWithSession({ database: probe, clock }, { balance: "2" });
@@ -151,12 +151,22 @@ describe("verifyLedger", () => {
         reference: "forged",
         idempotencyKey: "forged",
       });
+      await probe.db.insert(ledgerEntries).values({
+        userId: 2 ** 40,
+        amount: 3n,
+        balanceAfter: 3n,
+        kind: "adjustment",
+        method: "operator",
+        reference: "orphan",
+        idempotencyKey: "orphan",
+      });
       const { problems } = await verifyLedger(probe.db);
       expect(problems).toEqual(
         expect.arrayContaining([
           { type: "balance_mismatch", userId, balance: 2_000_001n, ledgerSum: 2_000_000n },
           { type: "balance_mismatch", userId: other.userId, balance: 1_000_000n, ledgerSum: 1_000_005n },
           expect.objectContaining({ type: "broken_chain", userId: other.userId, expected: 1_000_005n, balanceAfter: 7n }),
+          { type: "unknown_user", userId: 2 ** 40, entries: 1 },
         ]),
       );
     } finally {
