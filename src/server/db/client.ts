@@ -60,7 +60,10 @@ const MIGRATION_LOCK_ID = 720_413_001;
 export interface DatabaseLog {
   warn(fields: { err: unknown }, message: string): void;
 }
-const STDERR_LOG: DatabaseLog = { warn: (fields, message) => console.error(message, fields.err) };
+/** Without a logger (the CLI, tests), one line per event: a dropped test database's pool would print whole error objects. */
+const STDERR_LOG: DatabaseLog = {
+  warn: (fields, message) => console.error(`${message}: ${fields.err instanceof Error ? fields.err.message : String(fields.err)}`),
+};
 
 export function openPostgres(url: string, poolSize = 10, log: DatabaseLog = STDERR_LOG): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
