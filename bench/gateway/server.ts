@@ -9,15 +9,21 @@ import path from "node:path";
 import pg from "pg";
 import { PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
+/** The compiled server to run: `dist/`, or another build (`DIST=path`) to compare two in one session. */
+const DIST = path.resolve(ROOT, process.env.DIST ?? "dist");
+/** The database it makes on PostgreSQL; `BENCH_DATABASE` lets two benchmarks share the server. */
+const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "tollgate_bench";
+
 async function freshPostgres(): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, not ${JSON.stringify(BENCH_DATABASE)}`);
   const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query("drop database if exists tollgate_bench with (force)");
-  await admin.query("create database tollgate_bench");
+  await admin.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
+  await admin.query(`create database ${BENCH_DATABASE}`);
   await admin.end();
   const parsed = new URL(url);
-  parsed.pathname = "/tollgate_bench";
+  parsed.pathname = `/${BENCH_DATABASE}`;
   return parsed.toString();
 }
 
@@ -46,7 +52,7 @@ export interface BenchServer {
 }
 
 export async function benchServer(options: { db: "pglite" | "postgres"; logLevel: string; env?: Record<string, string> }): Promise<BenchServer> {
-  if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("dist/server.js is missing: run `npm run build` first");
+  if (!fs.existsSync(path.join(DIST, "server.js"))) throw new Error(`${path.join(DIST, "server.js")} is missing: run \`npm run build\` first`);
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
@@ -61,11 +67,11 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
     base,
     dataDir,
     cli(...argv) {
-      const result = spawnSync(PROJECT_NODE, [path.join(ROOT, "dist/cli.js"), "admin", ...argv], { env, encoding: "utf8" });
+      const result = spawnSync(PROJECT_NODE, [path.join(DIST, "cli.js"), "admin", ...argv], { env, encoding: "utf8" });
       return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
     },
     async start(nodeFlags = []) {
-      const server = spawn(PROJECT_NODE, [...nodeFlags, ...START_FLAGS, path.join(ROOT, "dist/server.js")], {
+      const server = spawn(PROJECT_NODE, [...nodeFlags, ...START_FLAGS, path.join(DIST, "server.js")], {
         env,
         stdio: ["ignore", "ignore", "inherit"],
       });

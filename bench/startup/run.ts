@@ -14,6 +14,8 @@ import path from "node:path";
 import { emptyPostgresDatabase, PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
 const RUNS = Number(process.env.RUNS ?? 3);
+/** Another build to measure (`DIST=path/to/dist`), to compare two builds in alternating runs. */
+const SERVER_JS = path.resolve(ROOT, process.env.DIST ?? "dist", "server.js");
 const IDLE_MS = 5_000;
 const TICKS_PER_SECOND = 100;
 
@@ -35,7 +37,7 @@ function rssMbOf(pid: number): number {
 
 async function measure(env: Record<string, string>): Promise<Sample> {
   const began = performance.now();
-  const child = spawn(PROJECT_NODE, [...START_FLAGS, path.join(ROOT, "dist/server.js")], {
+  const child = spawn(PROJECT_NODE, [...START_FLAGS, SERVER_JS], {
     env: { ...process.env, NODE_ENV: "production", SESSION_SECRET: "bench-secret-0123456789abcdef0123456789", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -62,7 +64,7 @@ function row(name: string, samples: Sample[]): string {
   return `| ${name} | ${(m((s) => s.readyMs) / 1000).toFixed(2)} s | ${(m((s) => s.cpuMs) / 1000).toFixed(2)} s | ${m((s) => s.rssMb).toFixed(0)} MB |`;
 }
 
-if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("run `npm run build` first");
+if (!fs.existsSync(SERVER_JS)) throw new Error(`no ${SERVER_JS}: run \`npm run build\` first`);
 const fresh: Sample[] = [];
 const again: Sample[] = [];
 for (let i = 0; i < RUNS; i++) {
@@ -82,7 +84,7 @@ try {
   await database.drop();
   fs.rmSync(postgresDataDir, { recursive: true, force: true });
 }
-console.log(`Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")}, median of ${RUNS}`);
+console.log(`${path.relative(ROOT, SERVER_JS)}, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")}, median of ${RUNS}`);
 console.log("| start | ready | CPU until ready | idle RSS |\n|---|---|---|---|");
 console.log(row("PGlite, new DATA_DIR", fresh));
 console.log(row("PGlite, existing DATA_DIR", again));

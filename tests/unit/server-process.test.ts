@@ -158,3 +158,34 @@ describe("WEB_CONCURRENCY workers on PostgreSQL", () => {
     await check.end();
   }, SLOW);
 });
+
+describe("idle memory of one process on PostgreSQL", () => {
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await emptyPostgresDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  // Issue 14's goal: ≤ 150 MB resident once started and idle (bench/startup/README.md measures it).
+  // Before drizzle-orm was compiled into the bundle (docs/decisions/028) this read 165–171 MB.
+  it("stays under 150 MB resident after a restart on a migrated database", async () => {
+    const env = { DATABASE_URL: database.url, DATA_DIR: tempDir() };
+    const migrating = start(env);
+    await readyUrl(migrating);
+    migrating.child.kill("SIGTERM");
+    await migrating.exited;
+
+    const server = start(env);
+    const url = await readyUrl(server);
+    expect((await get(`${url}/api/v1/health`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const status = fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8");
+    const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+    expect(rssMb).toBeGreaterThan(0);
+    expect(rssMb).toBeLessThanOrEqual(150);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  }, SLOW);
+});
