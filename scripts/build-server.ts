@@ -14,7 +14,7 @@ export const SERVER_ENTRY_POINTS = {
 };
 
 /**
- * Packages compiled into the bundle rather than imported from node_modules (docs/decisions/028).
+ * Packages compiled into the bundle rather than imported from node_modules (docs/decisions/029).
  * For every file it loads from a package, Node 24's ES module loader parses that package's
  * package.json `exports` again. drizzle-orm's is 130 KB and the server loads ~110 of its files:
  * ~120 MB of short-lived objects and 0.1–0.5 s of CPU at every start, and V8 keeps ~45 MB of the

@@ -169,7 +169,7 @@ describe("idle memory of one process on PostgreSQL", () => {
   });
 
   // Issue 14's goal: ≤ 150 MB resident once started and idle (bench/startup/README.md measures it).
-  // Before drizzle-orm was compiled into the bundle (docs/decisions/028) this read 165–171 MB.
+  // Before drizzle-orm was compiled into the bundle (docs/decisions/029) this read 165–171 MB.
   it("stays under 150 MB resident after a restart on a migrated database", async () => {
     const env = { DATABASE_URL: database.url, DATA_DIR: tempDir() };
     const migrating = start(env);
