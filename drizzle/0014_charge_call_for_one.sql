@@ -44,12 +44,6 @@ BEGIN
     RETURN;
   END IF;
   "balance" := "balance" - "p_amount";
-  -- A hold, taken before an upstream is called (no answer yet), does not wait for the disk: the
-  -- call's settlement commits durably before its answer ends, and that flush carries this commit
-  -- with it (docs/decisions/030). A charge for an answered call waits, as every commit does.
-  IF "p_http_status" IS NULL THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-  END IF;
 
   WITH debit AS (
          UPDATE users SET balance = users.balance - "p_amount"

@@ -1,8 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "#shared/money";
 import type { SpendLimitPeriod } from "#shared/spend-period";
-import { queryRows } from "../../db/client";
 import { apiKeys, ledgerEntries, usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
@@ -105,24 +104,5 @@ describe("a call charged alone and the same call in a batch", () => {
     expect(await refusal([call!])).toMatch(/missing user or key/);
     expect(await refusal([call!, { ...call!, requestId: "missing-2" }])).toMatch(/missing user or key/);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
-  });
-});
-
-describe("when a lone charge waits for the disk", () => {
-  /** The commit setting the charge leaves on its transaction: what COMMIT will do. */
-  async function commitAfter(item: ChargeItem): Promise<string> {
-    return t.database.db.transaction(async (tx) => {
-      const [outcome] = await chargeBatch(tx, [item]);
-      expect(outcome).toMatchObject({ ok: true });
-      const [row] = await queryRows<{ synchronous_commit: string }>(tx, sql`show synchronous_commit`);
-      return row!.synchronous_commit;
-    });
-  }
-
-  it("a hold for an upstream that has not answered yet does not; a charge for an answered call does", async () => {
-    const who = await payer("lifetime");
-    const [answered] = items(who, "durability");
-    expect(await commitAfter(answered!)).toBe("on");
-    expect(await commitAfter({ ...answered!, requestId: "durability-hold", amount: parseMoney("0.01"), ended: undefined })).toBe("off");
   });
 });

@@ -93,7 +93,7 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
  * (docs/decisions/012). A batch of one, what every call is when calls arrive one at a time, goes to
  * `charge_call` (drizzle/0014): the same rules without the arrays (docs/decisions/028).
  */
-export async function chargeBatch(db: Db | Tx, items: ChargeItem[]): Promise<ChargeOutcome[]> {
+export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
   const rows = await queryRows<ChargeRow>(
     db,
@@ -108,7 +108,7 @@ export async function chargeBatch(db: Db | Tx, items: ChargeItem[]): Promise<Cha
   return rows.map(chargeOutcome);
 }
 
-async function chargeOne(db: Db | Tx, item: ChargeItem): Promise<ChargeOutcome> {
+async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
   const [row] = await queryRows<ChargeRow>(
     db,
     sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_call(
