@@ -14,14 +14,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** A user with `balance` and a key limited to 0.05 per `period`. */
-async function payer(period: SpendLimitPeriod) {
-  const user = await createUserWithSession(t, { balance: "0.10" });
+/** A user with `balance` and a key limited to `spendLimit` (none: null) per `period`. */
+async function payer(period: SpendLimitPeriod, spendLimit: string | null = "0.05", balance = "0.10") {
+  const user = await createUserWithSession(t, { balance });
   const res = await t.app.inject({
     method: "POST",
     url: "/api/v1/console/keys",
     headers: user.headers,
-    payload: { name: "twin", spendLimit: "0.05", spendLimitPeriod: period },
+    payload: { name: "twin", spendLimit, spendLimitPeriod: period },
   });
   expect(res.statusCode).toBe(201);
   return { userId: user.userId, apiKeyId: res.json().key.id as number };
@@ -43,8 +43,10 @@ const CALLS: [amount: string, at: string, ended: boolean][] = [
   ["0.01", "2026-04-01T17:20:00Z", true],
 ];
 
-function items(who: { userId: number; apiKeyId: number }, prefix: string): ChargeItem[] {
-  return CALLS.map(([amount, at, ended], i) => ({
+type Call = (typeof CALLS)[number];
+
+function items(who: { userId: number; apiKeyId: number }, prefix: string, calls: Call[] = CALLS): ChargeItem[] {
+  return calls.map(([amount, at, ended], i) => ({
     ...who,
     toolId: "echo",
     units: 1,
@@ -74,24 +76,70 @@ async function state(who: { userId: number; apiKeyId: number }, prefix: string) 
 const withoutIds = (outcomes: ChargeOutcome[]) => outcomes.map((o) => (o.ok ? { ok: true, balance: o.balance } : o));
 
 describe("a call charged alone and the same call in a batch", () => {
+  /** Charges `calls` one at a time for one payer and as one batch for its twin; both must end alike. */
+  async function chargedBothWays(name: string, twin: () => Promise<{ userId: number; apiKeyId: number }>, calls: Call[] = CALLS) {
+    const alone = await twin();
+    const batched = await twin();
+    const one = [];
+    for (const item of items(alone, `alone-${name}`, calls)) one.push(...(await chargeBatch(t.database.db, [item])));
+    const all = await chargeBatch(t.database.db, items(batched, `batched-${name}`, calls));
+    expect(withoutIds(one)).toEqual(withoutIds(all));
+    const end = await state(batched, `batched-${name}`);
+    expect(await state(alone, `alone-${name}`)).toEqual(end);
+    return { outcomes: all.map((o) => (o.ok ? "ok" : o.reason)), end };
+  }
+  const limited = "spend_limit_reached";
+
   for (const period of ["lifetime", "day", "month"] as SpendLimitPeriod[]) {
     it(`meet the same rules and write the same rows (${period} limit)`, async () => {
-      const alone = await payer(period);
-      const batched = await payer(period);
-      const one = [];
-      for (const item of items(alone, `alone-${period}`)) one.push(...(await chargeBatch(t.database.db, [item])));
-      const all = await chargeBatch(t.database.db, items(batched, `batched-${period}`));
-
-      expect(withoutIds(one)).toEqual(withoutIds(all));
-      expect(await state(alone, `alone-${period}`)).toEqual(await state(batched, `batched-${period}`));
-      const limited = "spend_limit_reached";
-      expect(all.map((o) => (o.ok ? "ok" : o.reason))).toEqual(
+      const { outcomes } = await chargedBothWays(period, () => payer(period));
+      expect(outcomes).toEqual(
         period === "day"
           ? ["ok", limited, "ok", "ok", "ok", "insufficient_balance", "ok", limited]
           : ["ok", limited, "ok", "ok", limited, limited, limited, limited],
       );
     });
   }
+
+  it("meet the same rules for a key without a limit, a hold admitted on the way", async () => {
+    const { outcomes, end } = await chargedBothWays("unlimited", () => payer("lifetime", null, "0.20"));
+    expect(outcomes).toEqual(["ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok"]);
+    expect(end.balance).toBe("0.03");
+    expect(end.usage.map((u) => u[3])).toEqual(["succeeded", "succeeded", "succeeded", "succeeded", "succeeded", "succeeded", "pending", "succeeded"]);
+  });
+
+  it("a refused call in a new day leaves the key's counted day as it was", async () => {
+    const calls: Call[] = [
+      ["0.01", "2026-04-01T02:00:00Z", true],
+      ["0.02", "2026-04-01T17:00:00Z", true],
+    ];
+    const { outcomes, end } = await chargedBothWays("refused-new-day", () => payer("day", "0.05", "0.01"), calls);
+    expect(outcomes).toEqual(["ok", "insufficient_balance"]);
+    expect(end.key).toMatchObject({ spent: parseMoney("0.01"), periodSpent: parseMoney("0.01"), periodStart: new Date("2026-03-31T16:00:00Z") });
+  });
+
+  it("lone calls and batches racing on the same users and keys all go through, in one lock order", async () => {
+    const first = await payer("lifetime", null, "10");
+    const second = await payer("lifetime", null, "10");
+    let n = 0;
+    const call = (who: { userId: number; apiKeyId: number }): ChargeItem => ({
+      ...who,
+      toolId: "echo",
+      units: 1,
+      amount: parseMoney("0.01"),
+      requestId: `race-${process.pid}-${++n}`,
+      at: t.clock.now(),
+      ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() },
+    });
+    const racing = Array.from({ length: 60 }, (_, i) =>
+      chargeBatch(t.database.db, i % 3 === 0 ? [call(first), call(second)] : [call(i % 3 === 1 ? second : first)]),
+    );
+    const outcomes = (await Promise.all(racing)).flat();
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(80);
+    expect((await state(first, "race")).balance).toBe("9.60");
+    expect((await state(second, "race")).balance).toBe("9.60");
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
 
   it("refuses a charge for a user or key that does not exist, alone and in a batch", async () => {
     const who = await payer("lifetime");
@@ -103,6 +151,9 @@ describe("a call charged alone and the same call in a batch", () => {
       );
     expect(await refusal([call!])).toMatch(/missing user or key/);
     expect(await refusal([call!, { ...call!, requestId: "missing-2" }])).toMatch(/missing user or key/);
+    const noUser = { ...call!, userId: 2 ** 40, apiKeyId: who.apiKeyId, requestId: "missing-3" };
+    expect(await refusal([noUser])).toMatch(/missing user or key/);
+    expect(await refusal([noUser, { ...noUser, requestId: "missing-4" }])).toMatch(/missing user or key/);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
   });
 });
