@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
     /** Comma-separated paths to measure instead of every page, e.g. `/,/console/info`. */
     only: { type: "string" },
     port: { type: "string", default: "0" },
+    /** A folder to write each run's Lighthouse report to (JSON), for its diagnostics. */
+    save: { type: "string" },
   },
 });
 const runs = Number(args.runs);
@@ -155,6 +157,10 @@ async function main(): Promise<void> {
         const lhr = result?.lhr;
         if (!lhr) throw new Error(`Lighthouse gave no result for ${pathname}`);
         if (lhr.runtimeError) throw new Error(`${pathname}: ${lhr.runtimeError.message}`);
+        if (args.save) {
+          fs.mkdirSync(args.save, { recursive: true });
+          fs.writeFileSync(path.join(args.save, `${pathname.replace(/\W+/g, "_")}-${i}.json`), JSON.stringify(lhr));
+        }
         const audit = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
         samples.push({
           performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useLayoutEffect } from "react";
 import { Link, Outlet, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
@@ -33,6 +33,11 @@ export default function ConsoleLayout() {
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
+  // The page's frame from its HTML (scripts/console-shells.ts), its title and intro, lies over the
+  // content area until the page (or the login prompt) renders there in its place.
+  useLayoutEffect(() => {
+    if (token || restored) document.getElementById("console-frame")?.remove();
+  }, [restored, token]);
 
   useEffect(() => {
     if (restored && !token) openLoginModal();
