@@ -126,7 +126,7 @@ export function writeConsoleShells(clientDir: string): string[] {
   for (const pathname of CONSOLE_PAGES) {
     const links = [...new Set([...routeModulesFor(routes, pathname), ...userInfo])]
       .filter((href) => !fallback.includes(`"${href}"`))
-      .map((href) => `<link rel="modulepreload" href="${href}"/>`)
+      .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low"/>`)
       .join("");
     const file = path.join(clientDir, pathname.slice(1), "index.html");
     fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -29,9 +29,11 @@ describe("the console pages' HTML", () => {
       const layout = manifest.routes["layouts/default"]!.module;
       expect(preloads(html), page).toEqual(expect.arrayContaining([module, layout, ...userInfoModules(clientDir), ...preloads(fallback)]));
       // Otherwise the same page: the fallback's scripts, the page's frame under the site's bar, and nothing of another console page.
+      // The first paint needs none of the page's modules: they do not compete with the stylesheet.
+      expect(html, page).toContain(`<link rel="modulepreload" href="${module}" fetchpriority="low"/>`);
       const frame = consoleFrame(page);
       expect(html).toContain(`</header>${frame}`);
-      expect(html.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, "").replace(frame, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
+      expect(html.replace(/<link rel="modulepreload" href="[^"]+"( fetchpriority="low")?\/>/g, "").replace(frame, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
       for (const other of CONSOLE_PAGES.filter((p) => p !== page)) {
         expect(preloads(html), `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
       }
