@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     for (const pathname of pages) {
       const signedIn = pathname.startsWith("/console/");
       const samples: Figures[] = [];
-      for (let i = 0; i < runs; i++) {
+      for (let i = 0, retries = 0; i < runs; i++) {
         const page = await browser.newPage();
         // Every page is measured with an empty HTTP cache, as a first visit: Lighthouse's own reset is
         // off (it would clear the session too), and the pages measured before share their chunks.
@@ -156,6 +156,12 @@ async function main(): Promise<void> {
         await page.close();
         const lhr = result?.lhr;
         if (!lhr) throw new Error(`Lighthouse gave no result for ${pathname}`);
+        // On a loaded machine Lighthouse now and then misses the navigation in its trace: measure again.
+        if (lhr.runtimeError?.code === "NO_NAVSTART" && retries++ < 3) {
+          console.error(`  ${pathname}: ${lhr.runtimeError.code}, measuring again`);
+          i--;
+          continue;
+        }
         if (lhr.runtimeError) throw new Error(`${pathname}: ${lhr.runtimeError.message}`);
         if (args.save) {
           fs.mkdirSync(args.save, { recursive: true });
