@@ -181,6 +181,33 @@ test.describe("before any script has run", () => {
     await expect(page.getByTestId("page-frame")).toBeVisible();
     await expect(page.getByTestId("page-frame")).toHaveText("Tollgate");
   });
+
+  test("a console page already shows its title and intro", async ({ page }) => {
+    await page.goto("/console/apply");
+    await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("Apply for access");
+    await expect(page.getByText("Some tools need approval before your API keys may call them.")).toBeVisible();
+    await page.goto("/console/api-keys");
+    await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("API keys");
+  });
+});
+
+test.describe("a console page's frame before the app's code has loaded", () => {
+  test.use({ locale: "zh-CN" });
+  test("is in the language the page will choose", async ({ page }) => {
+    await page.route("**/assets/*.js", (route) => route.abort());
+    await page.goto("/console/billing-details");
+    await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("消费明细");
+    await expect(page.getByText("Every successful API call")).toBeHidden();
+  });
+});
+
+test("a console page's frame gives way to the page: one title, the page's own", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/apply");
+  await expect(page.getByTestId("console-apply")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 2, name: "Apply for access" })).toHaveCount(1);
+  await expect(page.locator("#console-frame")).toHaveCount(0);
 });
 
 test("the site header stays on one line on a 390 px phone", async ({ page }) => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { routeModulesFor } from "../../scripts/console-shells";
+import { consoleFrame, routeModulesFor, userInfoModules } from "../../scripts/console-shells";
 import { CONSOLE_PAGES } from "../../src/shared/site-routes";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
@@ -27,13 +27,27 @@ describe("the console pages' HTML", () => {
       const routeId = `routes${page}`;
       const { module } = manifest.routes[routeId]!;
       const layout = manifest.routes["layouts/default"]!.module;
-      expect(preloads(html), page).toEqual(expect.arrayContaining([module, layout, ...preloads(fallback)]));
-      // Otherwise the same page: the fallback's scripts, and nothing of another console page.
-      expect(html.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
+      expect(preloads(html), page).toEqual(expect.arrayContaining([module, layout, ...userInfoModules(clientDir), ...preloads(fallback)]));
+      // Otherwise the same page: the fallback's scripts, the page's frame under the site's bar, and nothing of another console page.
+      // The first paint needs none of the page's modules: they do not compete with the stylesheet.
+      expect(html, page).toContain(`<link rel="modulepreload" href="${module}" fetchpriority="low"/>`);
+      const frame = consoleFrame(page);
+      expect(html).toContain(`</header>${frame}`);
+      expect(html.replace(/<link rel="modulepreload" href="[^"]+"( fetchpriority="low")?\/>/g, "").replace(frame, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
       for (const other of CONSOLE_PAGES.filter((p) => p !== page)) {
         expect(preloads(html), `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
       }
     }
+  });
+
+  it("frames each page with its title, and its intro where the page has one, in both languages", () => {
+    const apply = consoleFrame("/console/apply");
+    expect(apply).toContain('<h2><span lang="en">Apply for access</span><span lang="zh-CN">');
+    expect(apply).toContain('<p lang="en">Some tools need approval before your API keys may call them.');
+    expect(consoleFrame("/console/api-keys")).toContain('<p lang="en">Keys authenticate your calls to the tools.');
+    expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every successful API call, what it cost and which key made it.');
+    expect(consoleFrame("/console/info")).not.toContain("<p");
+    expect(consoleFrame("/console/charge-details")).toContain('<span lang="en">Charge details</span>');
   });
 
   it("routeModulesFor refuses a path the router does not know", () => {

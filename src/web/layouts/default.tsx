@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useDeferredValue, useEffect, useLayoutEffect } from "react";
 import { Link, Outlet, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
@@ -33,6 +33,17 @@ export default function ConsoleLayout() {
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
+  // The session is restored from a store update, which React renders in one uninterrupted task: the
+  // whole page at once, hundreds of milliseconds on a phone. Rendered from the deferred token, the
+  // page is a transition React splits into short tasks, leaving the main thread free between them.
+  // The header's user menu is small and comes with the token, in the same paint as the header's end.
+  const shownToken = useDeferredValue(token);
+
+  // The page's frame from its HTML (scripts/console-shells.ts), its title and intro, lies over the
+  // content area until the page (or the login prompt) renders there in its place.
+  useLayoutEffect(() => {
+    if (shownToken || (restored && !token)) document.getElementById("console-frame")?.remove();
+  }, [shownToken, restored, token]);
 
   useEffect(() => {
     if (restored && !token) openLoginModal();
@@ -64,9 +75,9 @@ export default function ConsoleLayout() {
               />
             </Layout.Sider>
             <Layout.Content className="console-content">
-              {token ? (
+              {shownToken ? (
                 <Outlet />
-              ) : restored ? (
+              ) : restored && !token ? (
                 <Result
                   status="403"
                   title={t("pages.loginRequired")}

@@ -25,20 +25,21 @@ export default function ConsoleApiKeysPage() {
   const full = keys.data !== undefined && count >= max;
   return (
     <section data-testid="console-api-keys">
-      {/* The key count arrives with the keys: shown together, it moves nothing. */}
-      <ShownWhenLoaded>
-        <Flex justify="space-between" align="center" wrap gap={12}>
-          <Typography.Title level={2} style={{ margin: 0 }}>
-            {t("nav.apiKeys")}
-          </Typography.Title>
-          <Flex align="center" gap={12}>
-            {keys.data ? <Typography.Text type="secondary">{t("apiKeys.count", { count, max })}</Typography.Text> : null}
-            <Button type="primary" disabled={full} onClick={() => setCreating(true)} data-testid="create-key">
-              {t("apiKeys.create")}
-            </Button>
-          </Flex>
+      {/* The title and intro show at once, as the page's HTML already did (scripts/console-shells.ts);
+          the key count arrives with the keys, laid out but unseen until then, so it moves nothing. */}
+      <Flex justify="space-between" align="center" wrap gap={12}>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          {t("nav.apiKeys")}
+        </Typography.Title>
+        <Flex align="center" gap={12} className={keys.isPending ? "shown-when-loaded-pending" : undefined}>
+          <Typography.Text type="secondary">{t("apiKeys.count", { count, max })}</Typography.Text>
+          <Button type="primary" disabled={full} onClick={() => setCreating(true)} data-testid="create-key">
+            {t("apiKeys.create")}
+          </Button>
         </Flex>
-        <Typography.Paragraph type="secondary">{t("apiKeys.intro")}</Typography.Paragraph>
+      </Flex>
+      <Typography.Paragraph type="secondary">{t("apiKeys.intro")}</Typography.Paragraph>
+      <ShownWhenLoaded>
         {full ? <Alert type="info" showIcon title={t("apiKeys.limitReached", { max })} style={{ marginBottom: 16 }} /> : null}
         <KeysTable keys={keys.data?.keys ?? []} loading={keys.isPending} />
       </ShownWhenLoaded>
