@@ -23,6 +23,10 @@ declare module "fastify" {
  */
 export function signedIn<Options extends FastifyPluginOptions>(plugin: FastifyPluginAsync<Options>): FastifyPluginAsync<Options> {
   return async (scope, options) => {
+    // The API docs say so for every route of the scope: it needs the session's bearer token.
+    scope.addHook("onRoute", (route) => {
+      route.schema = { ...route.schema, security: [{ bearer: [] }] };
+    });
     scope.addHook("preHandler", async (request) => {
       if (!request.auth) throw AppError.unauthorized();
     });

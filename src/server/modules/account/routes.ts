@@ -8,13 +8,11 @@ import { usageByDay } from "./usage";
 import { findUserInfo } from "./user-info";
 
 const tags = ["account"];
-const security = [{ bearer: [] }];
-
 /** What /console/info shows: the user with the balance, the referral link, recent usage and the runway. */
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/tools/user-info",
-    { schema: { tags, security, summary: "The signed-in user, with the balance", response: { 200: userInfoSchema } } },
+    { schema: { tags, summary: "The signed-in user, with the balance", response: { 200: userInfoSchema } } },
     async (request, reply) => {
       const user = await findUserInfo(app.db, request.user.userId);
       if (!user) throw AppError.unauthorized();
@@ -25,7 +23,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/referrals",
-    { schema: { tags, security, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
+    { schema: { tags, summary: "Your referral link and how many users signed up through it", response: { 200: referralsSchema } } },
     async (request, reply) => {
       const referrals = await referralsOf(app.db, { userId: request.user.userId, publicUrl: app.config.publicUrl });
       if (!referrals) throw AppError.unauthorized();
@@ -36,7 +34,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/usage",
-    { schema: { tags, security, summary: "Calls and spend per day", querystring: usageQuerySchema, response: { 200: usageSchema } } },
+    { schema: { tags, summary: "Calls and spend per day", querystring: usageQuerySchema, response: { 200: usageSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return usageByDay(app.db, {
@@ -50,7 +48,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/runway",
-    { schema: { tags, security, summary: "How long the balance lasts at the last 7 days' average spend", response: { 200: runwaySchema } } },
+    { schema: { tags, summary: "How long the balance lasts at the last 7 days' average spend", response: { 200: runwaySchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return runwayOf(app.db, { userId: request.user.userId, now: app.clock.now() });

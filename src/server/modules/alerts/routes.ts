@@ -8,8 +8,6 @@ import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSetting
 const WITHHELD = { kind: "webhook_secret", fields: ["webhookSecret"] };
 
 const tags = ["alerts"];
-const security = [{ bearer: [] }];
-
 /** Low-balance alerts on /console/info: the threshold, the webhook and its secret, a test event, and what was sent. */
 const alertRoutes: FastifyPluginAsyncZod = async (app) => {
   const job = app.alertsJob;
@@ -20,7 +18,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/alerts",
-    { schema: { tags, security, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
+    { schema: { tags, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return getAlertSettings(app.db, request.user.userId, smsPerDay);
@@ -33,7 +31,6 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
-        security,
         summary: "Set the alert threshold and webhook URL; the first webhook URL's signing secret is in this answer only",
         body: alertSettingsBody,
         response: { 200: alertSettingsSchema },
@@ -52,7 +49,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
     "/console/alerts/webhook-secret",
     {
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
-      schema: { tags, security, summary: "Replace the webhook signing secret; the new one is in this answer only", response: { 200: webhookSecretSchema } },
+      schema: { tags, summary: "Replace the webhook signing secret; the new one is in this answer only", response: { 200: webhookSecretSchema } },
     },
     async (request, reply) => {
       answerWithSecret(request, reply, { ...WITHHELD, ref: request.user.userId });
@@ -63,7 +60,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     "/console/alerts/test",
     {
-      schema: { tags, security, summary: "Send a signed test event to your webhook now", response: { 202: z.object({ queued: z.literal(true) }) } },
+      schema: { tags, summary: "Send a signed test event to your webhook now", response: { 202: z.object({ queued: z.literal(true) }) } },
     },
     async (request, reply) => {
       await queueTestEvent(app.db, { userId: request.user.userId, now: app.clock.now() });

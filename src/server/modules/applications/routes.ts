@@ -4,8 +4,6 @@ import type { Tool } from "../catalog/catalog-file";
 import { approvalTools, createApplication, listApplications, type ApplicationRow } from "./service";
 
 const tags = ["applications"];
-const security = [{ bearer: [] }];
-
 function toApplication(row: ApplicationRow, catalog: ReadonlyMap<string, Tool>): Application {
   return {
     id: row.id,
@@ -29,7 +27,6 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "Your access applications and the tools that need one",
         response: { 200: applicationListSchema },
       },
@@ -47,7 +44,6 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "Apply for access to a tool that needs approval",
         body: createApplicationBody,
         response: { 201: applicationSchema },

@@ -124,7 +124,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     signedInApi.post(
       "/auth/logout",
       {
-        schema: { tags: ["auth"], summary: "End this session", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
+        schema: { tags: ["auth"], summary: "End this session", response: { 200: logoutResponseSchema } },
       },
       async (request) => {
         await logout(app.db, { session: request.user, origin: originOf(request), now: app.clock.now() });
@@ -135,7 +135,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     signedInApi.post(
       "/auth/logout-all",
       {
-        schema: { tags: ["auth"], summary: "End every session of this user", security: [{ bearer: [] }], response: { 200: logoutResponseSchema } },
+        schema: { tags: ["auth"], summary: "End every session of this user", response: { 200: logoutResponseSchema } },
       },
       async (request) => {
         await logoutEverywhere(app.db, { userId: request.user.userId, origin: originOf(request), now: app.clock.now() });

@@ -12,15 +12,12 @@ function filterFor(userId: number, query: { from?: string; to?: string; toolId?:
 
 /** /console/billing-details: one row per charged call, filtered, paged, totalled and exportable. */
 const billingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const security = [{ bearer: [] }];
-
   app.get(
     "/console/billing",
     {
       schema: {
         tags: ["billing"],
         summary: "Charged calls, newest first, with the total for the filter",
-        security,
         querystring: billingQuerySchema,
         response: { 200: billingPageSchema },
       },
@@ -42,7 +39,6 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ["billing"],
         summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id), streamed",
-        security,
         querystring: filterQuery,
       },
     },

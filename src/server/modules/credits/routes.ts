@@ -13,15 +13,12 @@ function filterFor(userId: number, query: { from?: string; to?: string }): Credi
 
 /** /console/charge-details: the credits to the balance, and their CSV export. */
 const creditsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const security = [{ bearer: [] }];
-
   app.get(
     "/console/credits",
     {
       schema: {
         tags: ["credits"],
         summary: "Credits to the balance, newest first, with the total for the filter",
-        security,
         querystring: creditsQuerySchema,
         response: { 200: creditsPageSchema },
       },
@@ -44,7 +41,6 @@ const creditsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ["credits"],
         summary: "The filtered credits as CSV (time, method, amount, status, reference), streamed",
-        security,
         querystring: filterQuery,
       },
     },

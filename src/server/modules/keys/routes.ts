@@ -13,8 +13,6 @@ import { toApiKey } from "./key-view";
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from "./service";
 
 const tags = ["api keys"];
-const security = [{ bearer: [] }];
-
 /** The signed-in user's own API keys; anyone else's key is simply not found. */
 const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.secretReissuers.set("api_key", async (id, now) => {
@@ -24,7 +22,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/keys",
-    { schema: { tags, security, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
+    { schema: { tags, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
     async (request, reply) => {
       const rows = await listApiKeys(app.db, request.user.userId);
       const now = app.clock.now();
@@ -39,7 +37,6 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { idempotencyTtlMs: SECRET_REPLAY_TTL_MS },
       schema: {
         tags,
-        security,
         summary: "Create an API key; the response holds the full key, shown this once",
         body: createApiKeyBody,
         response: { 201: createdApiKeySchema },
@@ -63,7 +60,6 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        security,
         summary: "Rename a key, change its limits, or disable and enable it",
         params: apiKeyIdParams,
         body: updateApiKeyBody,
@@ -80,7 +76,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     "/console/keys/:id",
     {
-      schema: { tags, security, summary: "Delete a key; it stops working at once", params: apiKeyIdParams, response: { 200: deletedApiKeySchema } },
+      schema: { tags, summary: "Delete a key; it stops working at once", params: apiKeyIdParams, response: { 200: deletedApiKeySchema } },
     },
     async (request) => {
       await deleteApiKey(app.db, { userId: request.user.userId, id: request.params.id, now: app.clock.now() });

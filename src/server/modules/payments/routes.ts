@@ -20,7 +20,6 @@ const send = (reply: FastifyReply, ack: Acknowledgement) => reply.code(ack.statu
 /** Top-ups through payment providers: the methods on offer, creating an order, its state, and the providers' notifications. */
 const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const providers = configuredPaymentProviders(app.config.money);
-  const security = [{ bearer: [] }];
   const topUp = { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints };
 
   /** Money may have arrived that was not credited: an error-level line the operator must act on. */
@@ -33,7 +32,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
     signedInApi.get(
       "/console/payment-methods",
       {
-        schema: { tags: ["credits"], summary: "The payment methods this site offers for top-ups", security, response: { 200: paymentMethodsSchema } },
+        schema: { tags: ["credits"], summary: "The payment methods this site offers for top-ups", response: { 200: paymentMethodsSchema } },
       },
       async () => ({
         methods: [...providers.values()].map((p) => ({ id: p.id, channels: [...p.channels] })),
@@ -48,7 +47,6 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: {
           tags: ["credits"],
           summary: "Start a top-up: an order with the provider, answered with its pay page or QR code",
-          security,
           body: createPaymentBodySchema,
           response: { 200: createPaymentResponseSchema },
         },
@@ -72,7 +70,6 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: {
           tags: ["credits"],
           summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
-          security,
           params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),
           response: { 200: paymentStatusSchema },
         },
