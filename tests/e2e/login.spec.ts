@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { loginViaApi, readLatestCode } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 
@@ -13,6 +13,17 @@ async function openModal(page: Page, path = "/") {
   await expect(dialog).toBeVisible();
   return dialog;
 }
+
+/**
+ * The dialog's drawn size once antd's opening zoom has ended. Before the zoom starts, the dialog is
+ * already full size (transparent, untransformed), so a size read then says nothing about the next frame.
+ */
+const settledSize = (container: Locator) =>
+  container.evaluate((element) => {
+    if (/\bant-zoom-/.test(element.closest(".ant-modal")?.className ?? "")) return null;
+    const { width, height } = element.getBoundingClientRect();
+    return { width, height };
+  });
 
 const phoneField = (page: Page) => page.getByRole("textbox", { name: "phone number" });
 const codeField = (page: Page) => page.getByRole("textbox", { name: "verification code" });
@@ -194,9 +205,7 @@ test.describe("login modal", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await openModal(page);
     const container = page.locator(".login-modal .ant-modal-container");
-    // Measured once the opening animation has finished.
-    await expect.poll(async () => (await container.boundingBox())?.width).toBe(640);
-    expect((await container.boundingBox())?.height).toBe(412);
+    await expect.poll(() => settledSize(container)).toEqual({ width: 640, height: 412 });
     await expect(page.getByTestId("login-modal-art")).toBeVisible();
   });
 
@@ -204,11 +213,10 @@ test.describe("login modal", () => {
     await page.setViewportSize({ width: 1000, height: 700 });
     await openModal(page);
     const container = page.locator(".login-modal .ant-modal-container");
-    await expect.poll(async () => (await container.boundingBox())?.width).toBe(900);
-    expect((await container.boundingBox())?.height).toBe(320);
+    await expect.poll(() => settledSize(container)).toEqual({ width: 900, height: 320 });
     await expect(page.getByTestId("login-modal-art")).toHaveCount(0);
     await page.setViewportSize({ width: 375, height: 667 });
-    await expect.poll(async () => (await container.boundingBox())?.width).toBeCloseTo(337.5, 0);
+    await expect.poll(async () => (await settledSize(container))?.width).toBeCloseTo(337.5, 0);
     await expect(page.getByTestId("login-submit")).toBeInViewport();
   });
 
