@@ -1,0 +1,24 @@
+/**
+ * The streaming benchmark's fake upstream, in a process of its own as a real upstream is: `/sse`
+ * writes one server-sent event and ends; anything else is a chunked binary body of BIG_BYTES,
+ * written with back-pressure. Prints its port on stdout once it listens.
+ */
+import { once } from "node:events";
+import http from "node:http";
+
+const BIG_BYTES = Number(process.env.BIG_BYTES);
+const CHUNK = Buffer.alloc(64 * 1024, 7);
+
+const upstream = http.createServer(async (req, res) => {
+  req.resume();
+  if (req.url?.startsWith("/sse")) {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write('data: {"first":true}\n\n');
+    return res.end("data: [DONE]\n\n");
+  }
+  res.writeHead(200, { "content-type": "application/octet-stream" });
+  for (let sent = 0; sent < BIG_BYTES; sent += CHUNK.length) if (!res.write(CHUNK)) await once(res, "drain");
+  res.end();
+});
+upstream.listen(0, "127.0.0.1", () => console.log(upstream.address().port));
+process.on("SIGTERM", () => upstream.close(() => process.exit(0)));
