@@ -407,13 +407,13 @@ describe("a charge batch, in one statement", () => {
       { ok: true, usageId: expect.any(Number), balance: 0n },
     ]);
     expect(await balanceOf(user.userId)).toBe("0.00");
-    const entries = await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId));
+    const entries = await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId)).orderBy(ledgerEntries.id);
     const charges = entries.filter((e) => e.kind === "charge").map((e) => [e.reference, formatMoney(e.amount), formatMoney(e.balanceAfter)]);
     expect(charges).toEqual([
       ["order-1", "-0.03", "0.02"],
       ["order-4", "-0.02", "0.00"],
     ]);
-    const usage = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    const usage = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)).orderBy(usageRecords.id);
     expect(usage.map((u) => [u.requestId, u.status, u.httpStatus])).toEqual([
       ["order-1", "succeeded", 200],
       ["order-4", "succeeded", 200],

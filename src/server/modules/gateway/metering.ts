@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { queryRows, type Db, type Tx } from "../../db/client";
+import { preparedRows, queryRows, type Db, type Tx } from "../../db/client";
 
 /**
  * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
@@ -95,8 +95,9 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
-  const rows = await queryRows<ChargeRow>(
+  const rows = await preparedRows<ChargeRow>(
     db,
+    "charge_calls",
     sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_calls(
           ${arr(items.map((i) => i.userId))}::bigint[], ${arr(items.map((i) => i.apiKeyId))}::bigint[],
           ${arr(items.map((i) => i.toolId))}::text[], ${arr(items.map((i) => i.units))}::bigint[],
@@ -109,8 +110,9 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
 }
 
 async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
-  const [row] = await queryRows<ChargeRow>(
+  const [row] = await preparedRows<ChargeRow>(
     db,
+    "charge_call",
     sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_call(
           ${item.userId}::bigint, ${item.apiKeyId}::bigint, ${item.toolId}::text, ${item.units}::bigint, ${item.amount.toString()}::bigint,
           ${item.requestId}::text, ${item.at.toISOString()}::timestamptz, ${item.ended?.httpStatus ?? null}::int,
@@ -246,7 +248,7 @@ export async function abandonedCallMayRunAgain(db: Db, requestId: string, now: D
  * still pending; false: the abandoned-call sweep had refunded it, so it was served free.
  */
 export async function completeBatch(db: Db, items: CompletionItem[]): Promise<boolean[]> {
-  const completed = await queryRows<{ id: number | string }>(db, sql`
+  const completed = await preparedRows<{ id: number | string }>(db, "complete_calls", sql`
     update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
     from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.httpStatus))}::int[],
                 ${arr(items.map((i) => i.latencyMs))}::int[], ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[])
