@@ -4,12 +4,14 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
-import { openDatabase, openPglite, openPostgres, queryRows } from "./client";
+import { openDatabase, openPglite, openPostgres, preparedRows, queryRows } from "./client";
 import { users } from "./schema/index";
 import { POSTGRES_URL } from "../testing/server-process";
 import { createTestDatabase } from "../testing/test-database";
 
 const EXPECTED_TABLES = ["idempotency_keys", "sessions", "users"];
+/** A fresh PGlite database runs initdb in WebAssembly: seconds on a quiet machine, over 30 on a loaded one. */
+const FRESH_PGLITE_TIMEOUT_MS = 120_000;
 
 async function tableNames(db: ReturnType<typeof openPglite>["db"]): Promise<string[]> {
   const rows = await queryRows<{ table_name: string }>(
@@ -26,7 +28,7 @@ describe("migrations", () => {
     await database.migrate();
     expect(await tableNames(database.db)).toEqual(expect.arrayContaining(EXPECTED_TABLES));
     await database.close();
-  });
+  }, FRESH_PGLITE_TIMEOUT_MS);
 
   it("apply again cleanly on the database under test (the PostgreSQL server when DATABASE_URL is set)", async () => {
     const database = await createTestDatabase();
@@ -50,7 +52,7 @@ describe("migrations", () => {
     expect(rows[0]!.balance).toBe(0n);
     await second.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  }, FRESH_PGLITE_TIMEOUT_MS);
 });
 
 describe("a PostgreSQL pool", () => {
@@ -64,6 +66,55 @@ describe("a PostgreSQL pool", () => {
     await admin.end();
     await vi.waitFor(() => expect(warnings).toEqual([expect.stringContaining("an idle database connection was lost")]));
     expect(await queryRows(database.db, sql`select 1 as one`)).toEqual([{ one: 1 }]);
+    await database.close();
+  });
+});
+
+describe("a statement prepared by name (the database under test)", () => {
+  const byReferral = (code: string) => sql`select phone, balance::text as balance, created_at from users where referral_code = ${code}`;
+
+  it("answers each call with its own parameters, as an unprepared query does", async () => {
+    const database = await createTestDatabase();
+    await database.db.insert(users).values([
+      { phone: "13900000101", referralCode: "prepared-1", balance: 1n },
+      { phone: "13900000102", referralCode: "prepared-2", balance: 2n },
+    ]);
+    for (const code of ["prepared-1", "prepared-2", "prepared-1", "nobody"]) {
+      expect(await preparedRows(database.db, "users_by_referral", byReferral(code))).toEqual(await queryRows(database.db, byReferral(code)));
+    }
+    const [row] = await preparedRows<{ balance: string; created_at: unknown }>(database.db, "users_by_referral", byReferral("prepared-2"));
+    expect(row).toMatchObject({ balance: "2", created_at: expect.any(String) });
+    await database.close();
+  });
+
+  it("fails as an unprepared query fails, and the next call still works", async () => {
+    const database = await createTestDatabase();
+    const insert = (phone: string) => sql`insert into users (phone, referral_code) values (${phone}, ${`ref-${phone}`}) returning phone`;
+    expect(await preparedRows(database.db, "insert_user", insert("13900000201"))).toEqual([{ phone: "13900000201" }]);
+    await expect(preparedRows(database.db, "insert_user", insert("13900000201"))).rejects.toMatchObject({
+      cause: { code: "23505", constraint: "users_phone_unique" },
+    });
+    expect(await preparedRows(database.db, "insert_user", insert("13900000202"))).toEqual([{ phone: "13900000202" }]);
+    await database.close();
+  });
+
+  it("never runs inside another caller's open transaction", async () => {
+    const database = await createTestDatabase();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const transaction = database.db.transaction(async (tx) => {
+      await tx.insert(users).values({ phone: "13900000301", referralCode: "prepared-tx" });
+      written();
+      await held;
+      tx.rollback();
+    });
+    await wrote;
+    const read = preparedRows(database.db, "users_by_referral", byReferral("prepared-tx"));
+    release();
+    await expect(transaction).rejects.toThrow();
+    expect(await read).toEqual([]);
     await database.close();
   });
 });

@@ -218,20 +218,29 @@ export async function queryRows<T>(db: Db | Tx, query: SQL): Promise<T[]> {
 }
 
 const pgDialect = new PgDialect();
+const { builtins } = pg.types;
+/** Types drizzle's node-postgres driver reads as text (dates, times, intervals, numeric[]), so `preparedRows` answers as `queryRows`. */
+const TEXT_TYPES = new Set<number>([builtins.TIMESTAMPTZ, builtins.TIMESTAMP, builtins.DATE, builtins.INTERVAL, 1231, 1115, 1185, 1187, 1182]);
+const keepText = (value: string) => value;
+const DRIZZLE_TYPES = {
+  getTypeParser: ((typeId: number, format?: "text" | "binary") =>
+    TEXT_TYPES.has(typeId) ? keepText : pg.types.getTypeParser(typeId, format)) as typeof pg.types.getTypeParser,
+};
 
 /**
- * The rows of a statement run on every metered call, prepared by name on PostgreSQL: each
- * connection parses and plans it once instead of on every call, about a quarter of a lone
- * charge's database CPU (docs/decisions/032). A name always goes with the same SQL text.
- * PGlite has no named statements; it runs the query as any other.
+ * The rows of a statement run on every metered call, prepared by name: parsed and planned once
+ * per PostgreSQL connection, or once on PGlite's thread, instead of on every call
+ * (docs/decisions/032). A name always goes with the same SQL text. Errors come wrapped as from
+ * `queryRows`.
  */
 export async function preparedRows<T>(db: Db, name: string, query: SQL): Promise<T[]> {
   const client = (db as { $client?: unknown }).$client;
-  if (!(client instanceof pg.Pool)) return queryRows<T>(db, query);
   const { sql: text, params } = pgDialect.sqlToQuery(query);
   try {
-    return (await client.query<T & pg.QueryResultRow>({ name, text, values: params })).rows;
+    if (client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values: params, types: DRIZZLE_TYPES })).rows;
+    if (client instanceof PgliteOnThread) return (await client.prepared<T>(name, text, params)).rows;
   } catch (error) {
     throw new DrizzleQueryError(text, params, error as Error);
   }
+  return queryRows<T>(db, query);
 }

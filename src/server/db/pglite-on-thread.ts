@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { PGlite, QueryOptions, Results, Transaction } from "@electric-sql/pglite";
+import { types, type PGlite, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name?: string; message: string; fields?: Record<string, unknown> } };
 
@@ -80,6 +80,14 @@ export class PgliteOnThread {
 
   query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     return this.runQuery(undefined, sql, params, options);
+  }
+
+  /**
+   * A statement parsed once under `name` on the database's thread, then only bound and run
+   * (docs/decisions/032); its rows as drizzle's `execute` gives them, dates and times as text.
+   */
+  prepared<T>(name: string, sql: string, params: unknown[]): Promise<Results<T>> {
+    return this.call({ op: "prepared", name, sql, params, textTypes: [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE] });
   }
 
   exec(sql: string): Promise<Results[]> {

@@ -2,7 +2,7 @@
 // here). Plain JavaScript, so that tsx, Vitest and node start it alike.
 import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { PGlite } from "@electric-sql/pglite";
+import { parse, PGlite, protocol } from "@electric-sql/pglite";
 
 // PGlite's file system (Emscripten's NODEFS) chmods every file it creates to 0666, past the
 // umask. The data folder is its owner's alone, as PostgreSQL's own (lib/private-data-dir.ts):
@@ -64,12 +64,51 @@ async function end(txId, commit) {
   }
 }
 
+/** Names of the statements parsed on this database (see `prepared`). */
+const preparedNames = new Set();
+
+/** Sends one protocol message and returns what it answered; a database error is thrown. */
+async function send(message) {
+  return (await db.execProtocol(message, { syncToFs: false })).messages;
+}
+
+/**
+ * A statement run as PGlite's `query` runs one, except that it is parsed and planned once, under
+ * its name, and then only bound and executed. Never inside a transaction: it waits, as `query`
+ * does, until none is open. Parameters go as text: every one is cast in the statement.
+ */
+async function prepared({ name, sql, params, textTypes }) {
+  // As `query` does: the protocol calls below neither wait for the start nor see a closed database.
+  await db._checkReady();
+  return db._runExclusiveTransaction(() =>
+    db._runExclusiveQuery(async () => {
+      const messages = [];
+      try {
+        if (!preparedNames.has(name)) {
+          await send(protocol.serialize.parse({ name, text: sql, types: [] }));
+          preparedNames.add(name);
+        }
+        const values = params.map((value) => (value === null ? null : String(value)));
+        messages.push(...(await send(protocol.serialize.bind({ statement: name, values }))));
+        messages.push(...(await send(protocol.serialize.describe({ type: "P" }))));
+        messages.push(...(await send(protocol.serialize.execute({}))));
+      } finally {
+        messages.push(...(await send(protocol.serialize.sync())));
+      }
+      await db.syncToFs();
+      return parse.parseResults(messages, db.parsers, { parsers: keepAsText(textTypes) })[0];
+    }),
+  );
+}
+
 async function handle(message) {
   switch (message.op) {
     case "query":
       return target(message.tx).query(message.sql, message.params, { rowMode: message.rowMode, parsers: keepAsText(message.textTypes) });
     case "exec":
       return target(message.tx).exec(message.sql);
+    case "prepared":
+      return prepared(message);
     case "begin":
       return begin(message.tx);
     case "end":
