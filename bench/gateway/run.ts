@@ -4,12 +4,12 @@
  * drives metered `echo` calls and the unmetered `/v1/echo` baseline with the same load, and
  * checks the money: final balance = start − price × successful calls, exactly; ledger verifies.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { formatMoney, parseMoney } from "../../src/shared/money";
 import { BenchClient } from "./client";
+import { postgresCpuMicros, processCpuMicros } from "./cpu";
 import { benchServer } from "./server";
 
 const { values: args } = parseArgs({
@@ -50,13 +50,6 @@ const dataDir = bench.dataDir;
 const cli = bench.cli;
 const startServer = () => bench.start(args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : []);
 
-/** CPU time the server process has used, in µs (Linux: utime + stime of /proc/PID/stat, in clock ticks). */
-function serverCpuMicros(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / 100;
-}
-
 interface Run {
   label: string;
   requestsPerSecond: number;
@@ -72,25 +65,8 @@ interface Run {
   errors: number;
 }
 
-/**
- * CPU time of every PostgreSQL process on this machine, in µs: the backends that run the charges,
- * and the WAL writer and checkpointer they keep busy. 0 on PGlite, whose work is the server's own.
- */
-function postgresCpuMicros(): number {
-  if (args.db !== "postgres") return 0;
-  let ticks = 0;
-  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!/^\d+ \((postgres|postmaster)\)/.test(stat)) continue;
-      const fields = stat.split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended while the list was read: its time is gone with it.
-    }
-  }
-  return (ticks * 1_000_000) / 100;
-}
+/** PostgreSQL's processes' CPU time in µs; 0 on PGlite, whose work is the server's own. */
+const databaseCpuMicros = () => (args.db === "postgres" ? postgresCpuMicros() : 0);
 
 /** One stretch of load against one route. */
 interface Sample {
@@ -105,8 +81,8 @@ interface Sample {
 }
 
 async function load(urlPath: string, keys: string[], amount: number, connections = CONNECTIONS): Promise<Sample> {
-  const serverCpuBefore = serverCpuMicros(server.pid!);
-  const postgresCpuBefore = postgresCpuMicros();
+  const serverCpuBefore = processCpuMicros(server.pid!);
+  const postgresCpuBefore = databaseCpuMicros();
   const clientCpuBefore = process.cpuUsage();
   let next = 0;
   let firstRequestAt = 0;
@@ -138,9 +114,9 @@ async function load(urlPath: string, keys: string[], amount: number, connections
   const clientCpu = process.cpuUsage(clientCpuBefore);
   return {
     seconds: (lastResponseAt - firstRequestAt) / 1000,
-    serverCpuUs: serverCpuMicros(server.pid!) - serverCpuBefore,
+    serverCpuUs: processCpuMicros(server.pid!) - serverCpuBefore,
     // A PostgreSQL process that exits takes its time with it: never below zero.
-    postgresCpuUs: Math.max(0, postgresCpuMicros() - postgresCpuBefore),
+    postgresCpuUs: Math.max(0, databaseCpuMicros() - postgresCpuBefore),
     clientCpuUs: clientCpu.user + clientCpu.system,
     latenciesMs,
     ok: result["2xx"],

@@ -1,9 +1,11 @@
 /**
  * Streaming benchmark (on demand: `npm run bench:stream -- [--db pglite|postgres]`).
- * The real server sells two HTTP tools in front of one local fake upstream, a process of its own
- * (stream-upstream.mjs): `sse` (a first server-sent event at once) and `big` (a 100 MB chunked
- * binary body). In alternating rounds it measures, through the gateway and against the upstream
- * directly: time to the first byte of the body, and the throughput of the 100 MB relay. Then it checks the money exactly and the ledger.
+ * The real server sells three HTTP tools in front of one local fake upstream, a process of its
+ * own (stream-upstream.mjs): `sse` (server-sent events, the first at once, the last reporting
+ * usage), `sse-units` (the same stream sold per token) and `big` (a 100 MB chunked binary body).
+ * In alternating rounds it measures, through the gateway and against the upstream directly: time
+ * to the first byte of the body, the server's CPU per streamed call per unit and per call, and the
+ * throughput of the 100 MB relay. Then it checks the money exactly and the ledger.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -14,6 +16,7 @@ import { parseArgs } from "node:util";
 import { formatMoney, parseMoney } from "../../src/shared/money";
 import { PROJECT_NODE } from "../../src/server/testing/server-process";
 import { BenchClient } from "./client";
+import { postgresCpuMicros, processCpuMicros } from "./cpu";
 import { benchServer } from "./server";
 
 const { values: args } = parseArgs({
@@ -42,16 +45,21 @@ const BIG_BYTES = BIG_MB * 1024 * 1024;
 // The upstream runs in a process of its own, as a real one does: in the benchmark's own process
 // the direct calls would skip the cross-process hop every real call makes, and on this VM a hop
 // to a process that has been idle for a few milliseconds costs about 0.3 ms of wake-up alone.
+/** What every streamed call gets: a first event, then the usage an OpenAI-compatible API reports last. */
+const SSE_EVENTS = ['data: {"first":true}\n\n', 'data: {"usage":{"total_tokens":40}}\n\n', "data: [DONE]\n\n"];
+const SSE_BYTES = Buffer.byteLength(SSE_EVENTS.join(""));
 const upstream = spawn(PROJECT_NODE, [path.join(import.meta.dirname, "stream-upstream.mjs")], {
-  env: { ...process.env, BIG_BYTES: String(BIG_BYTES) },
+  env: { ...process.env, BIG_BYTES: String(BIG_BYTES), SSE_EVENTS: JSON.stringify(SSE_EVENTS) },
   stdio: ["ignore", "pipe", "inherit"],
 });
 const [portLine] = (await once(upstream.stdout!, "data")) as [Buffer];
 const direct = `http://127.0.0.1:${portLine.toString().trim()}`;
 
 const catalog = path.join(fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "stream-bench-")), "tools.json");
-const tool = (id: string) => ({ id, name: id, description: `${id} bench tool`, category: "bench", price: "0.0001", rateLimitPerMinute: 1_000_000, handler: { type: "http", url: `${direct}/${id}` } });
-fs.writeFileSync(catalog, JSON.stringify({ tools: [tool("sse"), tool("big")] }));
+const tool = (id: string, handler = {}) => ({ id, name: id, description: `${id} bench tool`, category: "bench", price: "0.0001", rateLimitPerMinute: 1_000_000, handler: { type: "http", url: `${direct}/${id}`, ...handler } });
+/** The same stream sold per unit: a hold of 100 tokens, settled at the 40 its last event reports. */
+const perUnit = { ...tool("sse-units", { unitsPath: "usage.total_tokens" }), price: "0.000001", unit: "token", maxUnitsPerCall: 100 };
+fs.writeFileSync(catalog, JSON.stringify({ tools: [tool("sse"), perUnit, tool("big")] }));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 /** One GET: ms to the first body byte, ms to the end, bytes, and whether it ended complete. */
@@ -81,39 +89,52 @@ try {
   const key = await client.createKey("stream bench");
   const gateway = (id: string) => `${bench.base}/v1/tools/${id}`;
 
-  let charged = 0;
   const failures: string[] = [];
   const check = (result: Awaited<ReturnType<typeof fetchTimed>>, expectedBytes: number, label: string) => {
     if (result.status !== 200 || !result.complete || result.bytes !== expectedBytes) failures.push(`${label}: ${result.status}, ${result.bytes} bytes`);
   };
   // Warm-up: connections, JIT, the key cache.
   for (let i = 0; i < 20; i++) {
-    check(await fetchTimed(gateway("sse"), key), 36, "warm-up");
-    check(await fetchTimed(`${direct}/sse`), 36, "warm-up");
-    charged++;
+    check(await fetchTimed(gateway("sse"), key), SSE_BYTES, "warm-up");
+    check(await fetchTimed(gateway("sse-units"), key), SSE_BYTES, "warm-up");
+    check(await fetchTimed(`${direct}/sse`), SSE_BYTES, "warm-up");
   }
   const before = parseMoney(await client.balance());
-  charged = 0;
+  let perCallCharges = 0;
+  let perUnitCalls = 0;
   const ttfb = { gateway: [] as number[], direct: [] as number[] };
   const throughput = { gateway: [] as number[], direct: [] as number[] };
+  /** CPU spent on the server's side (the server, and PostgreSQL's processes when it is the database), in µs per route. */
+  const cpu = { perCall: 0, perUnit: 0 };
+  const serverSideCpu = () => processCpuMicros(server.pid!) + (args.db === "postgres" ? postgresCpuMicros() : 0);
   for (let round = 0; round < ROUNDS; round++) {
+    // The direct calls between the gateway's cost the server nothing: the CPU is the gateway calls'.
+    let cpuBefore = serverSideCpu();
     for (let i = 0; i < CALLS; i++) {
       const viaGateway = await fetchTimed(gateway("sse"), key);
-      check(viaGateway, 36, "sse via gateway");
+      check(viaGateway, SSE_BYTES, "sse via gateway");
       ttfb.gateway.push(viaGateway.first);
-      charged++;
+      perCallCharges++;
       const straight = await fetchTimed(`${direct}/sse`);
       ttfb.direct.push(straight.first);
     }
+    cpu.perCall += serverSideCpu() - cpuBefore;
+    cpuBefore = serverSideCpu();
+    for (let i = 0; i < CALLS; i++) {
+      check(await fetchTimed(gateway("sse-units"), key), SSE_BYTES, "sse-units via gateway");
+      perUnitCalls++;
+    }
+    cpu.perUnit += serverSideCpu() - cpuBefore;
     const big = await fetchTimed(gateway("big"), key);
     check(big, BIG_BYTES, "big via gateway");
-    charged++;
+    perCallCharges++;
     throughput.gateway.push(BIG_BYTES / 1024 / 1024 / (big.total / 1000));
     const bigDirect = await fetchTimed(`${direct}/big`);
     throughput.direct.push(BIG_BYTES / 1024 / 1024 / (bigDirect.total / 1000));
   }
   const after = parseMoney(await client.balance());
-  const expected = before - parseMoney("0.0001") * BigInt(charged);
+  const expected = before - parseMoney("0.0001") * BigInt(perCallCharges) - parseMoney("0.00004") * BigInt(perUnitCalls);
+  const perUnitCpuRatio = cpu.perUnit / cpu.perCall;
 
   const p50 = { gateway: median(ttfb.gateway), direct: median(ttfb.direct) };
   const mbps = { gateway: median(throughput.gateway), direct: median(throughput.direct) };
@@ -122,6 +143,10 @@ try {
     "time to first byte p50 (ms)": { gateway: +p50.gateway.toFixed(2), direct: +p50.direct.toFixed(2), extra: +(p50.gateway - p50.direct).toFixed(2) },
     [`${BIG_MB} MB relay, median MB/s`]: { gateway: Math.round(mbps.gateway), direct: Math.round(mbps.direct), extra: `${((mbps.gateway / mbps.direct) * 100).toFixed(1)}%` },
   });
+  console.log(
+    `${args.db === "postgres" ? "server + PostgreSQL" : "server"} CPU per streamed call: per unit (hold 100, settle 40) ${Math.round(cpu.perUnit / (ROUNDS * CALLS))} µs, ` +
+      `per call ${Math.round(cpu.perCall / (ROUNDS * CALLS))} µs: ${perUnitCpuRatio.toFixed(2)}× (goal ≤ 1.5×; the clock ticks are 10 ms, so use --calls 500 or more)`,
+  );
   console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
 
   server.kill("SIGTERM");
@@ -132,6 +157,7 @@ try {
   if (verify.code !== 0) failures.push("ledger does not verify");
   if (p50.gateway - p50.direct > 1) failures.push("more than 1 ms extra time to first byte at p50");
   if (mbps.gateway < 0.8 * mbps.direct) failures.push("relay below 80% of direct throughput");
+  if (perUnitCpuRatio > 1.5) failures.push("a per-unit streamed call over 1.5× the CPU of a per-call one");
   console.log(failures.length === 0 ? "all targets met" : `targets missed: ${failures.join("; ")}`);
   process.exitCode = failures.length === 0 ? 0 : 1;
 } finally {
