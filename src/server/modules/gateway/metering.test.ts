@@ -6,7 +6,7 @@ import { apiKeys, ledgerEntries, usageRecords, users } from "../../db/schema/ind
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { chargeBatch, type ChargeItem, type ChargeOutcome } from "./metering";
+import { chargeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type RefundItem } from "./metering";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -154,6 +154,60 @@ describe("a call charged alone and the same call in a batch", () => {
     const noUser = { ...call!, userId: 2 ** 40, apiKeyId: who.apiKeyId, requestId: "missing-3" };
     expect(await refusal([noUser])).toMatch(/missing user or key/);
     expect(await refusal([noUser, { ...noUser, requestId: "missing-4" }])).toMatch(/missing user or key/);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
+
+describe("a call settled alone and the same call in a batch", () => {
+  /** Holds taken on a daily-limited key across a Beijing midnight, so the key's counted day moves on between them. */
+  const HOLDS: Call[] = [
+    ["0.02", "2026-04-01T02:00:00Z", false],
+    ["0.01", "2026-04-01T03:00:00Z", false],
+    ["0", "2026-04-01T03:30:00Z", false],
+    ["0.03", "2026-04-01T17:00:00Z", false],
+    ["0.01", "2026-04-01T17:10:00Z", false],
+  ];
+  /** Per hold: how it ends and how much comes back (all of it for a failed call). */
+  const ENDINGS: [RefundItem["finalStatus"], refund: string, units: number, httpStatus: number | null][] = [
+    ["refunded", "0.02", 1, 502],
+    ["succeeded", "0.004", 6, 200],
+    ["refunded", "0", 1, null],
+    ["succeeded", "0.01", 20, 200],
+    ["refunded", "0.01", 1, null],
+  ];
+
+  async function held(who: { userId: number; apiKeyId: number }, prefix: string) {
+    const outcomes = await chargeBatch(t.database.db, items(who, prefix, HOLDS));
+    return outcomes.map((outcome, i): RefundItem => {
+      if (!outcome.ok) throw new Error(`hold ${i} was refused: ${outcome.reason}`);
+      const [finalStatus, refund, units, httpStatus] = ENDINGS[i]!;
+      return { ...who, usageId: outcome.usageId, amount: parseMoney(refund), requestId: `${prefix}-${i}`, at: new Date("2026-04-01T17:30:00Z"), finalStatus, units, httpStatus, latencyMs: 10 + i };
+    });
+  }
+
+  it("give back the same money, count the same key spend and write the same rows; a second settlement moves nothing", async () => {
+    const alone = await payer("day", "0.05", "0.10");
+    const batched = await payer("day", "0.05", "0.10");
+    const aloneSettlements = await held(alone, "settle-alone");
+    const batchedSettlements = await held(batched, "settle-batched");
+
+    const one = [];
+    for (const settlement of aloneSettlements) one.push(...(await refundBatch(t.database.db, [settlement])));
+    const all = await refundBatch(t.database.db, batchedSettlements);
+    expect(one).toEqual([true, true, true, true, true]);
+    expect(all).toEqual(one);
+    const end = await state(batched, "settle-batched");
+    expect(await state(alone, "settle-alone")).toEqual(end);
+    expect(end.balance).toBe("0.074");
+    // The day counted now is the second one: only its holds' refunds come off it.
+    expect(end.key).toMatchObject({ spent: parseMoney("0.026"), periodSpent: parseMoney("0.02"), periodStart: new Date("2026-04-01T16:00:00Z") });
+
+    const again = [];
+    for (const settlement of aloneSettlements) again.push(...(await refundBatch(t.database.db, [settlement])));
+    expect(again).toEqual([false, false, false, false, false]);
+    expect(await refundBatch(t.database.db, batchedSettlements)).toEqual(again);
+    expect(await state(alone, "settle-alone")).toEqual(end);
+    expect(await state(batched, "settle-batched")).toEqual(end);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
   });
 });

@@ -128,8 +128,23 @@ async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
  * the abandoned-call sweep), and no money moved for it.
  */
 export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[]> {
+  if (items.length === 1) return [await settleOne(db, items[0]!)];
   const settled = await db.transaction((tx) => refundInTransaction(tx, items));
   return items.map((item) => settled.has(item.usageId));
+}
+
+/** `settle_call` (drizzle/0015): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
+async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
+  const [row] = await preparedRows<{ settled: boolean }>(
+    db,
+    "settle_call",
+    sql`select settle_call(
+          ${item.usageId}::bigint, ${item.userId}::bigint, ${item.amount.toString()}::bigint, ${item.requestId}::text,
+          ${item.at.toISOString()}::timestamptz, ${item.finalStatus}::usage_status, ${item.units}::bigint,
+          ${item.httpStatus}::int, ${item.latencyMs}::int) as settled`,
+  );
+  if (!row) throw new Error("settle_call answered no row");
+  return row.settled;
 }
 
 /**
