@@ -154,6 +154,8 @@ test.describe("login modal", () => {
     let standard: OwnServer;
     let quicker: OwnServer;
     test.beforeAll(async () => {
+      // Each start boots PGlite and migrates a new database: 11 to 33 s apiece on a loaded machine.
+      test.setTimeout(120_000);
       standard = await startOwnServer("resend-default");
       quicker = await startOwnServer("resend-45", () => ({ AUTH_CODE_RESEND_SECONDS: "45" }));
     });
