@@ -60,9 +60,13 @@ test("Tencent Captcha closed by the user: no code is requested", async ({ page }
   await page.getByTestId("header-login").click();
   await page.getByRole("textbox", { name: "phone number" }).fill(PHONE);
   await page.getByTestId("consent").click();
-  await page.getByTestId("get-code").click();
-  await expect(page.getByTestId("get-code")).toHaveText("get code");
-  await expect(page.getByTestId("get-code")).toBeEnabled();
+  const getCode = page.getByTestId("get-code");
+  await getCode.click();
+  // The button spins from the click until the captcha's answer is dealt with: the text and the
+  // enabled button below are as they were before the click, so they alone say nothing yet.
+  await expect(getCode.getByRole("img", { name: "loading" })).toHaveCount(0);
+  await expect(getCode).toHaveText("get code");
+  await expect(getCode).toBeEnabled();
   expect(requested).toBe(false);
 });
 

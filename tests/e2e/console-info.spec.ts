@@ -60,6 +60,9 @@ async function userInfo(request: APIRequestContext, token: string) {
 }
 
 test("the account page shows who the user is, the floored balance, usage and the referral link", async ({ page, request }) => {
+  // Two sign-ups through the API (each solves a captcha), two page loads and three navigations:
+  // 22 to 24 s at load 12 to 15 on two cores, 35 s at load 22.
+  test.slow();
   const { token, phone } = await loginViaApi(request);
   // The seeded codes are shared with credits.spec.ts, which takes them from the front.
   const seed = readSeedCodes();

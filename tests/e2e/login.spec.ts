@@ -151,9 +151,15 @@ test.describe("login modal", () => {
 
   test.describe("resend countdown, on servers of its own", () => {
     // The shared server lets tests resend at once (AUTH_CODE_RESEND_SECONDS=0).
+    // Each test runs the page's clock through the countdown, four re-renders of the modal a second:
+    // a load, a send and 56 s of ticks took 29 s at load 18 on two cores, 10 s of it in one runFor(30 s).
+    test.describe.configure({ timeout: 90_000 });
     let standard: OwnServer;
     let quicker: OwnServer;
     test.beforeAll(async () => {
+      // Each start boots PGlite and migrates a new database: 11 to 33 s apiece on a loaded machine,
+      // 80 s for the two with three workers at load 18.
+      test.setTimeout(180_000);
       standard = await startOwnServer("resend-default");
       quicker = await startOwnServer("resend-45", () => ({ AUTH_CODE_RESEND_SECONDS: "45" }));
     });

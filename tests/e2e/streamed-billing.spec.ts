@@ -42,6 +42,8 @@ let server: OwnServer;
 let redemptionCode: string;
 
 test.beforeAll(async () => {
+  // The server's start boots PGlite and migrates a new database: 11 to 33 s on a loaded machine.
+  test.setTimeout(120_000);
   upstream = await startUpstream();
   const defaults = JSON.parse(fs.readFileSync("config/tools.json", "utf8")) as { tools: unknown[] };
   server = await startOwnServer("streamed-billing", (folder) => {

@@ -76,6 +76,30 @@ export async function waitForReload(page: Page): Promise<void> {
   await expect.poll(() => documentState(page)).toEqual({ started: true, marked: false });
 }
 
+/**
+ * Counts the answers to the new-build check (builds/latest.json) the page has read, not merely
+ * asked for: the app acts on an answer only once it has parsed it, and counting from here sees
+ * the count rise in the same turn as the app learns what the answer said.
+ */
+export async function watchBuildChecks(page: Page): Promise<() => Promise<number>> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __buildChecksRead: number };
+    w.__buildChecksRead = 0;
+    const json = Response.prototype.json;
+    Response.prototype.json = function (this: Response) {
+      const read = json.call(this);
+      if (new URL(this.url).pathname === "/builds/latest.json") {
+        read.then(
+          () => (w.__buildChecksRead += 1),
+          () => undefined,
+        );
+      }
+      return read;
+    };
+  });
+  return () => page.evaluate(() => (window as unknown as { __buildChecksRead: number }).__buildChecksRead);
+}
+
 /** Records, across reloads of the tab, whether the error page was ever on screen. */
 export async function watchForErrorPage(page: Page): Promise<() => Promise<boolean>> {
   await page.addInitScript(() => {
