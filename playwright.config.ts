@@ -23,7 +23,9 @@ export default defineConfig({
   fullyParallel: true,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
-  timeout: 30_000,
+  // A hang guard, not a measure: on two loaded cores a long flow took 23–35 s with every step moving.
+  // Races show up against the 7 s per-check limit below.
+  timeout: 60_000,
   expect: { timeout: 7_000 },
   reporter: process.env.CI
     ? [["list"], ["json", { outputFile: ".test-output/playwright.json" }]]
