@@ -9,11 +9,12 @@ let applied: Promise<boolean> | undefined;
  * antd's run-time styles go, so the site's rules still win where they are as specific as antd's.
  */
 export function applyAntdConsoleStyles(): Promise<boolean> {
-  if (!href || typeof document === "undefined") return Promise.resolve(false);
+  const url = href;
+  if (!url || typeof document === "undefined") return Promise.resolve(false);
   applied ??= new Promise((resolve) => {
     const link = document.createElement("link");
     link.rel = "stylesheet";
-    link.href = href;
+    link.href = url;
     link.onload = () => resolve(true);
     link.onerror = () => {
       link.remove();
