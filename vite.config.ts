@@ -1,6 +1,7 @@
 import path from "node:path";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
+import { antdConsoleCss } from "./scripts/antd-styles/vite-plugin";
 import { markdownHtml } from "./scripts/markdown/vite-plugin";
 
 const RR_RELOAD = /window\.location\.reload\(\);\s*return new Promise\(\(\) => \{\s*\}\);/;
@@ -75,7 +76,7 @@ const FIRST_LOAD_MODULES = [
 ];
 
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), markdownHtml(), reactRouter()],
+  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), markdownHtml(), antdConsoleCss(), reactRouter()],
   // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
   envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {

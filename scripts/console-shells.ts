@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { CONSOLE_PAGES } from "../src/shared/site-routes";
+import { ANTD_CONSOLE_CSS } from "./antd-styles/vite-plugin";
 import { en, type Messages } from "../src/web/i18n/en";
 import { zhCN } from "../src/web/i18n/zh-CN";
 
@@ -113,6 +114,17 @@ export function userInfoModules(clientDir: string): string[] {
   throw new Error(`console shells: no chunk imports get-user-info in ${assets}`);
 }
 
+/**
+ * The console's antd stylesheet (scripts/antd-styles), which the console layout links before it
+ * renders: preloaded with the page's modules, at low priority as they are, since the first paint
+ * does not need it.
+ */
+export function antdStylesheet(clientDir: string): string {
+  const files = fs.readdirSync(path.join(clientDir, "assets")).filter((f) => ANTD_CONSOLE_CSS.test(f));
+  if (files.length !== 1) throw new Error(`console shells: expected one antd stylesheet in ${clientDir}/assets, found ${files.length}`);
+  return `/assets/${files[0]}`;
+}
+
 export const CONSOLE_FRAME_ID = "console-frame";
 const SITE_BAR_END = "</header>";
 
@@ -122,6 +134,7 @@ export function writeConsoleShells(clientDir: string): string[] {
   if (!fallback.includes(SITE_BAR_END)) throw new Error(`console shells: ${SPA_FALLBACK} has no site bar to put the console frame under`);
   const routes = routeManifest(clientDir);
   const userInfo = userInfoModules(clientDir);
+  const stylesheet = `<link rel="preload" as="style" href="${antdStylesheet(clientDir)}" fetchpriority="low"/>`;
   const written: string[] = [];
   for (const pathname of CONSOLE_PAGES) {
     const links = [...new Set([...routeModulesFor(routes, pathname), ...userInfo])]
@@ -130,7 +143,7 @@ export function writeConsoleShells(clientDir: string): string[] {
       .join("");
     const file = path.join(clientDir, pathname.slice(1), "index.html");
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, fallback.replace("</head>", `${links}</head>`).replace(SITE_BAR_END, `${SITE_BAR_END}${consoleFrame(pathname)}`));
+    fs.writeFileSync(file, fallback.replace("</head>", `${stylesheet}${links}</head>`).replace(SITE_BAR_END, `${SITE_BAR_END}${consoleFrame(pathname)}`));
     written.push(file);
   }
   return written;

@@ -8,3 +8,9 @@ interface ImportMetaEnv {
   readonly CONTACT_EMAIL?: string;
   readonly LEGAL_EFFECTIVE_DATE?: string;
 }
+
+/** The console's antd stylesheet, generated at build time (scripts/antd-styles); null in development. */
+declare module "virtual:antd-console-css" {
+  const href: string | null;
+  export default href;
+}

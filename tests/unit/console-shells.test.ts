@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { consoleFrame, routeModulesFor, userInfoModules } from "../../scripts/console-shells";
+import { antdStylesheet, consoleFrame, routeModulesFor, userInfoModules } from "../../scripts/console-shells";
 import { CONSOLE_PAGES } from "../../src/shared/site-routes";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
@@ -31,9 +31,13 @@ describe("the console pages' HTML", () => {
       // Otherwise the same page: the fallback's scripts, the page's frame under the site's bar, and nothing of another console page.
       // The first paint needs none of the page's modules: they do not compete with the stylesheet.
       expect(html, page).toContain(`<link rel="modulepreload" href="${module}" fetchpriority="low"/>`);
+      // antd's stylesheet, which the console layout applies before it renders (decision 032), and only on console pages.
+      const stylesheet = `<link rel="preload" as="style" href="${antdStylesheet(clientDir)}" fetchpriority="low"/>`;
+      expect(html, page).toContain(stylesheet);
+      expect(fallback).not.toContain(stylesheet);
       const frame = consoleFrame(page);
       expect(html).toContain(`</header>${frame}`);
-      expect(html.replace(/<link rel="modulepreload" href="[^"]+"( fetchpriority="low")?\/>/g, "").replace(frame, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
+      expect(html.replace(/<link rel="modulepreload" href="[^"]+"( fetchpriority="low")?\/>/g, "").replace(frame, "").replace(stylesheet, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
       for (const other of CONSOLE_PAGES.filter((p) => p !== page)) {
         expect(preloads(html), `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
       }

@@ -1,5 +1,5 @@
 import { useDeferredValue, useEffect, useLayoutEffect } from "react";
-import { Link, Outlet, useLocation } from "react-router";
+import { Link, Outlet, useLoaderData, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
@@ -8,6 +8,7 @@ import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
 import { CONSOLE_PAGES } from "#shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
+import { applyAntdConsoleStyles } from "../lib/antd-console-styles";
 import { antdConfig } from "../lib/antd-theme";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
@@ -25,8 +26,17 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 10_000 } },
 });
 
+/** The console renders once antd's stylesheet applies: antd then generates no styles while it renders. */
+export async function clientLoader() {
+  return { antdStylesheet: await applyAntdConsoleStyles() };
+}
+
+// Each component decides at its first render whether antd generates its styles.
+const zeroRuntimeConfig = { ...antdConfig, theme: { ...antdConfig.theme, zeroRuntime: true } };
+
 /** The console frame. Every console page needs a session: visitors see the frame and the login modal. */
 export default function ConsoleLayout() {
+  const { antdStylesheet } = useLoaderData<typeof clientLoader>();
   const t = useT();
   const language = useLanguage((s) => s.language);
   const { pathname } = useLocation();
@@ -51,7 +61,7 @@ export default function ConsoleLayout() {
 
   return (
     <QueryClientProvider client={queryClient}>
-    <ConfigProvider {...antdConfig} locale={language === "zh-CN" ? zhCN : enUS}>
+    <ConfigProvider {...(antdStylesheet ? zeroRuntimeConfig : antdConfig)} locale={language === "zh-CN" ? zhCN : enUS}>
       <AntApp>
         <Layout className="console" data-layout="default">
           <Layout.Header className="console-header">

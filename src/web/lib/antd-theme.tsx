@@ -25,6 +25,10 @@ export const antdTheme: ThemeConfig = {
     Table: { colorTextDisabled: READABLE_GREY },
     Menu: { itemSelectedBg: "#ccfbf1", itemSelectedColor: "#0f766e" },
   },
+  // One name for the class carrying the theme's CSS variables, wherever antd renders: the console's
+  // stylesheet is generated at build time with it (scripts/antd-styles). antd otherwise names it
+  // after the ConfigProvider's React id.
+  cssVar: { key: "css-var-tollgate" },
 };
 
 /**
