@@ -1,5 +1,5 @@
 /**
- * antd's styles for the console's theme, as one stylesheet (decision 032): what antd's CSS-in-JS
+ * antd's styles for the console's theme, as one stylesheet (decision 034): what antd's CSS-in-JS
  * would generate in the browser for every antd component the console can render, generated here
  * once at build time by rendering them to a string and reading antd's style cache. The console
  * runs antd with `zeroRuntime`, which skips that generation, and links this sheet instead.

@@ -90,7 +90,7 @@ test("the console pages render under the CSP without a violation, antd styled", 
 
 /**
  * The antd components whose rules a <style> element carries: antd writes them as it renders,
- * unless the console's stylesheet (decision 032) has them. Only the theme's CSS variables
+ * unless the console's stylesheet (decision 034) has them. Only the theme's CSS variables
  * (declarations starting `--`) and the icon base style are still written at run time.
  */
 function antdRulesWrittenAtRunTime(page: Page): Promise<string[]> {

@@ -31,7 +31,7 @@ describe("the console pages' HTML", () => {
       // Otherwise the same page: the fallback's scripts, the page's frame under the site's bar, and nothing of another console page.
       // The first paint needs none of the page's modules: they do not compete with the stylesheet.
       expect(html, page).toContain(`<link rel="modulepreload" href="${module}" fetchpriority="low"/>`);
-      // antd's stylesheet, which the console layout applies before it renders (decision 032), and only on console pages.
+      // antd's stylesheet, which the console layout applies before it renders (decision 034), and only on console pages.
       const stylesheet = `<link rel="preload" as="style" href="${antdStylesheet(clientDir)}" fetchpriority="low"/>`;
       expect(html, page).toContain(stylesheet);
       expect(fallback).not.toContain(stylesheet);

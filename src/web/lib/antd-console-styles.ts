@@ -3,7 +3,7 @@ import href from "virtual:antd-console-css";
 let applied: Promise<boolean> | undefined;
 
 /**
- * Links the console's antd stylesheet (decision 032) and resolves once it applies: true, and the
+ * Links the console's antd stylesheet (decision 034) and resolves once it applies: true, and the
  * console runs antd without generating styles; false in development or if the sheet did not load,
  * and antd generates them at run time as before. It goes before the site's stylesheets, where
  * antd's run-time styles go, so the site's rules still win where they are as specific as antd's.
