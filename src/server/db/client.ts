@@ -235,12 +235,13 @@ const DRIZZLE_TYPES = {
  */
 export async function preparedRows<T>(db: Db, name: string, query: SQL): Promise<T[]> {
   const client = (db as { $client?: unknown }).$client;
+  if (!(client instanceof pg.Pool) && !(client instanceof PgliteOnThread)) return queryRows<T>(db, query);
   const { sql: text, params } = pgDialect.sqlToQuery(query);
   try {
-    if (client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values: params, types: DRIZZLE_TYPES })).rows;
-    if (client instanceof PgliteOnThread) return (await client.prepared<T>(name, text, params)).rows;
+    return client instanceof pg.Pool
+      ? (await client.query<T & pg.QueryResultRow>({ name, text, values: params, types: DRIZZLE_TYPES })).rows
+      : (await client.prepared<T>(name, text, params)).rows;
   } catch (error) {
     throw new DrizzleQueryError(text, params, error as Error);
   }
-  return queryRows<T>(db, query);
 }
