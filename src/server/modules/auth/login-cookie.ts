@@ -4,9 +4,12 @@ import { hmacHex, randomToken } from "../../lib/crypto";
 /**
  * The browser that asks for a login code gets this HttpOnly cookie; the code answers only to a
  * login that carries it back (decision 017), so guesses from anywhere else never reach the code.
+ * It is issued with the captcha settings, before the code request: a code request whose answer was
+ * lost and is replayed (Idempotency-Key) sets no cookie, and the browser must hold it already.
  */
 export const LOGIN_CLIENT_COOKIE = "login_client";
-const COOKIE_PATH = "/api/v1/auth/phone";
+/** The captcha settings and the phone login routes. */
+const COOKIE_PATH = "/api/v1/auth";
 const COOKIE_MAX_AGE_SECONDS = 365 * 86_400;
 const VALUE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -148,12 +148,46 @@ describe("codes that do not log in", () => {
     expect((await client.login(phone, code, "", { ip: ipFor(phone), browser: "owner-1208" })).statusCode).toBe(200);
   });
 
-  it("sets the login cookie HttpOnly, SameSite=Strict, for the phone login routes only", async () => {
+  it("sets the login cookie HttpOnly, SameSite=Strict, for the login routes only", async () => {
     const res = await client.requestCode("13800001209", { ip: ipFor("13800001209"), browser: "cookie-1209" });
     const cookie = res.cookies.find((c) => c.name === "login_client");
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/v1/auth/phone", maxAge: 365 * 86_400 });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/v1/auth", maxAge: 365 * 86_400 });
     const again = await client.requestCode("13800001209", { ip: ipFor("13800001209"), browser: "cookie-1209" });
     expect(again.cookies.find((c) => c.name === "login_client")?.value).toBe(cookie?.value);
+  });
+
+  it("gives the browser its login cookie with the captcha settings, so a code request whose answer was lost and is replayed still leads to a login", async () => {
+    const phone = "13800001211";
+    const ip = ipFor(phone);
+    const settings = await t.app.inject({ method: "GET", url: "/api/v1/auth/captcha", remoteAddress: ip });
+    const issued = settings.cookies.find((c) => c.name === "login_client");
+    expect(issued).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/v1/auth", maxAge: 365 * 86_400 });
+    const cookies = { login_client: issued!.value };
+    const reopened = await t.app.inject({ method: "GET", url: "/api/v1/auth/captcha", remoteAddress: ip, cookies });
+    expect(reopened.cookies.find((c) => c.name === "login_client")?.value).toBe(issued!.value);
+
+    const captchaResult = await client.solveCaptcha({ ip, browser: "lost-1211" });
+    const requestCode = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/v1/auth/phone/verification_code",
+        remoteAddress: ip,
+        cookies,
+        headers: { "idempotency-key": "lost-answer-1211" },
+        payload: { telephone: phone, captchaResult },
+      });
+    expect((await requestCode()).statusCode).toBe(200); // this answer never reaches the browser
+    const retried = await requestCode();
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers["idempotent-replayed"]).toBe("true");
+    const login = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/phone/login",
+      remoteAddress: ip,
+      cookies,
+      payload: { telephone: phone, code: client.latestCode(phone), recommendCode: "" },
+    });
+    expect(login.statusCode).toBe(200);
   });
 
   it("lets one code log in exactly once when many logins race with it", async () => {

@@ -44,8 +44,9 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/auth/captcha",
     { schema: { tags: ["auth"], summary: "The captcha the browser runs before requesting a code", response: { 200: captchaSettingsSchema } } },
-    async (_request, reply) => {
+    async (request, reply) => {
       reply.header("cache-control", "no-store");
+      ensureLoginClient(sessionSecret, request, reply, secureCookie);
       return providers.captcha.settings();
     },
   );
