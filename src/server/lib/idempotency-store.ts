@@ -42,8 +42,10 @@ export function createIdempotencyStore(db: Db, secret: string) {
   return {
     /**
      * `abandoned` (gateway calls, with their `requestId`): a claim still unanswered and older than
-     * `olderThan` belongs to a process that died; the caller takes it over if `mayRunAgain` says
-     * that claim's call may run again. `ttlMs` shortens how long the answer is kept for replay.
+     * `olderThan` belongs to a process that died, and `resolve` says what became of its call
+     * (`answerBegun`: a stream's head went out, see `begin`): "run", and this caller takes the claim
+     * over; or the final answer to keep and replay from now on. `ttlMs` shortens how long the
+     * answer is kept for replay.
      */
     async claim(input: {
       scope: string;
@@ -53,7 +55,7 @@ export function createIdempotencyStore(db: Db, secret: string) {
       now: Date;
       ttlMs?: number;
       requestId?: string;
-      abandoned?: { olderThan: Date; mayRunAgain(requestId: string): Promise<boolean> };
+      abandoned?: { olderThan: Date; resolve(requestId: string, answerBegun: boolean): Promise<"run" | StoredResponse> };
     }): Promise<Claim> {
       const requestHash = sha256Hex(`${input.route}\n${input.fingerprint}`);
       const ttlMs = Math.min(input.ttlMs ?? IDEMPOTENCY_TTL_MS, IDEMPOTENCY_TTL_MS);
@@ -70,19 +72,32 @@ export function createIdempotencyStore(db: Db, secret: string) {
       const [existing] = await db.select().from(idempotencyKeys).where(where(input.scope, input.key));
       if (!existing) return { outcome: "in_progress" };
       if (existing.requestHash !== requestHash) return { outcome: "mismatch" };
-      if (existing.statusCode === null || existing.sealedResponse === null) {
+      if (existing.sealedResponse === null) {
         const { abandoned } = input;
         if (!abandoned || !existing.requestId || existing.createdAt >= abandoned.olderThan) return { outcome: "in_progress" };
-        if (!(await abandoned.mayRunAgain(existing.requestId))) return { outcome: "in_progress" };
-        // Only one retry takes the claim over: the one whose update still sees the dead call's id.
+        const fate = await abandoned.resolve(existing.requestId, existing.statusCode !== null);
+        // Only one retry acts on the claim: the one whose update still sees the dead call's id.
+        const unchanged = and(where(input.scope, input.key), eq(idempotencyKeys.requestId, existing.requestId), isNull(idempotencyKeys.sealedResponse));
+        if (fate !== "run") {
+          await db.update(idempotencyKeys).set({ statusCode: fate.statusCode, sealedResponse: sealer.seal(JSON.stringify(fate)) }).where(unchanged);
+          return { outcome: "replay", response: fate };
+        }
         const taken = await db
           .update(idempotencyKeys)
-          .set({ requestId: input.requestId, createdAt: input.now })
-          .where(and(where(input.scope, input.key), eq(idempotencyKeys.requestId, existing.requestId), isNull(idempotencyKeys.statusCode)))
+          .set({ requestId: input.requestId, createdAt: input.now, statusCode: null })
+          .where(unchanged)
           .returning({ key: idempotencyKeys.key });
         return taken.length > 0 ? { outcome: "claimed" } : { outcome: "in_progress" };
       }
       return { outcome: "replay", response: JSON.parse(sealer.open(existing.sealedResponse)) as StoredResponse };
+    },
+
+    /** A streamed answer's head is going out with `statusCode`: it cannot be kept, but it has begun. */
+    async begin(scope: string, key: string, statusCode: number): Promise<void> {
+      await db
+        .update(idempotencyKeys)
+        .set({ statusCode })
+        .where(and(where(scope, key), isNull(idempotencyKeys.sealedResponse)));
     },
 
     async complete(scope: string, key: string, response: StoredResponse): Promise<void> {

@@ -39,7 +39,7 @@ export const idempotencyKeys = pgTable(
     key: text("key").notNull(),
     route: text("route").notNull(),
     requestHash: text("request_hash").notNull(),
-    /** Null while the first request is still being handled. */
+    /** Null while the first request is still being handled; set alone once a streamed answer's head went out. */
     statusCode: integer("status_code"),
     /** The first response, sealed with AES-256-GCM (it may hold a secret shown once). */
     sealedResponse: text("sealed_response"),

@@ -316,22 +316,26 @@ describe("when the database refuses a write after the charge", () => {
     await expectLedgerConsistent();
   });
 
-  it("a charged call whose answer cannot be kept for replay is still answered, and its Idempotency-Key never charges again", async () => {
+  it("a charged call whose answer cannot be kept for replay is not sent but refunded, and a retry with its Idempotency-Key runs once", async () => {
     const { user, key } = await funded("1");
     const restore = await refuseUpdates(t.database.db, "idempotency_keys", `new.scope = 'apikey:${key.id}'`);
     try {
       const first = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
-      expect(first.statusCode).toBe(200);
-      expect(first.json()).toEqual({ n: 1 });
-      expect(first.headers["x-tollgate-cost"]).toBe("0.01");
-      const retry = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
-      expect(retry.statusCode).toBe(409);
-      expect(retry.json().error.code).toBe("idempotency_in_progress");
+      expect(first.statusCode).toBe(500);
+      expect(first.json().error.code).toBe("internal_error");
     } finally {
       await restore();
     }
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    expect(t.logs()).toContain("could not keep a call's answer for replay; it is not sent, and the call is refunded");
+    const retry = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual({ n: 1 });
+    expect(retry.headers["x-tollgate-cost"]).toBe("0.01");
+    const replayed = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "keep-fails-01" });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
     expect(await balanceOf(user.userId)).toBe("0.99");
-    expect(t.logs()).toContain("could not keep an answer for replay");
+    await expectLedgerConsistent();
   });
 });
 
@@ -481,7 +485,7 @@ describe("calls abandoned by a stopped server", () => {
     await expectLedgerConsistent();
   });
 
-  it("free an Idempotency-Key their process left claimed once the window passes: refunded and run afresh, never run twice if charged for good", async () => {
+  it("free an Idempotency-Key their process left claimed once the window passes: a call never answered is refunded and run afresh, a charged stream is never run twice", async () => {
     const { user, key } = await funded("1");
     const payload = { city: "x" };
     const claimLikeADeadProcess = async (toolId: string, idempotencyKey: string, requestId: string) => {
@@ -490,30 +494,59 @@ describe("calls abandoned by a stopped server", () => {
       expect(claim).toEqual({ outcome: "claimed" });
     };
     const payer = { userId: user.userId, apiKeyId: key.id, units: 1, amount: 10_000n, at: t.clock.now() };
+    const ended = { httpStatus: 200, latencyMs: 1, at: t.clock.now() };
 
     // Killed while its upstream ran: charged, pending, no answer kept.
     await claimLikeADeadProcess("weather", "dead-claim-01", "dead-call-1");
     await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-1" }]);
-    // Killed after a built-in tool's charge, before its answer was kept: it may have been answered.
+    // Killed after a built-in tool's charge, before its answer was kept: answers are kept before
+    // they are sent, so it was never answered.
     await claimLikeADeadProcess("echo", "dead-claim-02", "dead-call-2");
-    await chargeBatch(t.database.db, [{ ...payer, toolId: "echo", requestId: "dead-call-2", ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() } }]);
-    expect(await balanceOf(user.userId)).toBe("0.98");
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "echo", requestId: "dead-call-2", ended }]);
+    // Killed after a stream had begun and was charged, before its key was settled.
+    await claimLikeADeadProcess("weather", "dead-claim-03", "dead-call-3");
+    await t.app.idempotency.begin(`apikey:${key.id}`, "dead-claim-03", 200);
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-3", ended }]);
+    // Killed in the middle of a stream: its head went out, its hold still pending.
+    await claimLikeADeadProcess("weather", "dead-claim-04", "dead-call-4");
+    await t.app.idempotency.begin(`apikey:${key.id}`, "dead-claim-04", 200);
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-4" }]);
+    expect(await balanceOf(user.userId)).toBe("0.96");
 
-    // Within the window the owner may still be running: the retry must wait.
-    expect((await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" })).statusCode).toBe(409);
+    // Within the window the owner may still be running: every retry must wait.
+    for (const idempotencyKey of ["dead-claim-01", "dead-claim-02", "dead-claim-03", "dead-claim-04"]) {
+      const early = await call(key.secret, idempotencyKey === "dead-claim-02" ? "echo" : "weather", payload, { "idempotency-key": idempotencyKey });
+      expect(early.statusCode).toBe(409);
+      expect(early.json().error.code).toBe("idempotency_in_progress");
+    }
+    expect(await balanceOf(user.userId)).toBe("0.96");
     t.clock.advance(t.config.gatewayAbandonedAfterMs + 1);
-    const retried = await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" });
-    expect(retried.statusCode).toBe(200);
-    expect(retried.headers["idempotent-replayed"]).toBeUndefined();
-    // The dead call refunded, the retry charged: one call paid for.
-    expect(await balanceOf(user.userId)).toBe("0.98");
-    const [dead] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, "dead-call-1"));
-    expect(dead).toMatchObject({ status: "refunded", amount: 0n });
-    const replayed = await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-01" });
-    expect(replayed.headers["idempotent-replayed"]).toBe("true");
 
-    expect((await call(key.secret, "echo", payload, { "idempotency-key": "dead-claim-02" })).statusCode).toBe(409);
-    expect(await balanceOf(user.userId)).toBe("0.98");
+    for (const [toolId, idempotencyKey, deadCall] of [
+      ["weather", "dead-claim-01", "dead-call-1"],
+      ["echo", "dead-claim-02", "dead-call-2"],
+      ["weather", "dead-claim-04", "dead-call-4"],
+    ] as const) {
+      const retried = await call(key.secret, toolId, payload, { "idempotency-key": idempotencyKey });
+      expect(retried.statusCode).toBe(200);
+      expect(retried.headers["idempotent-replayed"]).toBeUndefined();
+      const [dead] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, deadCall));
+      expect(dead).toMatchObject({ status: "refunded", amount: 0n });
+      const replayed = await call(key.secret, toolId, payload, { "idempotency-key": idempotencyKey });
+      expect(replayed.statusCode).toBe(200);
+      expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    }
+    // Each dead call refunded and its retry charged: one call paid for each; the charged stream
+    // kept its charge, and its retries get the stream's own final answer, not a day of 409s.
+    expect(await balanceOf(user.userId)).toBe("0.96");
+    for (let i = 0; i < 2; i++) {
+      const streamed = await call(key.secret, "weather", payload, { "idempotency-key": "dead-claim-03" });
+      expect(streamed.statusCode).toBe(409);
+      expect(streamed.json().error.code).toBe("idempotency_stream_not_replayable");
+    }
+    const [stream] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, "dead-call-3"));
+    expect(stream).toMatchObject({ status: "succeeded", amount: 10_000n });
+    expect(await balanceOf(user.userId)).toBe("0.96");
     await expectLedgerConsistent();
   });
 });

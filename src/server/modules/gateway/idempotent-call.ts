@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_PATTERN, type StoredResponse } from "../../lib/idempote
 import { succeeded, type Gateway, type GatewayCall, type GatewayResult, type Payer } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
-import { abandonedCallMayRunAgain } from "./metering";
+import { resolveUnansweredCall } from "./metering";
 import { readWhole } from "./request-body";
 
 /** What a retry of a charged streamed call gets in place of a replay. */
@@ -17,8 +17,10 @@ export type IdempotentOutcome = { ran: GatewayResult } | { replay: StoredRespons
 /**
  * An admitted call with an `Idempotency-Key`, claimed per API key through the app's one
  * Idempotency-Key store: a repeat gets the first charged answer back, free; a call that was not
- * charged frees the key. A claim left by a process that died is taken over once its call is known
- * to be refunded (the abandoned-call window), so a retry is never refused for a day.
+ * charged frees the key. An answer is kept before it is sent, so a claim a dead process left
+ * without one (past the abandoned-call window) was never answered: its call is refunded and the
+ * retry runs afresh, unless it was a stream that began and was charged. A retry is never refused
+ * for a day.
  */
 export async function runIdempotently(
   app: FastifyInstance,
@@ -40,7 +42,8 @@ export async function runIdempotently(
     requestId: call.requestId,
     abandoned: {
       olderThan: new Date(now.getTime() - app.config.gatewayAbandonedAfterMs),
-      mayRunAgain: (requestId) => abandonedCallMayRunAgain(app.db, requestId, now),
+      resolve: async (requestId, answerBegun) =>
+        (await resolveUnansweredCall(app.db, { requestId, now, answerBegun })) === "run" ? "run" : STREAM_NOT_REPLAYABLE,
     },
   });
   if (claim.outcome === "replay") return { replay: claim.response };
@@ -60,11 +63,37 @@ export async function runIdempotently(
   } else if (isStreamed(response)) {
     // A stream cannot be kept for replay. Until it is settled a retry is refused as in progress;
     // then a charged one answers every retry with its own 409, and a refunded one frees the key.
+    await app.idempotency
+      .begin(scope, key, response.status)
+      .catch((error: unknown) => request.log.error({ err: error }, "could not mark a streamed call's Idempotency-Key as answered; if this process dies before the stream is settled, a retry may run it again"));
     void (result.cost as Promise<bigint>)
       .then((cost) => app.idempotency.settle(scope, key, cost > 0n ? STREAM_NOT_REPLAYABLE : null, request.log))
       .catch((error: unknown) => request.log.error({ err: error }, "could not settle a streamed call's Idempotency-Key; it stays claimed"));
   } else {
-    await app.idempotency.settle(scope, key, { statusCode: response.status, contentType: response.contentType, body: Buffer.from(response.body).toString("base64") }, request.log);
+    await keepBeforeSending(app, { scope, key, requestId: call.requestId, request }, {
+      statusCode: response.status,
+      contentType: response.contentType,
+      body: Buffer.from(response.body).toString("base64"),
+    });
   }
   return { ran: result };
+}
+
+/**
+ * Keeps a charged answer for replay before it is sent, so that a claim with no answer always means
+ * a call never answered. An answer that cannot be kept is not sent: its call is refunded and the
+ * key freed (as far as the database allows), and the caller gets an error to retry.
+ */
+async function keepBeforeSending(app: FastifyInstance, claim: { scope: string; key: string; requestId: string; request: FastifyRequest }, answer: StoredResponse): Promise<void> {
+  try {
+    await app.idempotency.complete(claim.scope, claim.key, answer);
+  } catch (error) {
+    claim.request.log.error({ err: error }, "could not keep a call's answer for replay; it is not sent, and the call is refunded");
+    await resolveUnansweredCall(app.db, { requestId: claim.requestId, now: app.clock.now(), answerBegun: false })
+      .then(() => app.idempotency.release(claim.scope, claim.key))
+      .catch((refundError: unknown) =>
+        claim.request.log.error({ err: refundError }, "could not refund a call whose answer was not kept; a retry past the abandoned-call window will"),
+      );
+    throw new GatewayError("internal_error");
+  }
 }

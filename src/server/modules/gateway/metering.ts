@@ -150,11 +150,14 @@ async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
 /**
  * Refunds calls that are still pending, under a lock on their usage rows: a call settled
  * meanwhile (by its own request, or by the sweeper) is skipped, so no call is refunded twice.
+ * `alsoSucceeded`: calls charged for good are refunded too (only for a call known never to have
+ * been answered, `resolveUnansweredCall`).
  */
-async function refundInTransaction(tx: Tx, requested: RefundItem[]): Promise<Set<number>> {
+async function refundInTransaction(tx: Tx, requested: RefundItem[], alsoSucceeded = false): Promise<Set<number>> {
   const pending = await queryRows<{ id: number | string }>(
     tx,
-    sql`select id from usage_records where id in (${ids(requested.map((i) => i.usageId))}) and status = 'pending'
+    sql`select id from usage_records where id in (${ids(requested.map((i) => i.usageId))})
+          and status in ('pending'${alsoSucceeded ? sql`, 'succeeded'` : sql``})
         order by id for update`,
   );
   const stillPending = new Set(pending.map((r) => Number(r.id)));
@@ -213,49 +216,66 @@ async function refundKeySpend(tx: Tx, items: RefundItem[]): Promise<void> {
     where api_keys.id = d.id`);
 }
 
+/** A usage row as a full refund reads it. */
+type RefundableRow = { id: number | string; user_id: number | string; api_key_id: number | string; amount: string; units: number | string; request_id: string };
+const REFUNDABLE_COLUMNS = sql`id, user_id, api_key_id, amount::text as amount, units, request_id`;
+
+/** All of a call's charge back: it was never answered. */
+const fullRefund = (row: RefundableRow, now: Date): RefundItem => ({
+  usageId: Number(row.id),
+  userId: Number(row.user_id),
+  apiKeyId: Number(row.api_key_id),
+  amount: BigInt(row.amount),
+  requestId: row.request_id,
+  at: now,
+  finalStatus: "refunded",
+  units: Number(row.units),
+  httpStatus: null,
+  latencyMs: 0,
+});
+
 /**
  * A call is charged before its tool runs; if the server stops before the call ends, its usage
  * row stays pending. Such calls (older than `olderThan`, far beyond any tool's timeout) were
  * never answered, so they are refunded in full. Returns how many.
  */
-export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number; requestId?: string }): Promise<number> {
+export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number }): Promise<number> {
   return db.transaction(async (tx) => {
-    const stale = await queryRows<{ id: number | string; user_id: number | string; api_key_id: number | string; amount: string; units: number | string; request_id: string }>(
+    const stale = await queryRows<RefundableRow>(
       tx,
-      sql`select id, user_id, api_key_id, amount::text as amount, units, request_id from usage_records
+      sql`select ${REFUNDABLE_COLUMNS} from usage_records
           where status = 'pending' and created_at < ${input.olderThan.toISOString()}::timestamptz
-            ${input.requestId === undefined ? sql`` : sql`and request_id = ${input.requestId}`}
           order by id limit ${input.limit ?? 500}`,
     );
     if (stale.length === 0) return 0;
     await refundInTransaction(
       tx,
-      stale.map((r) => ({
-        usageId: Number(r.id),
-        userId: Number(r.user_id),
-        apiKeyId: Number(r.api_key_id),
-        amount: BigInt(r.amount),
-        requestId: r.request_id,
-        at: input.now,
-        finalStatus: "refunded",
-        units: Number(r.units),
-        httpStatus: null,
-        latencyMs: 0,
-      })),
+      stale.map((row) => fullRefund(row, input.now)),
     );
     return stale.length;
   });
 }
 
 /**
- * Whether the call with this request id, whose process is presumed dead (its idempotency claim
- * outlived the abandoned-call window), may be run again: it never was charged, or it was refunded
- * (now, if still pending). A call charged for good may have been answered: it must not run twice.
+ * What happens to a call whose Idempotency-Key claim holds no answer: its process died (the claim
+ * outlived the abandoned-call window), or its answer could not be kept. An answer is kept for
+ * replay before it is sent, so a call with none was never answered, unless it streamed
+ * (`answerBegun`: a stream's head goes out before it is charged, and it cannot be kept). Returns
+ * "run" when a retry may run it afresh: it never was charged, it was refunded, or it is refunded
+ * now (still pending, or charged for good without an answer begun); "answered" when its stream
+ * began and was charged for good: it must not run twice.
  */
-export async function abandonedCallMayRunAgain(db: Db, requestId: string, now: Date): Promise<boolean> {
-  await refundAbandonedCalls(db, { olderThan: now, now, requestId });
-  const [row] = await queryRows<{ status: string }>(db, sql`select status from usage_records where request_id = ${requestId}`);
-  return !row || row.status === "refunded";
+export async function resolveUnansweredCall(db: Db, input: { requestId: string; now: Date; answerBegun: boolean }): Promise<"run" | "answered"> {
+  return db.transaction(async (tx) => {
+    const [row] = await queryRows<RefundableRow & { status: string }>(
+      tx,
+      sql`select ${REFUNDABLE_COLUMNS}, status from usage_records where request_id = ${input.requestId} for update`,
+    );
+    if (!row || row.status === "refunded") return "run";
+    if (row.status === "succeeded" && input.answerBegun) return "answered";
+    await refundInTransaction(tx, [fullRefund(row, input.now)], true);
+    return "run";
+  });
 }
 
 /**
