@@ -485,6 +485,28 @@ describe("calls abandoned by a stopped server", () => {
     await expectLedgerConsistent();
   });
 
+  it("retries of a dead call's key racing past the window: the call is refunded once and run once", async () => {
+    const { user, key } = await funded("1");
+    const payload = { race: true };
+    const fingerprint = `\n${Buffer.from(JSON.stringify(payload)).toString("base64")}`;
+    await t.app.idempotency.claim({ scope: `apikey:${key.id}`, key: "dead-race-01", route: "POST echo", fingerprint, now: t.clock.now(), requestId: "dead-race-call" });
+    await chargeBatch(t.database.db, [
+      { userId: user.userId, apiKeyId: key.id, toolId: "echo", units: 1, amount: 10_000n, requestId: "dead-race-call", at: t.clock.now(), ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() } },
+    ]);
+    t.clock.advance(t.config.gatewayAbandonedAfterMs + 1);
+    const retries = await Promise.all(Array.from({ length: 8 }, () => call(key.secret, "echo", payload, { "idempotency-key": "dead-race-01" })));
+    const ran = retries.filter((r) => r.statusCode === 200 && r.headers["idempotent-replayed"] === undefined);
+    expect(ran).toHaveLength(1);
+    for (const other of retries.filter((r) => !ran.includes(r))) {
+      if (other.statusCode === 200) expect(other.headers["idempotent-replayed"]).toBe("true");
+      else expect(other.json().error.code).toBe("idempotency_in_progress");
+    }
+    expect(await balanceOf(user.userId)).toBe("0.99");
+    const ledger = await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId));
+    expect(ledger.filter((e) => e.kind === "refund")).toHaveLength(1);
+    await expectLedgerConsistent();
+  });
+
   it("free an Idempotency-Key their process left claimed once the window passes: a call never answered is refunded and run afresh, a charged stream is never run twice", async () => {
     const { user, key } = await funded("1");
     const payload = { city: "x" };
