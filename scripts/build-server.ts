@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { build, type Plugin } from "esbuild";
+import { openPglite, PGLITE_TEMPLATE_DIR } from "../src/server/db/client";
 
 export const SERVER_ENTRY_POINTS = {
   server: "src/server/server.ts",
@@ -49,4 +50,15 @@ export async function buildServer(root: string, outdir = path.join(root, "dist")
   });
   // The PGlite worker is plain JavaScript started by URL from beside the code that opens it.
   fs.copyFileSync(path.join(root, "src/server/db/pglite-thread.js"), path.join(outdir, "pglite-thread.js"));
+  await writePgliteTemplate(path.join(outdir, PGLITE_TEMPLATE_DIR));
+}
+
+/** The data folder a new PGlite database starts as a copy of: made and migrated once, here, instead of at every first start. */
+async function writePgliteTemplate(dataDir: string): Promise<void> {
+  const database = openPglite({ dataDir });
+  try {
+    await database.migrate();
+  } finally {
+    await database.close();
+  }
 }

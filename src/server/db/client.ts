@@ -196,10 +196,34 @@ function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump" | 
   };
 }
 
+/**
+ * A migrated, empty PGlite data folder that `npm run build` writes beside the compiled server
+ * (scripts/build-server.ts, docs/decisions/035). A new data folder is a copy of it, so the first
+ * start is a restart: PGlite's initdb takes seconds of CPU and leaves a second WebAssembly
+ * instance's memory behind for the life of the process. Run from the sources there is none, and
+ * a new folder is made by initdb.
+ */
+export const PGLITE_TEMPLATE_DIR = "pglite-template";
+
+/** Copies the built template into `dataDir` if that is new or empty; files are made under the process umask. */
+function startFromBuiltTemplate(dataDir: string): void {
+  if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) return;
+  const template = fileURLToPath(new URL(`./${PGLITE_TEMPLATE_DIR}`, import.meta.url));
+  if (!fs.existsSync(template)) return;
+  const copy = (from: string, to: string) => {
+    if (fs.statSync(from).isDirectory()) {
+      fs.mkdirSync(to, { recursive: true });
+      for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
+    } else fs.writeFileSync(to, fs.readFileSync(from));
+  };
+  copy(template, dataDir);
+}
+
 export function openDatabase(config: { databaseUrl?: string; dataDir: string }, log?: DatabaseLog): Database {
-  return config.databaseUrl
-    ? openPostgres(config.databaseUrl, undefined, log)
-    : openPglite({ dataDir: path.join(config.dataDir, "pglite"), onThread: true });
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, undefined, log);
+  const dataDir = path.join(config.dataDir, "pglite");
+  startFromBuiltTemplate(dataDir);
+  return openPglite({ dataDir, onThread: true });
 }
 
 export async function pingDatabase(db: Db): Promise<boolean> {
