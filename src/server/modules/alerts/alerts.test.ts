@@ -11,6 +11,9 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch } from "../gateway/metering";
 import { credit } from "../ledger/ledger";
+import { createSmsProvider } from "../../providers/sms/index";
+import { deliverDue, findCrossings, type DeliveryDeps } from "./outbox";
+import { createWebhookSender } from "./webhook-sender";
 
 interface Received {
   path: string;
@@ -208,6 +211,35 @@ describe("a charge that takes the balance below the threshold", () => {
     expect(sms.find((d: { status: string }) => d.status === "skipped").lastError).toBe("the day's alert SMS limit was reached");
     expect(smsTo(user.phone)).toHaveLength(3);
     expect(received).toHaveLength(4);
+  });
+});
+
+describe("the day's SMS cap with several workers", () => {
+  /** What each server process's alerts job builds for itself. */
+  const workerDeps = (): DeliveryDeps => ({
+    db: t.database.db,
+    config: t.config.alerts,
+    sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
+    webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
+    openSecret: () => {
+      throw new Error("no webhook in this test");
+    },
+    log: t.app.log,
+  });
+
+  it("holds when five workers each send one of a user's SMS at the same instant", async () => {
+    const { user, keyId } = await withAlerts("5.50", "5", false);
+    for (let i = 0; i < 5; i++) {
+      await charge([{ userId: user.userId, keyId, amount: "1" }]);
+      await credit(t.database.db, { userId: user.userId, amount: parseMoney("1"), kind: "adjustment", method: "operator", reference: "again", idempotencyKey: `race-${user.userId}-${i}`, at: t.clock.now() });
+    }
+    await findCrossings(t.database.db, t.clock.now());
+    const handled = await Promise.all(Array.from({ length: 5 }, () => deliverDue(workerDeps(), () => t.clock.now(), 1)));
+    expect(handled.reduce((sum, n) => sum + n, 0)).toBe(5);
+    expect(smsTo(user.phone)).toHaveLength(t.config.alerts.smsPerUserPerDay);
+    const sms = (await settings(user)).json().deliveries.filter((d: { channel: string }) => d.channel === "sms");
+    expect(sms.filter((d: { status: string }) => d.status === "delivered")).toHaveLength(t.config.alerts.smsPerUserPerDay);
+    expect(sms.filter((d: { status: string }) => d.status === "skipped")).toHaveLength(5 - t.config.alerts.smsPerUserPerDay);
   });
 });
 

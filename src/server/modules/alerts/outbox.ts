@@ -122,16 +122,33 @@ export interface DeliveryDeps {
   log: FastifyBaseLogger;
 }
 
-async function sendSms(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<Outcome> {
+/**
+ * Takes one of the user's alert SMS of the day for this delivery, or says none is left. The count
+ * and the taking happen under a lock per user, so workers sending that user's SMS at the same
+ * instant cannot each see a free slot: the delivery counts as sent from here, and settles back to
+ * pending if the provider then fails. A process that dies before sending loses that alert rather
+ * than exceed the cap.
+ */
+async function reserveSmsSlot(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<boolean> {
   const dayStart = spendPeriodStart("day", now)!;
-  const [sent] = await queryRows<{ n: number | string }>(
-    deps.db,
-    sql`select count(*) as n from alert_deliveries where user_id = ${delivery.user_id} and channel = 'sms'
-        and status = 'delivered' and delivered_at >= ${dayStart.toISOString()}::timestamptz`,
-  );
-  if (Number(sent?.n ?? 0) >= deps.config.smsPerUserPerDay) return { status: "skipped", error: "the day's alert SMS limit was reached" };
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`alert-sms:${delivery.user_id}`}, 0))`);
+    const [sent] = await queryRows<{ n: number | string }>(
+      tx,
+      sql`select count(*) as n from alert_deliveries where user_id = ${delivery.user_id} and channel = 'sms'
+          and status = 'delivered' and delivered_at >= ${dayStart.toISOString()}::timestamptz`,
+    );
+    if (Number(sent?.n ?? 0) >= deps.config.smsPerUserPerDay) return false;
+    await tx.execute(sql`
+      update alert_deliveries set status = 'delivered', delivered_at = ${now.toISOString()}::timestamptz where id = ${delivery.id}`);
+    return true;
+  });
+}
+
+async function sendSms(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<Outcome> {
   const template = deps.sms.name === "console" ? null : deps.config.smsTemplate[deps.sms.name];
   if (deps.sms.name !== "console" && !template) return { status: "skipped", error: "no alert SMS template is configured" };
+  if (!(await reserveSmsSlot(deps, delivery, now))) return { status: "skipped", error: "the day's alert SMS limit was reached" };
   const payload = JSON.parse(delivery.payload) as { balance: string; threshold: string };
   try {
     await deps.sms.sendLowBalanceAlert({
