@@ -218,14 +218,14 @@ export class Gateway {
       return { response: response as ToolResponse, cost: 0n };
     }
     if (!isStreamed(response)) {
-      return { response, cost: await recordSuccess(this.usedUnits(call, tool.perUnit ? response.units : undefined, units), response.status) };
+      return { response, cost: await recordSuccess(this.usedUnits(call, this.reportedUnits(call, tool, response.units), units), response.status) };
     }
 
     const streamed = response;
     let costKnown: (cost: bigint) => void = () => undefined;
     const cost = new Promise<bigint>((resolve) => (costKnown = resolve));
     const body = relay(streamed.body, streamed.observe, call.request.signal, async (end) => {
-      const used = end.ok ? this.usedUnits(call, tool.perUnit ? await streamed.units() : undefined, units) : await this.brokenStreamUnits(call, tool, streamed, end, units);
+      const used = end.ok ? this.usedUnits(call, this.reportedUnits(call, tool, await streamed.units()), units) : await this.brokenStreamUnits(call, tool, streamed, end, units);
       if (!end.ok) {
         // The caller's stream breaks too, whatever the call costs.
         this.log.warn({ tool: call.tool.id, err: end.error, delivered: end.delivered, chargedUnits: used }, "the tool's streamed answer broke");
@@ -277,6 +277,20 @@ export class Gateway {
       : undefined;
     if (reported !== undefined) return this.usedUnits(call, reported, held);
     return end.callerHeldBack && upstreamTimedOut(end.error) ? held : 0;
+  }
+
+  /**
+   * The units a per-unit tool reported for a call that ended well (undefined for a per-call tool).
+   * None reported (no header or trailer, a body without the path, JSON that does not parse or
+   * decompress) charges all that were held: said in the log, so the operator can see the tool is
+   * not reporting.
+   */
+  private reportedUnits(call: GatewayCall, tool: UpstreamTool, reported: number | undefined): number | undefined {
+    if (!tool.perUnit) return undefined;
+    if (reported === undefined) {
+      this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a per-unit tool reported no units for a call that ended well; it is charged all it held");
+    }
+    return reported;
   }
 
   /**

@@ -359,13 +359,19 @@ describe("streamed answers", () => {
     await expectLedgerConsistent();
   });
 
-  it("that report no units are charged their whole hold (maxUnitsPerCall)", async () => {
+  it("that report no units are charged their whole hold (maxUnitsPerCall), and the log says so", async () => {
     const { userId, secret } = await funded("2");
     const res = await request(secret, "no-units", { body: "" }).response;
     expect((await readAll(res)).broken).toBe(false);
     expect(res.trailers["x-tollgate-cost"]).toBe("1.00");
-    expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
+    const requestId = res.headers["x-request-id"] as string;
+    expect(await usageOf(requestId)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
     expect(await balanceOf(userId)).toBe("1.00");
+    const warning = t
+      .logs()
+      .split("\n")
+      .find((line) => line.includes(requestId) && line.includes("a per-unit tool reported no units"));
+    expect(warning).toContain('"tool":"no-units"');
   });
 
   it("relay a 100 MB chunked binary body intact", async () => {
