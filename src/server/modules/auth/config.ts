@@ -47,49 +47,6 @@ export const authEnv = {
 
 type AuthEnv = z.output<z.ZodObject<typeof authEnv>>;
 
-export interface AliyunCredentials {
-  accessKeyId: string;
-  accessKeySecret: string;
-}
-
-export interface TencentCredentials {
-  secretId: string;
-  secretKey: string;
-}
-
-export type SmsConfig =
-  | { provider: "console" }
-  | { provider: "aliyun"; credentials: AliyunCredentials; endpoint: string; signName: string; templateCode: string }
-  | {
-      provider: "tencent";
-      credentials: TencentCredentials;
-      endpoint: string;
-      region: string;
-      sdkAppId: string;
-      signName: string;
-      templateId: string;
-    };
-
-export type CaptchaConfig =
-  | { provider: "altcha"; maxNumber: number }
-  | {
-      provider: "aliyun";
-      credentials: AliyunCredentials;
-      endpoint: string;
-      sceneId: string;
-      prefix: string;
-      region: "cn" | "sgp";
-      scriptUrl: string;
-    }
-  | {
-      provider: "tencent";
-      credentials: TencentCredentials;
-      endpoint: string;
-      appId: string;
-      appSecretKey: string;
-      scriptUrl: string;
-    };
-
 const ALIYUN_CAPTCHA_ENDPOINTS = {
   cn: "https://captcha.cn-shanghai.aliyuncs.com",
   sgp: "https://captcha.ap-southeast-1.aliyuncs.com",
@@ -122,25 +79,30 @@ export function authConfigFrom(e: AuthEnv) {
     loginFailuresPerIpPerHour: e.AUTH_LOGIN_FAILURES_PER_IP_HOUR,
   };
 
-  let sms: SmsConfig = { provider: "console" };
+  return { config: { limits, sms: smsConfigFrom(e, problems), captcha: captchaConfigFrom(e, problems) }, problems };
+}
+
+/** The SMS provider chosen and what it needs; its type is what this returns. */
+function smsConfigFrom(e: AuthEnv, problems: string[]) {
   if (e.SMS_PROVIDER === "aliyun") {
     const v = requireAll(e, "SMS_PROVIDER=aliyun", ["ALIYUN_ACCESS_KEY_ID", "ALIYUN_ACCESS_KEY_SECRET", "ALIYUN_SMS_SIGN_NAME", "ALIYUN_SMS_TEMPLATE_CODE"], problems);
-    sms = {
-      provider: "aliyun",
+    return {
+      provider: "aliyun" as const,
       credentials: { accessKeyId: v.ALIYUN_ACCESS_KEY_ID, accessKeySecret: v.ALIYUN_ACCESS_KEY_SECRET },
       endpoint: e.ALIYUN_SMS_ENDPOINT,
       signName: v.ALIYUN_SMS_SIGN_NAME,
       templateCode: v.ALIYUN_SMS_TEMPLATE_CODE,
     };
-  } else if (e.SMS_PROVIDER === "tencent") {
+  }
+  if (e.SMS_PROVIDER === "tencent") {
     const v = requireAll(
       e,
       "SMS_PROVIDER=tencent",
       ["TENCENT_SECRET_ID", "TENCENT_SECRET_KEY", "TENCENT_SMS_SDK_APP_ID", "TENCENT_SMS_SIGN_NAME", "TENCENT_SMS_TEMPLATE_ID"],
       problems,
     );
-    sms = {
-      provider: "tencent",
+    return {
+      provider: "tencent" as const,
       credentials: { secretId: v.TENCENT_SECRET_ID, secretKey: v.TENCENT_SECRET_KEY },
       endpoint: e.TENCENT_SMS_ENDPOINT,
       region: e.TENCENT_SMS_REGION,
@@ -149,12 +111,15 @@ export function authConfigFrom(e: AuthEnv) {
       templateId: v.TENCENT_SMS_TEMPLATE_ID,
     };
   }
+  return { provider: "console" as const };
+}
 
-  let captcha: CaptchaConfig = { provider: "altcha", maxNumber: e.ALTCHA_MAX_NUMBER };
+/** The captcha provider chosen and what it needs; its type is what this returns. */
+function captchaConfigFrom(e: AuthEnv, problems: string[]) {
   if (e.CAPTCHA_PROVIDER === "aliyun") {
     const v = requireAll(e, "CAPTCHA_PROVIDER=aliyun", ["ALIYUN_ACCESS_KEY_ID", "ALIYUN_ACCESS_KEY_SECRET", "ALIYUN_CAPTCHA_SCENE_ID", "ALIYUN_CAPTCHA_PREFIX"], problems);
-    captcha = {
-      provider: "aliyun",
+    return {
+      provider: "aliyun" as const,
       credentials: { accessKeyId: v.ALIYUN_ACCESS_KEY_ID, accessKeySecret: v.ALIYUN_ACCESS_KEY_SECRET },
       endpoint: e.ALIYUN_CAPTCHA_ENDPOINT ?? ALIYUN_CAPTCHA_ENDPOINTS[e.ALIYUN_CAPTCHA_REGION],
       sceneId: v.ALIYUN_CAPTCHA_SCENE_ID,
@@ -162,10 +127,11 @@ export function authConfigFrom(e: AuthEnv) {
       region: e.ALIYUN_CAPTCHA_REGION,
       scriptUrl: e.ALIYUN_CAPTCHA_SCRIPT_URL,
     };
-  } else if (e.CAPTCHA_PROVIDER === "tencent") {
+  }
+  if (e.CAPTCHA_PROVIDER === "tencent") {
     const v = requireAll(e, "CAPTCHA_PROVIDER=tencent", ["TENCENT_SECRET_ID", "TENCENT_SECRET_KEY", "TENCENT_CAPTCHA_APP_ID", "TENCENT_CAPTCHA_APP_SECRET_KEY"], problems);
-    captcha = {
-      provider: "tencent",
+    return {
+      provider: "tencent" as const,
       credentials: { secretId: v.TENCENT_SECRET_ID, secretKey: v.TENCENT_SECRET_KEY },
       endpoint: e.TENCENT_CAPTCHA_ENDPOINT,
       appId: v.TENCENT_CAPTCHA_APP_ID,
@@ -173,8 +139,12 @@ export function authConfigFrom(e: AuthEnv) {
       scriptUrl: e.TENCENT_CAPTCHA_SCRIPT_URL,
     };
   }
-  return { config: { limits, sms, captcha }, problems };
+  return { provider: "altcha" as const, maxNumber: e.ALTCHA_MAX_NUMBER };
 }
 
 export type AuthConfig = ReturnType<typeof authConfigFrom>["config"];
 export type AuthLimits = AuthConfig["limits"];
+export type SmsConfig = AuthConfig["sms"];
+export type CaptchaConfig = AuthConfig["captcha"];
+export type AliyunCredentials = Extract<SmsConfig, { provider: "aliyun" }>["credentials"];
+export type TencentCredentials = Extract<SmsConfig, { provider: "tencent" }>["credentials"];

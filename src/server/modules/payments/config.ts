@@ -31,33 +31,6 @@ export const moneyEnv = {
 
 type MoneyEnv = z.output<z.ZodObject<typeof moneyEnv>>;
 
-export interface AlipayConfig {
-  appId: string;
-  /** The app's RSA private key: signs every request (RSA2). */
-  privateKey: KeyObject;
-  /** Alipay's RSA public key: verifies notifications and responses. */
-  alipayPublicKey: KeyObject;
-  gateway: string;
-  notifyUrl: string;
-  returnUrl: string;
-}
-
-export interface WechatPayConfig {
-  mchId: string;
-  appId: string;
-  /** The merchant's API private key (apiclient_key.pem): signs every request. */
-  privateKey: KeyObject;
-  /** Serial number of the merchant API certificate, named in every request's Authorization. */
-  certificateSerial: string;
-  /** WeChat Pay's public key and its id: verify every answer and notification. */
-  platformPublicKey: KeyObject;
-  platformPublicKeyId: string;
-  /** The APIv3 key, 32 bytes: decrypts notifications. */
-  apiV3Key: Buffer;
-  baseUrl: string;
-  notifyUrl: string;
-}
-
 /** PEM as is; a bare base64 key (as Alipay's console shows it) as DER, PKCS#8 or PKCS#1. Literal "\n" become newlines. */
 function readKey(kind: "private" | "public", text: string): KeyObject {
   const value = text.replace(/\\n/g, "\n").trim();
@@ -80,36 +53,7 @@ function readKey(kind: "private" | "public", text: string): KeyObject {
 /** Returns the money settings, or the problems that make them unusable. */
 export function moneyConfigFrom(e: MoneyEnv, publicUrl: string) {
   const problems: string[] = [];
-  const credentials = { ALIPAY_APP_ID: e.ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY: e.ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY: e.ALIPAY_PUBLIC_KEY };
-  const set = Object.entries(credentials).filter(([, v]) => v);
-  let alipay: AlipayConfig | undefined;
-  if (set.length > 0 && set.length < 3) {
-    const missing = Object.entries(credentials).filter(([, v]) => !v).map(([k]) => k);
-    problems.push(`${missing.join(", ")}: required when any ALIPAY_* credential is set`);
-  } else if (set.length === 3) {
-    let privateKey: KeyObject | undefined;
-    let alipayPublicKey: KeyObject | undefined;
-    try {
-      privateKey = readKey("private", e.ALIPAY_PRIVATE_KEY!);
-    } catch (error) {
-      problems.push(`ALIPAY_PRIVATE_KEY: ${(error as Error).message}`);
-    }
-    try {
-      alipayPublicKey = readKey("public", e.ALIPAY_PUBLIC_KEY!);
-    } catch (error) {
-      problems.push(`ALIPAY_PUBLIC_KEY: ${(error as Error).message}`);
-    }
-    if (privateKey && alipayPublicKey) {
-      alipay = {
-        appId: e.ALIPAY_APP_ID!,
-        privateKey,
-        alipayPublicKey,
-        gateway: e.ALIPAY_GATEWAY,
-        notifyUrl: e.ALIPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/alipay/notify`,
-        returnUrl: e.ALIPAY_RETURN_URL ?? `${publicUrl}/console/charge-details`,
-      };
-    }
-  }
+  const alipay = alipayConfigFrom(e, publicUrl, problems);
   const wechat = wechatPayConfigFrom(e, publicUrl, problems);
   const [whole = "0", fraction = ""] = e.REFERRAL_BONUS_PERCENT.split(".");
   return {
@@ -129,7 +73,43 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string) {
   };
 }
 
-function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]): WechatPayConfig | undefined {
+/** Alipay's settings when every ALIPAY_* credential is set and readable; its type is what this returns. */
+function alipayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]) {
+  const credentials = { ALIPAY_APP_ID: e.ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY: e.ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY: e.ALIPAY_PUBLIC_KEY };
+  const set = Object.entries(credentials).filter(([, v]) => v);
+  if (set.length === 0) return undefined;
+  if (set.length < 3) {
+    const missing = Object.entries(credentials).filter(([, v]) => !v).map(([k]) => k);
+    problems.push(`${missing.join(", ")}: required when any ALIPAY_* credential is set`);
+    return undefined;
+  }
+  let privateKey: KeyObject | undefined;
+  let alipayPublicKey: KeyObject | undefined;
+  try {
+    privateKey = readKey("private", e.ALIPAY_PRIVATE_KEY!);
+  } catch (error) {
+    problems.push(`ALIPAY_PRIVATE_KEY: ${(error as Error).message}`);
+  }
+  try {
+    alipayPublicKey = readKey("public", e.ALIPAY_PUBLIC_KEY!);
+  } catch (error) {
+    problems.push(`ALIPAY_PUBLIC_KEY: ${(error as Error).message}`);
+  }
+  if (!privateKey || !alipayPublicKey) return undefined;
+  return {
+    appId: e.ALIPAY_APP_ID!,
+    /** The app's RSA private key: signs every request (RSA2). */
+    privateKey,
+    /** Alipay's RSA public key: verifies notifications and responses. */
+    alipayPublicKey,
+    gateway: e.ALIPAY_GATEWAY,
+    notifyUrl: e.ALIPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/alipay/notify`,
+    returnUrl: e.ALIPAY_RETURN_URL ?? `${publicUrl}/console/charge-details`,
+  };
+}
+
+/** WeChat Pay's settings when every WECHATPAY_* credential is set and readable; its type is what this returns. */
+function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]) {
   const credentials = {
     WECHATPAY_MCHID: e.WECHATPAY_MCHID,
     WECHATPAY_APPID: e.WECHATPAY_APPID,
@@ -162,10 +142,14 @@ function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[])
   return {
     mchId: e.WECHATPAY_MCHID!,
     appId: e.WECHATPAY_APPID!,
+    /** The merchant's API private key (apiclient_key.pem): signs every request. */
     privateKey,
+    /** Serial number of the merchant API certificate, named in every request's Authorization. */
     certificateSerial: e.WECHATPAY_CERT_SERIAL!,
+    /** WeChat Pay's public key and its id: verify every answer and notification. */
     platformPublicKey,
     platformPublicKeyId: e.WECHATPAY_PUBLIC_KEY_ID!,
+    /** The APIv3 key, 32 bytes: decrypts notifications. */
     apiV3Key,
     baseUrl: e.WECHATPAY_BASE_URL,
     notifyUrl: e.WECHATPAY_NOTIFY_URL ?? `${publicUrl}/api/v1/payments/wechat/notify`,
@@ -173,3 +157,5 @@ function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[])
 }
 
 export type MoneyConfig = ReturnType<typeof moneyConfigFrom>["config"];
+export type AlipayConfig = NonNullable<MoneyConfig["alipay"]>;
+export type WechatPayConfig = NonNullable<MoneyConfig["wechat"]>;
