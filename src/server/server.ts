@@ -1,6 +1,5 @@
 import cluster from "node:cluster";
 import closeWithGrace from "close-with-grace";
-import v8 from "node:v8";
 import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
 import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
@@ -8,13 +7,6 @@ import { loadConfigOrExit, type AppConfig } from "./config";
 import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 
 const REQUIRED_NODE_MAJOR = 24;
-
-/**
- * Socket reads are new 64 KB ArrayBuffers; counted on their own, their external memory starts a
- * full collection of the heap every few tens of MB relayed, though the heap is far from its limit.
- * Counted in V8's global limit, they are collected with the heap (docs/decisions/035).
- */
-v8.setFlagsFromString("--external-memory-accounted-in-global-limit");
 
 /**
  * One serving process: alone, or one of WEB_CONCURRENCY workers. SIGTERM and SIGINT drain it:
