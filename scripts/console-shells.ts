@@ -42,11 +42,11 @@ export function routeModulesFor(routes: Record<string, ManifestRoute>, pathname:
 }
 
 type ConsolePage = (typeof CONSOLE_PAGES)[number];
-type Catalogue = Pick<Messages, "nav" | "apiKeys" | "applications" | "billing">;
+type Catalogue = Pick<Messages, "nav" | "account" | "apiKeys" | "applications" | "billing">;
 
 /** What each page shows above its cards before any data: its title, and the intro where it has one. */
 const FRAME_TEXT: Record<ConsolePage, (m: Catalogue) => { title: string; intro?: string; titleInRow?: boolean }> = {
-  "/console/info": (m) => ({ title: m.nav.info }),
+  "/console/info": (m) => ({ title: m.nav.info, intro: m.account.intro }),
   // Its title shares a row with the key count and the create button, without margins.
   "/console/api-keys": (m) => ({ title: m.nav.apiKeys, intro: m.apiKeys.intro, titleInRow: true }),
   "/console/apply": (m) => ({ title: m.nav.apply, intro: m.applications.intro }),

@@ -64,7 +64,7 @@ function SessionBootstrap() {
     // The HTTP client loads on demand, keeping it out of the landing page's first load.
     if (restored && token && !userInfo) {
       loadChunk(() => import("./lib/api/get-user-info"))
-        .then(({ refreshUserInfo }) => refreshUserInfo())
+        .then(({ loadUserInfo }) => loadUserInfo())
         .catch(() => {});
     }
   }, [restored, token, userInfo]);

@@ -224,6 +224,9 @@ test.describe("before any script has run", () => {
     await expect(page.getByText("Some tools need approval before your API keys may call them.")).toBeVisible();
     await page.goto("/console/api-keys");
     await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("API keys");
+    await page.goto("/console/info");
+    await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("Account");
+    await expect(page.getByText("Your balance and how long it lasts, your calls over the last 30 days")).toBeVisible();
   });
 });
 

@@ -50,7 +50,7 @@ describe("the console pages' HTML", () => {
     expect(apply).toContain('<p lang="en">Some tools need approval before your API keys may call them.');
     expect(consoleFrame("/console/api-keys")).toContain('<p lang="en">Keys authenticate your calls to the tools.');
     expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every successful API call, what it cost and which key made it.');
-    expect(consoleFrame("/console/info")).not.toContain("<p");
+    expect(consoleFrame("/console/info")).toContain('<p lang="en">Your balance and how long it lasts, your calls over the last 30 days,');
     expect(consoleFrame("/console/charge-details")).toContain('<span lang="en">Charge details</span>');
   });
 

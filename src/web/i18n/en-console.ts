@@ -134,6 +134,7 @@ export const enConsole = {
     limitReached: "You have {{max}} keys, the most allowed. Delete one you no longer use to create another.",
   },
   account: {
+    intro: "Your balance and how long it lasts, your calls over the last 30 days, your referral link and your low-balance alerts.",
     runwayTitle: "Runway",
     runwayNoSpend: "No spend in the last 7 days",
     runwayDays: "About {{days}} days left at {{perDay}} a day (the last 7 days' average)",

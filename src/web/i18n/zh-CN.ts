@@ -165,6 +165,7 @@ export const zhCN: Messages = {
     limitReached: "你已有 {{max}} 个密钥，达到上限。请先删除不再使用的密钥。",
   },
   account: {
+    intro: "您的余额及可用时长、最近 30 天的调用、推荐链接和余额不足提醒。",
     runwayTitle: "余额可用时长",
     runwayNoSpend: "最近 7 天没有消费",
     runwayDays: "按最近 7 天日均消费 {{perDay}}，余额约可用 {{days}} 天",

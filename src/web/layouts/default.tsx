@@ -2,7 +2,7 @@ import { useDeferredValue, useEffect, useLayoutEffect } from "react";
 import { Link, Outlet, useLoaderData, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { QueryClientProvider } from "@tanstack/react-query";
 import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
 import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
@@ -10,6 +10,7 @@ import { CONSOLE_PAGES } from "#shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
 import { applyAntdConsoleStyles } from "../lib/antd-console-styles";
 import { antdConfig } from "../lib/antd-theme";
+import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
@@ -22,9 +23,6 @@ const NAV_LABELS: Record<(typeof CONSOLE_PAGES)[number], MessageKey> = {
   "/console/charge-details": "nav.chargeDetails",
 };
 
-const queryClient = new QueryClient({
-  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 10_000 } },
-});
 
 /** The console renders once antd's stylesheet applies: antd then generates no styles while it renders. */
 export async function clientLoader() {
@@ -47,7 +45,9 @@ export default function ConsoleLayout() {
   // whole page at once, hundreds of milliseconds on a phone. Rendered from the deferred token, the
   // page is a transition React splits into short tasks, leaving the main thread free between them.
   // The header's user menu is small and comes with the token, in the same paint as the header's end.
-  const shownToken = useDeferredValue(token);
+  // A console page's loader restores the session before the layout's first render: from null at
+  // first, the page still comes in a render of its own.
+  const shownToken = useDeferredValue(token, null);
 
   // The page's frame from its HTML (scripts/console-shells.ts), its title and intro, lies over the
   // content area until the page (or the login prompt) renders there in its place.
@@ -60,7 +60,7 @@ export default function ConsoleLayout() {
   }, [restored, token, openLoginModal]);
 
   return (
-    <QueryClientProvider client={queryClient}>
+    <QueryClientProvider client={consoleQueryClient}>
     <ConfigProvider {...(antdStylesheet ? zeroRuntimeConfig : antdConfig)} locale={language === "zh-CN" ? zhCN : enUS}>
       <AntApp>
         <Layout className="console" data-layout="default">

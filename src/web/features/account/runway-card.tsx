@@ -1,4 +1,5 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { Card, Typography } from "antd";
 import { useT } from "../../i18n";
 import { withCurrency } from "../../lib/money-format";
@@ -10,8 +11,19 @@ export function RunwayCard() {
   const t = useT();
   const token = useSession((s) => s.token);
   const balance = useSession((s) => s.userInfo?.balance);
-  // The balance arriving or changing refetches; the card keeps the last answer meanwhile instead of blinking.
-  const { data, isPending } = useQuery({ ...runwayQueryOptions(token, balance), placeholderData: keepPreviousData });
+  const queryClient = useQueryClient();
+  const { data, isPending } = useQuery(runwayQueryOptions(token));
+  // A change of the balance it has shown (a charge, a top-up) refetches; the card keeps the last
+  // answer meanwhile instead of blinking. The balance's first arrival does not: the runway was
+  // asked for with it (the page's loader starts both), not after it.
+  const shownBalance = useRef(balance);
+  useEffect(() => {
+    if (balance === undefined) return;
+    if (shownBalance.current !== undefined && shownBalance.current !== balance) {
+      void queryClient.invalidateQueries({ queryKey: runwayQueryOptions(token).queryKey });
+    }
+    shownBalance.current = balance;
+  }, [balance, token, queryClient]);
   let text = "";
   if (data) {
     const perDay = withCurrency(data.averageDailySpend);

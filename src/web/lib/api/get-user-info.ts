@@ -14,3 +14,17 @@ export async function refreshUserInfo(): Promise<void> {
   const info = await getUserInfo();
   useSession.getState().setUserInfo({ ...info, balance: floorMoneyTo2(info.balance) });
 }
+
+let pending: Promise<void> | null = null;
+
+/**
+ * The user info when the app has none: one request however many ask at once (the root once the
+ * session is restored, a console page's loader before it).
+ */
+export function loadUserInfo(): Promise<void> {
+  if (useSession.getState().userInfo) return Promise.resolve();
+  pending ??= refreshUserInfo().finally(() => {
+    pending = null;
+  });
+  return pending;
+}

@@ -5,9 +5,15 @@ import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { keysQueryOptions } from "../../lib/api/list-keys";
+import { loadConsoleData } from "../../lib/console-data";
 import { useSession } from "../../lib/session-store";
 import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
 import { KeysTable } from "../../features/api-keys/keys-table";
+
+/** The user info and the keys, at once (decision 035). */
+export function clientLoader() {
+  return loadConsoleData((client, token) => [client.prefetchQuery(keysQueryOptions(token))]);
+}
 
 export default function ConsoleApiKeysPage() {
   const t = useT();

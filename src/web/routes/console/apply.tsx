@@ -5,8 +5,14 @@ import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { useSession } from "../../lib/session-store";
 import { applicationsQueryOptions } from "../../features/applications/api/list-applications";
+import { loadConsoleData } from "../../lib/console-data";
 import { ApplicationForm } from "../../features/applications/application-form";
 import { ApplicationsTable } from "../../features/applications/applications-table";
+
+/** The user info and the applications, at once (decision 035). */
+export function clientLoader() {
+  return loadConsoleData((client, token) => [client.prefetchQuery(applicationsQueryOptions(token))]);
+}
 
 /** Access applications: apply for a tool that needs approval, and follow each application's review. */
 export default function ConsoleApplyPage() {

@@ -4,7 +4,18 @@ import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { CreditsHistory } from "../../features/credits/credits-history";
 import { RedeemForm } from "../../features/credits/redeem-form";
 import { TopUpCard } from "../../features/credits/top-up-card";
+import { paymentMethodsQueryOptions } from "../../features/credits/api/get-payment-methods";
+import { creditsQueryOptions } from "../../features/credits/api/list-credits";
+import { loadConsoleData } from "../../lib/console-data";
 import "../../features/credits/credits.css";
+
+/** The user info, every credit (unfiltered) and the payment methods, at once (decision 035). */
+export function clientLoader() {
+  return loadConsoleData((client, token) => [
+    client.prefetchInfiniteQuery(creditsQueryOptions({}, token)),
+    client.prefetchQuery(paymentMethodsQueryOptions()),
+  ]);
+}
 
 /** Top-ups: redeem a code, pay online where enabled, and every credit with its CSV export. */
 export default function ConsoleChargeDetailsPage() {

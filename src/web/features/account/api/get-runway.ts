@@ -6,7 +6,12 @@ export function getRunway(): Promise<Runway> {
   return api<Runway>("/api/v1/console/runway");
 }
 
-/** Keyed by the balance too, so the runway follows every charge and top-up the header shows. */
-export function runwayQueryOptions(token: string | null, balance: string | undefined) {
-  return queryOptions({ queryKey: ["runway", token, balance], queryFn: getRunway });
+export const runwayQueryKey = ["runway"] as const;
+
+/**
+ * Not keyed by the balance: the first answer does not wait for the user info (both leave together),
+ * and the card refetches it when the balance it shows changes (a charge, a top-up).
+ */
+export function runwayQueryOptions(token: string | null) {
+  return queryOptions({ queryKey: [...runwayQueryKey, token], queryFn: getRunway });
 }
