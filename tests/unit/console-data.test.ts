@@ -64,7 +64,7 @@ const PAGES: [string, () => Promise<{ clientLoader: () => Promise<unknown> }>, s
   ],
 ];
 
-describe("a console page's loader (decision 035)", () => {
+describe("a console page's loader (decision 037)", () => {
   it.each(PAGES)("%s asks for the user info and the page's data together, and renders from the cache", async (_page, load, expected) => {
     const { clientLoader } = await load();
     const loaded = clientLoader();

@@ -9,7 +9,7 @@ export const consoleQueryClient = new QueryClient({
 
 /**
  * A console page's `clientLoader`: starts the user info and every query the page shows at once, in
- * parallel with the console's stylesheet and before React renders anything (decision 035), and
+ * parallel with the console's stylesheet and before React renders anything (decision 037), and
  * resolves when they have answered. The page then renders once, from the cache, as a transition;
  * no answer arrives in the middle of it to re-render a card synchronously, and no request waits
  * for the one before it. Signed out, it does nothing (the layout shows the login prompt).

@@ -10,7 +10,7 @@ import { useSession } from "../../lib/session-store";
 import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
 import { KeysTable } from "../../features/api-keys/keys-table";
 
-/** The user info and the keys, at once (decision 035). */
+/** The user info and the keys, at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [client.prefetchQuery(keysQueryOptions(token))]);
 }

@@ -9,7 +9,7 @@ import { loadConsoleData } from "../../lib/console-data";
 import { ApplicationForm } from "../../features/applications/application-form";
 import { ApplicationsTable } from "../../features/applications/applications-table";
 
-/** The user info and the applications, at once (decision 035). */
+/** The user info and the applications, at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [client.prefetchQuery(applicationsQueryOptions(token))]);
 }

@@ -7,7 +7,7 @@ import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { loadConsoleData } from "../../lib/console-data";
 
-/** The user info, the unfiltered charges and the filter's tools and keys, at once (decision 035). */
+/** The user info, the unfiltered charges and the filter's tools and keys, at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [
     client.prefetchInfiniteQuery(billingQueryOptions({}, token)),

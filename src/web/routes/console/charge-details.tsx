@@ -9,7 +9,7 @@ import { creditsQueryOptions } from "../../features/credits/api/list-credits";
 import { loadConsoleData } from "../../lib/console-data";
 import "../../features/credits/credits.css";
 
-/** The user info, every credit (unfiltered) and the payment methods, at once (decision 035). */
+/** The user info, every credit (unfiltered) and the payment methods, at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [
     client.prefetchInfiniteQuery(creditsQueryOptions({}, token)),

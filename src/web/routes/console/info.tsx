@@ -13,7 +13,7 @@ import { runwayQueryOptions } from "../../features/account/api/get-runway";
 import { usageQueryOptions } from "../../features/account/api/get-usage";
 import { loadConsoleData } from "../../lib/console-data";
 
-/** The user info and every card's data, all at once (decision 035). */
+/** The user info and every card's data, all at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [
     client.prefetchQuery(runwayQueryOptions(token)),
