@@ -17,5 +17,9 @@ if (Number(process.versions.node.split(".")[0]) >= 24 || !fs.existsSync(bundledN
   await import(pathToFileURL(cli).href);
 } else {
   const result = spawnSync(bundledNode, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
+  if (result.error) {
+    console.error(`tollgate: could not run ${bundledNode}: ${result.error.message}`);
+    process.exit(1);
+  }
   process.exit(result.status ?? 1);
 }

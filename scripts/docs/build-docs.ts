@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createHighlighter } from "shiki";
 import { styleToClass } from "./highlight-classes";
+import { CURRENCY_SYMBOL } from "../../src/shared/site-config";
 import { fillPlaceholders } from "../../src/shared/template";
 import { createMarkdownRenderer } from "../markdown/render";
 import { apiReferenceMarkdown } from "./api-reference";
@@ -20,7 +21,6 @@ const HIGHLIGHT_THEME = "github-light";
 const HIGHLIGHT_LANGS = ["shellscript", "javascript", "typescript", "python", "json", "http"];
 /** github-light's orange (variables, parameters) is 3.5:1 on white; WCAG AA wants 4.5:1 for text this size. */
 const HIGHLIGHT_COLOUR_REPLACEMENTS = { "#e36209": "#b35000" };
-const CURRENCY = "¥";
 
 /** The hand-written pages of docs/site, in sidebar order. */
 export const GUIDE_SECTIONS = [
@@ -43,7 +43,7 @@ export function docsTemplateValues(config: Pick<ServerSnapshot["config"], "siteN
     publicUrl: config.publicUrl,
     apiBase: `${config.publicUrl}/api/v1`,
     gatewayBase: `${config.publicUrl}/v1/tools`,
-    currency: CURRENCY,
+    currency: CURRENCY_SYMBOL,
   };
 }
 
@@ -63,12 +63,12 @@ function sourcePages(siteDir: string, snapshot: ServerSnapshot): { sections: { t
       markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`),
     })),
   );
-  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY) });
+  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY_SYMBOL) });
   for (const tool of snapshot.tools) {
     const fragment =
       readOptional(path.join(siteDir, "tools", `${tool.id}.md`)) ??
       (tool.builtin ? readOptional(path.join(siteDir, "tools", `${tool.builtin}.md`)) : null);
-    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY) });
+    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY_SYMBOL) });
   }
   pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi) });
   const sections = [

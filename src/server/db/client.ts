@@ -36,6 +36,8 @@ export interface ListenHandlers {
   onMessage(payload: string): void;
   onDown(error: unknown): void;
   onUp(): void;
+  /** A reconnect attempt failed (`attempt` counts from 1 since the loss); the next one comes in `nextDelayMs`. */
+  onRetryFailed?(error: unknown, attempt: number, nextDelayMs: number): void;
 }
 
 /** How the listening connection names itself in pg_stat_activity. */
@@ -125,9 +127,10 @@ async function listenWithReconnect(url: string, channel: string, handlers: Liste
     current = client;
   };
 
-  const reconnectLater = () => {
-    const delay = Math.min(LISTEN_RETRY_FIRST_MS * 2 ** attempt, LISTEN_RETRY_MAX_MS) * (0.5 + Math.random() / 2);
+  const nextDelay = () => Math.min(LISTEN_RETRY_FIRST_MS * 2 ** attempt, LISTEN_RETRY_MAX_MS) * (0.5 + Math.random() / 2);
+  const reconnectLater = (delay = nextDelay()) => {
     attempt += 1;
+    const thisAttempt = attempt;
     retry = setTimeout(() => {
       connect().then(
         async () => {
@@ -139,8 +142,11 @@ async function listenWithReconnect(url: string, channel: string, handlers: Liste
           attempt = 0;
           handlers.onUp();
         },
-        () => {
-          if (!stopped) reconnectLater();
+        (error: unknown) => {
+          if (stopped) return;
+          const next = nextDelay();
+          handlers.onRetryFailed?.(error, thisAttempt, Math.round(next));
+          reconnectLater(next);
         },
       );
     }, delay);
@@ -226,11 +232,13 @@ export function openDatabase(config: { databaseUrl?: string; dataDir: string }, 
   return openPglite({ dataDir, onThread: true });
 }
 
-export async function pingDatabase(db: Db): Promise<boolean> {
+/** Whether the database answers; `onError` hears why not. */
+export async function pingDatabase(db: Db, onError?: (error: unknown) => void): Promise<boolean> {
   try {
     await db.execute(sql`select 1`);
     return true;
-  } catch {
+  } catch (error) {
+    onError?.(error);
     return false;
   }
 }

@@ -125,10 +125,8 @@ export async function createRateLimiter(options: {
         return limit.whenRedisDown === "local" ? hitLocally(limit, nowMs) : REDIS_DOWN_RETRY_MS;
       }
     },
-    reachable: () => redis.ping().then(
-      (reply) => reply === "PONG",
-      () => false,
-    ),
+    // A failed ping rejects with its cause, which the readiness check logs.
+    reachable: () => redis.ping().then((reply) => reply === "PONG"),
     async close() {
       redis.disconnect();
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 
-/** A dependency the process needs to serve, for the readiness check: resolves true when reachable. */
+/** A dependency the process needs to serve, for the readiness check: resolves true when reachable; a rejection (logged) counts as unreachable. */
 export type ReadinessCheck = () => Promise<boolean>;
 
 export interface Lifecycle {

@@ -36,8 +36,13 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startServerProcess(script: string, env: Record<string, string>): ServerProcess {
-  const child = spawn(PROJECT_NODE, [...START_FLAGS, script], { env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** `node` and `cwd` default to the project's Node 24 and this process's folder (an installed copy has its own). */
+export function startServerProcess(script: string, env: Record<string, string>, options: { node?: string; cwd?: string } = {}): ServerProcess {
+  const child = spawn(options.node ?? PROJECT_NODE, [...START_FLAGS, script], {
+    cwd: options.cwd,
+    env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let err = "";

@@ -18,7 +18,8 @@ function read(): SiteConfig {
   if (!meta) return defaults;
   try {
     return { ...defaults, ...(JSON.parse(meta) as Partial<SiteConfig>) };
-  } catch {
+  } catch (error) {
+    console.warn(`The page's site-config meta tag is not JSON (${String(error)}): showing the build's defaults instead of the server's settings`);
     return defaults;
   }
 }

@@ -33,7 +33,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const secureCookie = publicUrl.startsWith("https:");
   const providers = {
     sms: createSmsProvider(auth.sms, { dataDir, siteName }),
-    captcha: createCaptchaProvider(auth.captcha, sessionSecret),
+    captcha: createCaptchaProvider(auth.captcha, sessionSecret, app.log),
   };
   scheduleAuthSweep(app);
   app.secretReissuers.set("session", async (sessionId, now) => {

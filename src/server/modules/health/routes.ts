@@ -15,11 +15,35 @@ const readyResponse = z.object({
 });
 
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  /**
+   * Whether each dependency answered its last check. A failure is logged with its cause once, when
+   * the dependency stops answering, and its return once: a load balancer polling every second must
+   * not write a line per poll.
+   */
+  const answered = new Map<string, boolean>();
+  const check = async (name: string, run: () => Promise<boolean>): Promise<boolean> => {
+    let cause: unknown;
+    const ok = await run().catch((error: unknown) => {
+      cause = error;
+      return false;
+    });
+    const before = answered.get(name);
+    answered.set(name, ok);
+    if (ok && before === false) app.log.info({ check: name }, `readiness: ${name} answers again`);
+    if (!ok && before !== false) app.log.warn({ check: name, err: cause ?? new Error(`the ${name} check answered no`) }, `readiness: ${name} does not answer`);
+    return ok;
+  };
+  const databaseAnswers = async () => {
+    let cause: unknown;
+    if (await pingDatabase(app.db, (error) => (cause = error))) return true;
+    throw cause;
+  };
+
   app.get(
     "/health",
     { schema: { tags: ["system"], summary: "Liveness and database reachability", response: { 200: healthResponse, 503: healthResponse } } },
     async (_request, reply) => {
-      const reachable = await pingDatabase(app.db);
+      const reachable = await check("database", databaseAnswers);
       return reply
         .code(reachable ? 200 : 503)
         .header("cache-control", "no-store")
@@ -37,8 +61,8 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const named = [["database", () => pingDatabase(app.db)] as const, ...app.lifecycle.readinessChecks];
-      const results = await Promise.all(named.map(async ([name, check]) => [name, await check().catch(() => false)] as const));
+      const named = [["database", databaseAnswers] as const, ...app.lifecycle.readinessChecks];
+      const results = await Promise.all(named.map(async ([name, run]) => [name, await check(name, run)] as const));
       const checks = Object.fromEntries(results);
       const draining = app.lifecycle.draining;
       const ready = !draining && results.every(([, ok]) => ok);

@@ -41,6 +41,9 @@ export async function followApiKeyChanges(database: Database, log: FastifyBaseLo
       follower.changesMayBeMissed();
       log.error({ err: error }, "lost the key-change listener: cached API keys are trusted for 1 s until it is back");
     },
+    onRetryFailed(error, attempt, nextDelayMs) {
+      log.warn({ err: error, attempt, nextDelayMs }, `key-change listener: reconnect attempt ${attempt} failed, next in ${nextDelayMs} ms`);
+    },
     onUp() {
       follower.changesHeardAgain();
       log.info("key-change listener back: cached API keys flushed");

@@ -1,10 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { solveAltchaChallenge } from "../../testing/altcha";
 import { createAltcha } from "./altcha";
 
+/** Set to make altcha-lib's verifySolution fail inside, as a bug or an exhausted resource would. */
+const fault = vi.hoisted(() => ({ error: undefined as Error | undefined }));
+vi.mock("altcha-lib", async (importOriginal) => {
+  const original = await importOriginal<typeof import("altcha-lib")>();
+  return { ...original, verifySolution: (...args: Parameters<typeof original.verifySolution>) => (fault.error ? Promise.reject(fault.error) : original.verifySolution(...args)) };
+});
+
 const now = new Date("2026-03-01T08:00:00Z");
 const context = { ip: "127.0.0.1", now };
-const altcha = createAltcha({ secret: "s".repeat(40), maxNumber: 500 });
+const logged: { fields: { err: unknown }; message: string }[] = [];
+const log = { error: (fields: { err: unknown }, message: string) => logged.push({ fields, message }) };
+const altcha = createAltcha({ secret: "s".repeat(40), maxNumber: 500, log });
 
 describe("altcha (self-hosted proof of work)", () => {
   it("accepts a solved challenge, named by its nonce, until the challenge expires", async () => {
@@ -22,7 +31,7 @@ describe("altcha (self-hosted proof of work)", () => {
   });
 
   it("refuses a challenge signed with another server's secret", async () => {
-    const other = createAltcha({ secret: "o".repeat(40), maxNumber: 500 });
+    const other = createAltcha({ secret: "o".repeat(40), maxNumber: 500, log });
     const result = await solveAltchaChallenge(await other.createChallenge(now));
     expect(await altcha.verify(result, context)).toEqual({ ok: false, reason: "invalid" });
   });
@@ -30,6 +39,18 @@ describe("altcha (self-hosted proof of work)", () => {
   it("refuses an expired challenge by the server's clock", async () => {
     const result = await solveAltchaChallenge(await altcha.createChallenge(now));
     expect(await altcha.verify(result, { ...context, now: new Date(now.getTime() + 300_000) })).toEqual({ ok: false, reason: "expired" });
+  });
+
+  it("refuses the captcha and logs the error when verifying fails inside", async () => {
+    const result = await solveAltchaChallenge(await altcha.createChallenge(now));
+    logged.length = 0;
+    fault.error = new Error("out of memory");
+    try {
+      expect(await altcha.verify(result, context)).toEqual({ ok: false, reason: "invalid" });
+    } finally {
+      fault.error = undefined;
+    }
+    expect(logged).toEqual([{ fields: { err: expect.objectContaining({ message: "out of memory" }) }, message: "altcha: verifying a solution failed; the captcha was refused" }]);
   });
 
   it("refuses what is not a payload", async () => {

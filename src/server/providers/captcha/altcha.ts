@@ -1,7 +1,7 @@
 import { createChallenge, randomInt, verifySolution, type Challenge, type Payload } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
 import { hmacHex } from "../../lib/crypto";
-import type { CaptchaProvider, CaptchaVerdict } from "./types";
+import type { CaptchaLog, CaptchaProvider, CaptchaVerdict } from "./types";
 
 export const ALTCHA_CHALLENGE_PATH = "/api/v1/auth/captcha/altcha/challenge";
 export const ALTCHA_CHALLENGE_TTL_SECONDS = 300;
@@ -26,7 +26,7 @@ function decodePayload(result: string): Payload | null {
  * with keys derived from SESSION_SECRET and carry their expiry in the signed data, checked
  * against the server's clock.
  */
-export function createAltcha(options: { secret: string; maxNumber: number }): AltchaProvider {
+export function createAltcha(options: { secret: string; maxNumber: number; log: CaptchaLog }): AltchaProvider {
   const hmacSignatureSecret = hmacHex(options.secret, "altcha:challenge-signature");
   const hmacKeySignatureSecret = hmacHex(options.secret, "altcha:key-signature");
   return {
@@ -51,7 +51,11 @@ export function createAltcha(options: { secret: string; maxNumber: number }): Al
         deriveKey,
         hmacSignatureSecret,
         hmacKeySignatureSecret,
-      }).catch(() => null);
+      }).catch((error: unknown) => {
+        // A fault of ours, not the browser's: the caller still refuses the captcha, the operator hears why.
+        options.log.error({ err: error }, "altcha: verifying a solution failed; the captcha was refused");
+        return null;
+      });
       if (!verification?.verified) return { ok: false, reason: "invalid" };
       const exp = Number(payload.challenge.parameters.data?.exp);
       if (!Number.isFinite(exp) || exp * 1000 <= now.getTime()) return { ok: false, reason: "expired" };

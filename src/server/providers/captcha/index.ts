@@ -2,16 +2,16 @@ import type { CaptchaConfig } from "../../modules/auth/config";
 import { createAliyunCaptcha } from "./aliyun";
 import { createAltcha, type AltchaProvider } from "./altcha";
 import { createTencentCaptcha } from "./tencent";
-import type { CaptchaProvider } from "./types";
+import type { CaptchaLog, CaptchaProvider } from "./types";
 
 export type { CaptchaProvider, CaptchaVerdict } from "./types";
 export type { AltchaProvider } from "./altcha";
 
 /** The provider CAPTCHA_PROVIDER names. */
-export function createCaptchaProvider(config: CaptchaConfig, secret: string): CaptchaProvider | AltchaProvider {
+export function createCaptchaProvider(config: CaptchaConfig, secret: string, log: CaptchaLog): CaptchaProvider | AltchaProvider {
   switch (config.provider) {
     case "altcha":
-      return createAltcha({ secret, maxNumber: config.maxNumber });
+      return createAltcha({ secret, maxNumber: config.maxNumber, log });
     case "aliyun":
       return createAliyunCaptcha(config);
     case "tencent":

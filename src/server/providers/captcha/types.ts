@@ -10,3 +10,8 @@ export interface CaptchaProvider {
   /** Checks a result server-side; throws ProviderFailure when the provider cannot answer. Single use is the caller's job. */
   verify(result: string, context: { ip: string; now: Date }): Promise<CaptchaVerdict>;
 }
+
+/** Where a provider reports its own faults (the server's logger). */
+export interface CaptchaLog {
+  error(fields: { err: unknown }, message: string): void;
+}
