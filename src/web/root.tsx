@@ -55,7 +55,7 @@ function SessionBootstrap() {
     const search = window.location.search;
     loadChunk(() => import("./features/auth/referral"))
       .then(({ rememberReferralFromUrl }) => rememberReferralFromUrl(search))
-      .catch(() => {});
+      .catch((error: unknown) => console.error("the referral code in the address could not be kept", error));
     restore();
     void applyLanguage(preferredLanguage());
     return watchForNewBuilds();
@@ -63,9 +63,10 @@ function SessionBootstrap() {
   useEffect(() => {
     // The HTTP client loads on demand, keeping it out of the landing page's first load.
     if (restored && token && !userInfo) {
+      // A failed request has told the user already (lib/http.ts); what else fails is only logged here.
       loadChunk(() => import("./lib/api/get-user-info"))
         .then(({ loadUserInfo }) => loadUserInfo())
-        .catch(() => {});
+        .catch((error: unknown) => console.error("the user info could not be loaded", error));
     }
   }, [restored, token, userInfo]);
   return null;
