@@ -13,6 +13,7 @@ import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
 import { isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
 import { relay, type StreamEnd } from "./relay";
+import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
 
 const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
@@ -35,7 +36,7 @@ export interface GatewayCall {
   callerGone(): boolean;
 }
 
-export type Payer = { userId: number; apiKeyId: number };
+export type Payer = { userId: number; apiKeyId: number; /** The key has a spend limit, which only the hold's transaction can check. */ keySpendLimited: boolean };
 
 /** The least a served call is charged, in priced units. */
 const MIN_UNITS = 1;
@@ -57,6 +58,7 @@ export class Gateway {
   private readonly refunds: GroupCommitter<RefundItem, boolean>;
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
   readonly keys: ApiKeyCache;
+  private readonly seenBalances = new SeenBalances();
 
   constructor(
     private readonly db: Db,
@@ -110,7 +112,7 @@ export class Gateway {
       now.getTime(),
     );
     if (waitMs > 0) throw new GatewayError("rate_limited", undefined, { "retry-after": String(Math.ceil(waitMs / 1000)) });
-    return { userId: auth.user.id, apiKeyId: auth.key.id };
+    return { userId: auth.user.id, apiKeyId: auth.key.id, keySpendLimited: auth.key.spendLimit !== null };
   }
 
   /** Runs an admitted call and charges it if it succeeded. Throws GatewayError; any thrown call costs nothing. */
@@ -150,19 +152,34 @@ export class Gateway {
   }
 
   /**
-   * An upstream may cost its operator money and cannot be taken back, so the most the call may
-   * cost (a hold: price × maxUnitsPerCall for a per-unit tool) is taken before it is called,
-   * durably; what it did not use is given back when it ends, all of it if it fails.
-   * A streamed answer is settled when its body ends (docs/decisions/013).
+   * The most the call may cost (a hold: price × maxUnitsPerCall for a per-unit tool) is taken
+   * durably before any of the upstream's answer reaches the caller; what it did not use is given
+   * back when it ends, all of it if it fails. A streamed answer is settled when its body ends
+   * (docs/decisions/013). The upstream is called while the hold commits when the balance this
+   * process last saw covers it, and only after it otherwise (decision 038).
    */
   private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool): Promise<GatewayResult> {
     const units = tool.unitsBefore;
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
-    const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
-    if (!charged.ok) throw new GatewayError(charged.reason);
-
     const started = performance.now();
+    const reserved = !payer.keySpendLimited && this.seenBalances.reserve(payer.userId, amount) ? amount : 0n;
+    const holding = this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
+    const early = reserved > 0n ? this.startBeforeHold(call, tool) : undefined;
+    let charged: ChargeOutcome;
+    try {
+      charged = await holding;
+    } catch (error) {
+      this.seenBalances.release(payer.userId, reserved);
+      early?.cancel();
+      throw error;
+    }
+    this.seenBalances.record(payer.userId, reserved, charged);
+    if (!charged.ok) {
+      early?.cancel();
+      throw new GatewayError(charged.reason);
+    }
+
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
       this.refunds.submit({
         usageId: charged.usageId,
@@ -202,13 +219,13 @@ export class Gateway {
 
     let response: ToolResponse | StreamedToolResponse;
     try {
-      response = await this.invoke(call, () => tool.run(call.request));
+      response = await (early ? early.answer : this.invoke(call, () => tool.run(call.request)));
     } catch (error) {
       await settle("refunded", amount, units, null);
       throw error;
     }
     if (call.callerGone()) {
-      if (isStreamed(response)) response.body.destroy();
+      if (isStreamed(response)) this.discard(call, response, "the caller went away");
       await settle("refunded", amount, units, null);
       throw new GatewayError("upstream_failed", ABORTED);
     }
@@ -245,6 +262,35 @@ export class Gateway {
       }
     });
     return { response: { ...streamed, body }, cost };
+  }
+
+  /**
+   * Calls the upstream before the call's hold has committed; `cancel` aborts the call (or drops its
+   * answer, if it came) when the hold is refused. Nothing of the answer reaches the caller before
+   * the hold commits: the answer is awaited only after it.
+   */
+  private startBeforeHold(call: GatewayCall, tool: UpstreamTool): { answer: Promise<ToolResponse | StreamedToolResponse>; cancel(): void } {
+    const refused = new AbortController();
+    const request: UpstreamRequest = { ...call.request, signal: AbortSignal.any([call.request.signal, refused.signal]) };
+    const answer = this.invoke(call, () => tool.run(request));
+    // Until the hold's outcome is known, a failure here is the hold's to report, not an unhandled rejection.
+    answer.catch(() => undefined);
+    return {
+      answer,
+      cancel: () => {
+        refused.abort();
+        answer.then(
+          (dropped) => isStreamed(dropped) && this.discard(call, dropped, "its hold was refused"),
+          (error: unknown) => this.log.debug({ err: error, tool: call.tool.id, requestId: call.requestId }, "a call whose hold was refused was cancelled upstream"),
+        );
+      },
+    };
+  }
+
+  /** Drops a streamed answer nobody will read; undici reports a body destroyed before its end as an error. */
+  private discard(call: GatewayCall, response: StreamedToolResponse, why: string): void {
+    response.body.once("error", (error) => this.log.debug({ err: error, tool: call.tool.id, requestId: call.requestId }, `a streamed answer was dropped: ${why}`));
+    response.body.destroy();
   }
 
   /** The tool's answer; a failure of the tool itself becomes the GatewayError the caller gets. */

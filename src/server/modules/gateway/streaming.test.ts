@@ -203,6 +203,7 @@ function writeCatalog(base: string): string {
         tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
         tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
+        { ...tool("echo", ""), handler: { type: "builtin", name: "echo" } },
       ],
     }),
   );
@@ -228,9 +229,9 @@ afterAll(async () => {
   upstream.close();
 });
 
-async function funded(balance: string) {
+async function funded(balance: string, key: { spendLimit?: string } = {}) {
   const user = await createUserWithSession(t, { balance });
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "stream" } });
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "stream", ...key } });
   expect(res.statusCode).toBe(201);
   return { userId: user.userId, secret: res.json().secret as string };
 }
@@ -572,6 +573,66 @@ describe("request bodies", () => {
     expect(res.statusCode).toBe(401);
     expect(JSON.parse((await readAll(res)).body.toString()).error.code).toBe("invalid_key");
     req.destroy();
+  });
+});
+
+describe("calling the upstream while the hold commits (decision 038)", () => {
+  /** A call of the per-call `headers` tool (0.01); which of them reached the upstream shows in `seen`. */
+  async function callHeaders(secret: string) {
+    const res = await request(secret, "headers", { body: "" }).response;
+    return { status: res.statusCode, requestId: String(res.headers["x-request-id"]), body: (await readAll(res)).body.toString() };
+  }
+  /** Spends from the balance where this server's gateway does not see it, as another server would: a built-in tool's charge. */
+  async function spendElsewhere(secret: string) {
+    const res = await request(secret, "echo", { body: "{}", headers: { "content-type": "application/json" } }).response;
+    expect(res.statusCode).toBe(200);
+    await readAll(res);
+  }
+
+  it("a hold refused after the upstream was called cancels the call: 402, nothing of its answer, nothing charged; the next call waits for its hold", async () => {
+    const { userId, secret } = await funded("0.02");
+    const first = await callHeaders(secret);
+    expect(first.status).toBe(200);
+    expect(seen.has(first.requestId)).toBe(true);
+    // This server saw 0.01 left after that hold; another server spends it.
+    await spendElsewhere(secret);
+    expect(await balanceOf(userId)).toBe("0.00");
+
+    const refused = await callHeaders(secret);
+    expect(refused.status).toBe(402);
+    expect(JSON.parse(refused.body).error.code).toBe("insufficient_balance");
+    expect(refused.body).not.toContain("upstream");
+    // The balance seen covered it, so it was sent upstream as its hold committed, then cancelled.
+    expect(seen.has(refused.requestId)).toBe(true);
+    expect(await usageOf(refused.requestId)).toBeUndefined();
+
+    // A refused hold forgets the balance seen: the next call is refused before the upstream sees it.
+    const next = await callHeaders(secret);
+    expect(next.status).toBe(402);
+    expect(seen.has(next.requestId)).toBe(false);
+    expect(await balanceOf(userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+
+  it("a call the balance seen does not cover waits for its hold and never reaches the upstream", async () => {
+    const { userId, secret } = await funded("0.015");
+    expect((await callHeaders(secret)).status).toBe(200);
+    const refused = await callHeaders(secret);
+    expect(refused.status).toBe(402);
+    expect(seen.has(refused.requestId)).toBe(false);
+    expect(await balanceOf(userId)).toBe("0.005");
+    await expectLedgerConsistent();
+  });
+
+  it("a key with a spend limit always waits for its hold: a call over the limit never reaches the upstream", async () => {
+    const { userId, secret } = await funded("1", { spendLimit: "0.01" });
+    expect((await callHeaders(secret)).status).toBe(200);
+    const refused = await callHeaders(secret);
+    expect(refused.status).toBe(402);
+    expect(JSON.parse(refused.body).error.code).toBe("spend_limit_reached");
+    expect(seen.has(refused.requestId)).toBe(false);
+    expect(await balanceOf(userId)).toBe("0.99");
+    await expectLedgerConsistent();
   });
 });
 
