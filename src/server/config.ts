@@ -5,7 +5,7 @@ import { z } from "zod";
 import { moneyConfigFrom, moneyEnv } from "./modules/payments/config";
 import { authConfigFrom, authEnv } from "./modules/auth/config";
 import { alertsConfigFrom, alertsEnv } from "./modules/alerts/config";
-import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS } from "#shared/site-config";
+import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS, siteIdentityFrom } from "#shared/site-config";
 
 const boolFromEnv = z
   .enum(["true", "false", "1", "0", ""])
@@ -34,7 +34,7 @@ const envSchema = z.object({
     .regex(/^\.?[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "must be a domain such as .example.com")
     .optional()
     .or(z.literal("").transform(() => undefined)),
-  SITE_NAME: z.string().min(1).max(64).default("Tollgate"),
+  SITE_NAME: z.string().min(1).max(64).default(SITE_IDENTITY_DEFAULTS.siteName),
   COMPANY_NAME: z.string().max(120).optional(),
   CONTACT_EMAIL: z.email({ message: "must be an email address such as legal@example.com" }).default(SITE_IDENTITY_DEFAULTS.contactEmail),
   LEGAL_EFFECTIVE_DATE: z.iso.date({ message: "must be a date such as 2026-01-31" }).default(SITE_IDENTITY_DEFAULTS.legalEffectiveDate),
@@ -112,11 +112,8 @@ const configSchema = envSchema.transform((e, ctx) => {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     publicUrl,
     cookieDomain: e.COOKIE_DOMAIN,
-    siteName: e.SITE_NAME,
-    /** The operator named by the legal pages (COMPANY_NAME, default the site name), their contact and effective date. */
-    companyName: e.COMPANY_NAME || e.SITE_NAME,
-    contactEmail: e.CONTACT_EMAIL,
-    legalEffectiveDate: e.LEGAL_EFFECTIVE_DATE,
+    /** The site's name, and the operator named by the legal pages (COMPANY_NAME, default the site name), their contact and effective date. */
+    ...siteIdentityFrom({ siteName: e.SITE_NAME, companyName: e.COMPANY_NAME, contactEmail: e.CONTACT_EMAIL, legalEffectiveDate: e.LEGAL_EFFECTIVE_DATE }),
     /** Key for HMACs of codes and for sealing stored responses; outside production a generated one is kept in DATA_DIR. */
     sessionSecret: e.SESSION_SECRET ?? localSecret(dataDir),
     logLevel: e.LOG_LEVEL,

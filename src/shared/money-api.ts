@@ -40,13 +40,13 @@ export const creditRowSchema = z.object({
 });
 export type CreditRow = z.infer<typeof creditRowSchema>;
 
-export const CHARGES_PAGE_MAX = 100;
+export const CREDITS_PAGE_MAX = 100;
 
 export const creditsQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start of the time range (ISO 8601)"),
   to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end of the time range (ISO 8601)"),
   cursor: userText().max(200).optional().describe("nextCursor of the previous page"),
-  limit: z.coerce.number().int().min(1).max(CHARGES_PAGE_MAX).default(20),
+  limit: z.coerce.number().int().min(1).max(CREDITS_PAGE_MAX).default(20),
 });
 
 export const creditsPageSchema = z.object({

@@ -16,7 +16,7 @@ export function hashCode(normalized: string): string {
   return sha256Hex(`redemption:${normalized}`);
 }
 
-/** How a redemption is referenced in the charge list: the code's last four symbols only. */
+/** How a redemption is referenced in the credits list: the code's last four symbols only. */
 export function maskedCode(suffix: string): string {
   return `****-${suffix}`;
 }
