@@ -4,7 +4,8 @@ import { authCaptchaUses } from "../../db/schema/index";
 import { LOGIN_PURPOSE, storeCode } from "./codes";
 import { isKnownClient } from "./login-client";
 import type { PhoneRefusal } from "./messages";
-import { DAY_MS, HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
+import { DAY_MS, HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
+import { RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
 
 const GLOBAL_BUDGET_KEY = "sms:budget";
 

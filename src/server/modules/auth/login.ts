@@ -7,7 +7,8 @@ import { recordAuthEvent, type RequestOrigin } from "./audit";
 import { checkAndConsumeCode, LOGIN_PURPOSE } from "./codes";
 import { rememberClient } from "./login-client";
 import { LOGIN_LIMITED, waitText } from "./messages";
-import { HOUR_MS, lockRateKeys, nextAllowedAt, RATE_EVENTS, rateEventTimes, recordRateEvent } from "./rate-limits";
+import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
+import { RATE_EVENTS, rateEventTimes, recordRateEvent } from "./rate-limits";
 import { createSession } from "./sessions";
 
 /**

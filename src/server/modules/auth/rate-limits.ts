@@ -1,9 +1,6 @@
-import { and, asc, eq, gt, lt, max, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, max, ne } from "drizzle-orm";
 import type { Tx } from "../../db/client";
 import { authRateEvents } from "../../db/schema/index";
-
-export const HOUR_MS = 3600_000;
-export const DAY_MS = 24 * HOUR_MS;
 
 /** What auth_rate_events counts, each under its own key. */
 export const RATE_EVENTS = {
@@ -19,16 +16,6 @@ export const RATE_EVENTS = {
 } as const;
 
 type RateEvent = (typeof RATE_EVENTS)[keyof typeof RATE_EVENTS];
-
-/**
- * Serialises the transactions that check and then record the same keys, so two requests cannot
- * both pass a limit with one place left. Locks are taken in a fixed order and released at commit.
- */
-export async function lockRateKeys(tx: Tx, keys: string[]): Promise<void> {
-  for (const key of [...keys].sort()) {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`auth:${key}`}, 0))`);
-  }
-}
 
 export async function recordRateEvent(tx: Tx, event: { name: RateEvent; key: string; subject?: string; at: Date }): Promise<number> {
   const [row] = await tx.insert(authRateEvents).values(event).returning({ id: authRateEvents.id });
@@ -55,18 +42,6 @@ export async function subjectsLastSeen(tx: Tx, name: RateEvent, key: string, sin
     .groupBy(authRateEvents.subject)
     .orderBy(asc(lastSeen));
   return rows.flatMap((r) => (r.at ? [r.at] : []));
-}
-
-/**
- * For `times` (oldest first) inside a sliding window: when the next event would be allowed, or
- * null if it is allowed now. With `limit` events in the window, the next fits once the oldest
- * of the most recent `limit` has left it.
- */
-export function nextAllowedAt(times: Date[], limit: number, windowMs: number, now: Date): Date | null {
-  if (times.length < limit) return null;
-  const blocking = times[times.length - limit]!;
-  const at = new Date(blocking.getTime() + windowMs);
-  return at > now ? at : null;
 }
 
 export async function deleteRateEvents(tx: Tx, ids: number[]): Promise<void> {

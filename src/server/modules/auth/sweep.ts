@@ -5,7 +5,8 @@ import { authCaptchaUses } from "../../db/schema/index";
 import { purgeCodes } from "./codes";
 import { purgeKnownClients } from "./login-client";
 import { purgeExpiredSessions } from "./sessions";
-import { DAY_MS, HOUR_MS, purgeRateEvents } from "./rate-limits";
+import { DAY_MS, HOUR_MS } from "../../lib/database-limits";
+import { purgeRateEvents } from "./rate-limits";
 
 /**
  * Drops what no limit or check can look at any more: old rate events, expired captcha uses and

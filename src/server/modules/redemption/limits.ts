@@ -3,7 +3,7 @@ import type { Db, Tx } from "../../db/client";
 import { redemptionFailures } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import type { MoneyConfig } from "../payments/config";
-import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../auth/rate-limits";
+import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
 
 /** The reason an attempt carries while it runs; it becomes the error code, or the row goes. */
 const PENDING = "pending";
