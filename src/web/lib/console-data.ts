@@ -22,6 +22,6 @@ export async function loadConsoleData(prefetch: (client: QueryClient, token: str
   if (!useSession.getState().restored) useSession.getState().restore();
   const { token } = useSession.getState();
   if (!token) return null;
-  await Promise.all([loadUserInfo().catch(() => {}), ...prefetch(consoleQueryClient, token)]);
+  await Promise.all([loadUserInfo().catch((error: unknown) => console.error("the user info could not be loaded", error)), ...prefetch(consoleQueryClient, token)]);
   return null;
 }

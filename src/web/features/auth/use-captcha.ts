@@ -22,7 +22,11 @@ export function useCaptcha(language: string) {
         if (cancelled) captcha.dispose();
         return captcha;
       })
-      .catch(() => null);
+      .catch((error: unknown) => {
+        // The login form says the captcha did not load; the cause goes to the console.
+        console.error("the captcha could not be loaded", error);
+        return null;
+      });
     return () => {
       cancelled = true;
       loaded?.dispose();

@@ -1,12 +1,7 @@
+import type { LoginRequest, LoginResponse } from "#shared/auth";
 import { api } from "../../../lib/http";
 
-export interface LoginRequest {
-  telephone: string;
-  code: string;
-  recommendCode: string;
-}
-
 /** POST /api/v1/auth/phone/login; a wrong code is reported by the shared client with the server's message. */
-export function login(body: LoginRequest): Promise<{ csrf_token: string }> {
-  return api<{ csrf_token: string }>("/api/v1/auth/phone/login", { method: "POST", body });
+export function login(body: LoginRequest): Promise<LoginResponse> {
+  return api<LoginResponse>("/api/v1/auth/phone/login", { method: "POST", body });
 }

@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../api/get-captcha-config";
+import type { CaptchaSettings } from "#shared/captcha";
 import { loadScript } from "./load-script";
 import type { Captcha } from "./types";
 
@@ -27,10 +27,9 @@ let sequence = 0;
  * Aliyun Captcha 2.0 in popup mode. The widget hands us `captchaVerifyParam`; the server verifies
  * it with VerifyIntelligentCaptcha as part of the code request, so the widget is told it passed.
  */
-export async function loadAliyunCaptcha(config: CaptchaConfig, host: HTMLElement, language: string): Promise<Captcha> {
-  if (!config.scriptUrl) throw new Error("aliyun captcha needs a scriptUrl");
+export async function loadAliyunCaptcha(config: Extract<CaptchaSettings, { provider: "aliyun" }>, host: HTMLElement, language: string): Promise<Captcha> {
   // The V3 script reads the account's region and identity prefix from this global when it loads.
-  window.AliyunCaptchaConfig = { region: String(config.region ?? "cn"), prefix: String(config.prefix ?? "") };
+  window.AliyunCaptchaConfig = { region: config.region, prefix: config.prefix };
   await loadScript(config.scriptUrl);
   if (!window.initAliyunCaptcha) throw new Error("aliyun captcha script did not define initAliyunCaptcha");
   const id = `aliyun-captcha-${++sequence}`;
@@ -43,8 +42,8 @@ export async function loadAliyunCaptcha(config: CaptchaConfig, host: HTMLElement
   host.append(element, trigger);
   let settle: ((proof: string | null) => void) | null = null;
   window.initAliyunCaptcha({
-    SceneId: String(config.sceneId ?? ""),
-    prefix: String(config.prefix ?? ""),
+    SceneId: config.sceneId,
+    prefix: config.prefix,
     mode: "popup",
     element: `#${element.id}`,
     button: `#${trigger.id}`,

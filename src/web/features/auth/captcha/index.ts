@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../api/get-captcha-config";
+import type { CaptchaSettings } from "#shared/captcha";
 import { loadAliyunCaptcha } from "./aliyun";
 import { loadAltcha } from "./altcha";
 import { loadTencentCaptcha } from "./tencent";
@@ -7,7 +7,7 @@ import type { Captcha } from "./types";
 export type { Captcha };
 
 /** Loads the configured provider's script into `host`; rejects when it cannot be loaded. */
-export function loadCaptcha(config: CaptchaConfig, host: HTMLElement, language: string): Promise<Captcha> {
+export function loadCaptcha(config: CaptchaSettings, host: HTMLElement, language: string): Promise<Captcha> {
   switch (config.provider) {
     case "altcha":
       return loadAltcha(config, host);

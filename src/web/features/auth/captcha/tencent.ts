@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../api/get-captcha-config";
+import type { CaptchaSettings } from "#shared/captcha";
 import { loadScript } from "./load-script";
 import type { Captcha } from "./types";
 
@@ -19,8 +19,7 @@ declare global {
 }
 
 /** Tencent Captcha: `ret === 0` carries the ticket and randstr the server checks with DescribeCaptchaResult. */
-export async function loadTencentCaptcha(config: CaptchaConfig, language: string): Promise<Captcha> {
-  if (!config.scriptUrl) throw new Error("tencent captcha needs a scriptUrl");
+export async function loadTencentCaptcha(config: Extract<CaptchaSettings, { provider: "tencent" }>, language: string): Promise<Captcha> {
   await loadScript(config.scriptUrl);
   const TencentCaptcha = window.TencentCaptcha;
   if (!TencentCaptcha) throw new Error("tencent captcha script did not define TencentCaptcha");
@@ -28,7 +27,7 @@ export async function loadTencentCaptcha(config: CaptchaConfig, language: string
     solve: () =>
       new Promise<string | null>((resolve) => {
         const captcha = new TencentCaptcha(
-          String(config.appId ?? ""),
+          config.appId,
           (result) =>
             resolve(result.ret === 0 && result.ticket ? JSON.stringify({ ticket: result.ticket, randstr: result.randstr ?? "" }) : null),
           { userLanguage: language === "zh-CN" ? "zh-cn" : "en" },
