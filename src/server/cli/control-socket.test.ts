@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { tempDataDir } from "../testing/temp-dir";
@@ -41,6 +42,19 @@ describe("the admin control socket", () => {
     const unknown = await viaSocket("admin", "no-such-command");
     expect(unknown.exit).toBe(64);
     expect(unknown.err.join("\n")).toMatch(/unknown command: no-such-command/);
+  });
+
+  it("says so and exits 1 when the server closes the connection before the command finished", async () => {
+    const dir = tempDataDir("control-socket-broken-");
+    const server = net.createServer((socket) => socket.once("data", () => socket.end()));
+    await new Promise<void>((resolve) => server.listen(controlSocketPath(dir), resolve));
+    try {
+      const err: string[] = [];
+      expect(await runViaControlSocket(dir, ["admin", "ledger", "verify"], { out: () => {}, err: (l) => err.push(l) })).toBe(1);
+      expect(err).toEqual(["the running server closed the admin connection before the command finished"]);
+    } finally {
+      server.close();
+    }
   });
 
   it("answers null when no server listens, so the CLI opens the database itself", async () => {

@@ -88,15 +88,25 @@ export function runViaControlSocket(
       connected = true;
       socket.write(`${JSON.stringify({ argv })}\n`);
     });
+    /** Before connecting, the caller runs the command itself; after, the server's connection broke mid-command. */
+    let broke = false;
+    const broken = (error: Error) => {
+      if (connected && !broke) io.err(`the running server's admin connection broke: ${error.message}`);
+      broke = true;
+      resolve(connected ? 1 : null);
+    };
     const lines = readline.createInterface({ input: socket });
-    lines.on("error", () => resolve(connected ? 1 : null));
+    lines.on("error", broken);
     lines.on("line", (line) => {
       const message = JSON.parse(line) as { out?: string; err?: string; exit?: number };
       if (message.out !== undefined) io.out(message.out);
       if (message.err !== undefined) io.err(message.err);
       if (message.exit !== undefined) exit = message.exit;
     });
-    socket.on("error", () => resolve(connected ? 1 : null));
-    socket.on("close", () => resolve(connected ? (exit ?? 1) : null));
+    socket.on("error", broken);
+    socket.on("close", () => {
+      if (connected && exit === null && !broke) io.err("the running server closed the admin connection before the command finished");
+      resolve(connected ? (exit ?? 1) : null);
+    });
   });
 }
