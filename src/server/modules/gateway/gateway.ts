@@ -272,7 +272,9 @@ export class Gateway {
   private startBeforeHold(call: GatewayCall, tool: UpstreamTool): { answer: Promise<ToolResponse | StreamedToolResponse>; cancel(): void } {
     const refused = new AbortController();
     const request: UpstreamRequest = { ...call.request, signal: AbortSignal.any([call.request.signal, refused.signal]) };
-    const answer = this.invoke(call, () => tool.run(request));
+    // Sent from setImmediate, after the group committer's flush (also from setImmediate, asked for
+    // first) has sent the hold: the hold is the longer wait, so it leaves first.
+    const answer = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.invoke(call, () => tool.run(request)));
     // Until the hold's outcome is known, a failure here is the hold's to report, not an unhandled rejection.
     answer.catch(() => undefined);
     return {
