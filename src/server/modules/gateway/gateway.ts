@@ -147,6 +147,7 @@ export class Gateway {
     const cost = call.tool.priceMicros * BigInt(usedUnits);
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
+    this.seenBalances.record(payer.userId, 0n, charged);
     if (!charged.ok) throw new GatewayError(charged.reason);
     return { response, cost };
   }
@@ -163,9 +164,10 @@ export class Gateway {
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
-    const reserved = !payer.keySpendLimited && this.seenBalances.reserve(payer.userId, amount) ? amount : 0n;
+    const startsEarly = !payer.keySpendLimited && this.seenBalances.reserve(payer.userId, amount);
+    const reserved = startsEarly ? amount : 0n;
     const holding = this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
-    const early = reserved > 0n ? this.startBeforeHold(call, tool) : undefined;
+    const early = startsEarly ? this.startBeforeHold(call, tool) : undefined;
     let charged: ChargeOutcome;
     try {
       charged = await holding;
@@ -223,6 +225,12 @@ export class Gateway {
     } catch (error) {
       await settle("refunded", amount, units, null);
       throw error;
+    }
+    if (isStreamed(response) && response.body.destroyed) {
+      // Broken while its hold committed, before anything was relayed: a failed call.
+      this.log.warn({ tool: call.tool.id, requestId: call.requestId, err: response.body.errored }, "the tool's streamed answer broke before it could be relayed");
+      await settle("refunded", amount, units, response.status);
+      throw new GatewayError("upstream_failed");
     }
     if (call.callerGone()) {
       if (isStreamed(response)) this.discard(call, response, "the caller went away");

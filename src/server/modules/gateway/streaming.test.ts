@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
@@ -6,15 +6,15 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
-import { usageRecords, users } from "../../db/schema/index";
+import { apiKeys, usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { refundAbandonedCalls } from "./metering";
+import { chargeBatch, completeBatch, refundAbandonedCalls } from "./metering";
 
 /**
  * HTTP tools that stream, called through a listening gateway by real clients (node:http, the
@@ -122,6 +122,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
     res.write(event({ n: 1 }));
     return void gate("reset-after-units").then(() => res.socket?.destroy());
   }
+  if (url.startsWith("/broken-at-once")) {
+    sse(res);
+    res.write(event({ n: 1 }));
+    return void setTimeout(() => res.socket?.destroy(), 10);
+  }
   if (url.startsWith("/reset")) {
     sse(res);
     res.write(event({ n: 1 }));
@@ -136,7 +141,15 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
     sse(res);
     return void (async () => {
       const filler = event({ text: "x".repeat(8000) });
-      for (let i = 0; i < 2000 && !res.destroyed; i++) if (!res.write(filler)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      const drainedOrClosed = () =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done).off("close", done);
+            resolve();
+          };
+          res.once("drain", done).once("close", done);
+        });
+      for (let i = 0; i < 2000 && !res.destroyed; i++) if (!res.write(filler)) await drainedOrClosed();
       if (!res.destroyed) res.end(event({ usage: { units: 2 } }));
     })();
   }
@@ -203,7 +216,7 @@ function writeCatalog(base: string): string {
         tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
         tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
-        { ...tool("echo", ""), handler: { type: "builtin", name: "echo" } },
+        tool("broken-at-once", "/broken-at-once"),
       ],
     }),
   );
@@ -577,57 +590,136 @@ describe("request bodies", () => {
 });
 
 describe("calling the upstream while the hold commits (decision 038)", () => {
-  /** A call of the per-call `headers` tool (0.01); which of them reached the upstream shows in `seen`. */
-  async function callHeaders(secret: string) {
-    const res = await request(secret, "headers", { body: "" }).response;
+  /** A call of a per-call tool (0.01, answered as a stream); whether it reached the upstream shows in `seen`. */
+  async function callTool(secret: string, toolId = "headers") {
+    const res = await request(secret, toolId, { body: "" }).response;
     return { status: res.statusCode, requestId: String(res.headers["x-request-id"]), body: (await readAll(res)).body.toString() };
   }
-  /** Spends from the balance where this server's gateway does not see it, as another server would: a built-in tool's charge. */
-  async function spendElsewhere(secret: string) {
-    const res = await request(secret, "echo", { body: "{}", headers: { "content-type": "application/json" } }).response;
-    expect(res.statusCode).toBe(200);
-    await readAll(res);
+  /** Spends from the balance where this server's gateway does not see it: another server's charge, by the same statements. */
+  async function spendElsewhere(userId: number, apiKeyId: number, amount: bigint) {
+    const at = new Date();
+    const [charged] = await chargeBatch(t.database.db, [{ userId, apiKeyId, toolId: "echo", units: 1, amount, requestId: `elsewhere-${randomUUID()}`, at }]);
+    if (!charged?.ok) throw new Error("could not spend elsewhere");
+    await completeBatch(t.database.db, [{ usageId: charged.usageId, httpStatus: 200, latencyMs: 1, at }]);
+  }
+  /** Holds the user's row locked (on PGlite: every statement waits), so the holds of their calls wait until `release`. */
+  async function lockUser(userId: number): Promise<() => Promise<void>> {
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => undefined as void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const done = t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from users where id = ${userId} for update`);
+      locked();
+      await released;
+    });
+    await isLocked;
+    return async () => {
+      release();
+      await done;
+    };
+  }
+  const upstreamCalls = () => seen.size;
+  async function untilUpstreamCalls(count: number) {
+    for (let tries = 0; upstreamCalls() < count && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(upstreamCalls()).toBe(count);
+    // Nothing more arrives while the holds wait.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(upstreamCalls()).toBe(count);
+  }
+  async function fundedWithKeyId(balance: string) {
+    const funded_ = await funded(balance);
+    const [key] = await t.database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, funded_.userId));
+    return { ...funded_, apiKeyId: key!.id };
   }
 
-  it("a hold refused after the upstream was called cancels the call: 402, nothing of its answer, nothing charged; the next call waits for its hold", async () => {
-    const { userId, secret } = await funded("0.02");
-    const first = await callHeaders(secret);
-    expect(first.status).toBe(200);
-    expect(seen.has(first.requestId)).toBe(true);
+  it("a hold refused after the upstream answered: the caller gets 402 and nothing of the answer, nothing is charged; the next call waits for its hold", async () => {
+    const { userId, apiKeyId, secret } = await fundedWithKeyId("0.02");
+    expect((await callTool(secret)).status).toBe(200);
     // This server saw 0.01 left after that hold; another server spends it.
-    await spendElsewhere(secret);
-    expect(await balanceOf(userId)).toBe("0.00");
+    await spendElsewhere(userId, apiKeyId, 10_000n);
 
-    const refused = await callHeaders(secret);
-    expect(refused.status).toBe(402);
-    expect(JSON.parse(refused.body).error.code).toBe("insufficient_balance");
-    expect(refused.body).not.toContain("upstream");
-    // The balance seen covered it, so it was sent upstream as its hold committed, then cancelled.
-    expect(seen.has(refused.requestId)).toBe(true);
-    expect(await usageOf(refused.requestId)).toBeUndefined();
+    const before = upstreamCalls();
+    const release = await lockUser(userId);
+    let answered = false;
+    const refused = callTool(secret).finally(() => (answered = true));
+    // The balance seen covered it, so the upstream was called (and answered) while the hold waits…
+    await untilUpstreamCalls(before + 1);
+    // …and nothing of that answer reached the caller.
+    expect(answered).toBe(false);
+    await release();
+    const { status, body, requestId } = await refused;
+    expect(status).toBe(402);
+    expect(JSON.parse(body).error.code).toBe("insufficient_balance");
+    expect(seen.has(requestId)).toBe(true);
+    expect(await usageOf(requestId)).toBeUndefined();
 
-    // A refused hold forgets the balance seen: the next call is refused before the upstream sees it.
-    const next = await callHeaders(secret);
+    // A hold refused for the balance forgets the balance seen: the next call is refused before the upstream sees it.
+    const next = await callTool(secret);
     expect(next.status).toBe(402);
     expect(seen.has(next.requestId)).toBe(false);
     expect(await balanceOf(userId)).toBe("0.00");
     await expectLedgerConsistent();
   });
 
-  it("a call the balance seen does not cover waits for its hold and never reaches the upstream", async () => {
-    const { userId, secret } = await funded("0.015");
-    expect((await callHeaders(secret)).status).toBe(200);
-    const refused = await callHeaders(secret);
-    expect(refused.status).toBe(402);
-    expect(seen.has(refused.requestId)).toBe(false);
-    expect(await balanceOf(userId)).toBe("0.005");
+  it("starts no more calls early than the balance seen covers: 10 at once against 0.04 seen and 0.02 left, 4 reach the upstream, 2 are served", async () => {
+    const { userId, apiKeyId, secret } = await fundedWithKeyId("0.05");
+    expect((await callTool(secret)).status).toBe(200);
+    await spendElsewhere(userId, apiKeyId, 20_000n);
+
+    const before = upstreamCalls();
+    const release = await lockUser(userId);
+    const calls = Array.from({ length: 10 }, () => callTool(secret));
+    await untilUpstreamCalls(before + 4);
+    await release();
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(results.filter((r) => r.status === 402)).toHaveLength(8);
+    expect(upstreamCalls()).toBe(before + 4);
+    expect(await balanceOf(userId)).toBe("0.00");
+    await expectLedgerConsistent();
+  });
+
+  it("an answer that breaks while its hold commits is a failed call: 502, refunded", async () => {
+    const { userId, secret } = await funded("1");
+    expect((await callTool(secret)).status).toBe(200);
+    const before = upstreamCalls();
+    const release = await lockUser(userId);
+    const broken = callTool(secret, "broken-at-once");
+    await untilUpstreamCalls(before + 1);
+    await release();
+    const { status, body, requestId } = await broken;
+    expect(status).toBe(502);
+    expect(JSON.parse(body).error.code).toBe("upstream_failed");
+    expect(await settledUsage(requestId)).toMatchObject({ status: "refunded" });
+    expect(await balanceOf(userId)).toBe("0.99");
+    await expectLedgerConsistent();
+  });
+
+  it("a caller who leaves while an early call's hold commits is not charged", async () => {
+    const { userId, secret } = await funded("1");
+    expect((await callTool(secret)).status).toBe(200);
+    const known = new Set(seen.keys());
+    const release = await lockUser(userId);
+    const { req, response } = request(secret, "headers", { body: "" });
+    // This caller goes away on purpose: its request fails with a reset.
+    response.catch(() => undefined);
+    await untilUpstreamCalls(known.size + 1);
+    const [requestId] = [...seen.keys()].filter((id) => !known.has(id));
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await release();
+    // The hold commits after the lock goes, then the call is settled.
+    for (let tries = 0; (await usageOf(requestId!))?.status !== "refunded" && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await usageOf(requestId!)).toMatchObject({ status: "refunded", amount: 0n });
+    expect(await balanceOf(userId)).toBe("0.99");
     await expectLedgerConsistent();
   });
 
   it("a key with a spend limit always waits for its hold: a call over the limit never reaches the upstream", async () => {
     const { userId, secret } = await funded("1", { spendLimit: "0.01" });
-    expect((await callHeaders(secret)).status).toBe(200);
-    const refused = await callHeaders(secret);
+    expect((await callTool(secret)).status).toBe(200);
+    const refused = await callTool(secret);
     expect(refused.status).toBe(402);
     expect(JSON.parse(refused.body).error.code).toBe("spend_limit_reached");
     expect(seen.has(refused.requestId)).toBe(false);

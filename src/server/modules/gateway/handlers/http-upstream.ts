@@ -119,6 +119,8 @@ export function httpUpstream(config: HttpHandlerConfig): { run: UpstreamHandler;
     bodyTimeout: config.idleTimeoutMs,
   });
   const run: UpstreamHandler = async (request) => {
+    // Cancelled before it started (the caller left, or its hold was refused): the tool is not called.
+    if (request.signal.aborted) throw new UpstreamError("failed", "the call was cancelled before the tool was called");
     const url = upstreamUrl(config.url, request);
     const method = config.method === "ANY" ? request.method : config.method;
     // The caller's going away aborts the call only until the answer starts; after that the
