@@ -26,12 +26,15 @@ beforeEach(() => {
   runs = 0;
 });
 
-const post = (key: string | undefined, body: object = {}) =>
+/** A signed-out browser: its login cookie is the caller a key belongs to. */
+const BROWSER = "b".repeat(43);
+const post = (key: string | undefined, body: object = {}, browser: string | null = BROWSER) =>
   t.app.inject({
     method: "POST",
     url: "/api/v1/test/counter",
     payload: body,
     headers: key ? { "idempotency-key": key } : {},
+    cookies: browser ? { login_client: browser } : {},
   });
 
 describe("Idempotency-Key", () => {
@@ -43,6 +46,19 @@ describe("Idempotency-Key", () => {
     expect(second.json()).toEqual(first.json());
     expect(second.headers["idempotent-replayed"]).toBe("true");
     expect(runs).toBe(1);
+  });
+
+  it("replays a signed-out request only to the browser that made it; without the login cookie, a key is not kept", async () => {
+    const first = await post("key-browser-01");
+    const otherBrowser = await post("key-browser-01", {}, "c".repeat(43));
+    expect(otherBrowser.headers["idempotent-replayed"]).toBeUndefined();
+    expect(otherBrowser.json()).toEqual({ run: 2, secret: "shown-once-2" });
+    const noCookie = await post("key-browser-01", {}, null);
+    expect(noCookie.headers["idempotent-replayed"]).toBeUndefined();
+    expect(await post("key-browser-02", {}, null)).toMatchObject({ statusCode: 200 });
+    expect((await post("key-browser-02", {}, null)).headers["idempotent-replayed"]).toBeUndefined();
+    expect(runs).toBe(5);
+    expect((await post("key-browser-01")).json()).toEqual(first.json());
   });
 
   it("runs every request without a key", async () => {

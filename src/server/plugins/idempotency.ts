@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
 import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
+import { loginClientOf } from "../modules/auth/login-cookie";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -60,7 +61,9 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
 /**
  * SPEC.md §7's client retries POSTs once, so every non-idempotent API request may arrive twice.
  * A request with an `Idempotency-Key` header claims the key for (caller, key); a repeat with the
- * same route and body gets the first 2xx response back without the action running again.
+ * same route and body gets the first 2xx response back without the action running again. The
+ * caller is the signed-in user, or for a signed-out request the browser's login cookie; a
+ * signed-out request without it runs without the key.
  * Non-2xx outcomes release the key: by convention they changed nothing, so the retry may run.
  * An answer carrying a secret is stored without it and replayed with a new one (`answerWithSecret`).
  * See docs/decisions/001-idempotency-keys.md.
@@ -78,7 +81,11 @@ export default fp(
       if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;
       const key = idempotencyKeyOf(request);
       if (key === null) return;
-      const scope = request.auth ? `user:${request.auth.userId}` : "anon";
+      // A signed-out request's answer goes back only to the browser that asked (its login cookie):
+      // anyone else repeating the request would get it, a login's new session token included.
+      const browser = request.auth ? null : loginClientOf(app.config.sessionSecret, request);
+      const scope = request.auth ? `user:${request.auth.userId}` : browser && `browser:${browser}`;
+      if (!scope) return;
       const claim = await store.claim({
         scope,
         key,

@@ -59,6 +59,28 @@ describe("a login answer", () => {
     expect(await storedAnswers()).not.toContain(replayed);
   });
 
+  it("is replayed only to the browser that logged in: another gets the login run again, and the used code fails", async () => {
+    const phone = "13700004004";
+    const { code, first } = await loginWithKey(phone, "login-replay-0004", "10.40.0.4");
+    expect(first.statusCode).toBe(200);
+    const token = first.json<{ csrf_token: string }>().csrf_token;
+    // Someone who saw the request (its body and key) but not the browser's HttpOnly cookie.
+    const elsewhere = await client.login(phone, code, "", { ip: "10.40.0.4", browser: "someone-else", headers: { "idempotency-key": "login-replay-0004" } });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(elsewhere.headers["idempotent-replayed"]).toBeUndefined();
+    const noCookie = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/auth/phone/login",
+      remoteAddress: "10.40.0.4",
+      headers: { "idempotency-key": "login-replay-0004" },
+      payload: { telephone: phone, code, recommendCode: "" },
+    });
+    expect(noCookie.statusCode).toBe(400);
+    expect(noCookie.headers["idempotent-replayed"]).toBeUndefined();
+    // The session is untouched: its token still works.
+    expect(await userInfo(token)).toBe(200);
+  });
+
   it("is not replayed after ten minutes: the key runs the login again, and the used code fails", async () => {
     const phone = "13700004002";
     const { code, first } = await loginWithKey(phone, "login-replay-0002", "10.40.0.2");
