@@ -15,6 +15,8 @@ import { callerTarget, toolSegmentEnd } from "./upstream-path";
 
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
+/** Methods about the connection or the path itself, not a call: TRACE would echo the operator's headers back. */
+const METHODS_NOT_PASSED = new Set(["TRACE", "TRACK", "CONNECT"]);
 
 /**
  * A signal aborted when the caller goes away before the answer is sent. Made on first use:
@@ -59,6 +61,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
     const tool = app.catalog.get(request.params.toolId);
     if (!tool) throw new GatewayError("unknown_tool");
+    if (METHODS_NOT_PASSED.has(request.method)) throw new GatewayError("bad_request", `${request.method} is not passed to tools`);
     const url = request.raw.url ?? "";
     const target = callerTarget(url, toolSegmentEnd(url, TOOLS_PREFIX));
     const callerSignal = abortWhenCallerLeaves(reply);

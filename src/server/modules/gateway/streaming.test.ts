@@ -97,6 +97,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
       "x-upstream-note": "kept",
       connection: "keep-alive, x-hop",
       "x-hop": "dropped",
+      // The answer is served from the site's origin: the site's security headers stay its own.
+      "content-security-policy": "default-src *",
+      "x-frame-options": "ALLOWALL",
+      "x-content-type-options": "sniff",
+      "access-control-allow-origin": "*",
+      "idempotent-replayed": "true",
     });
     return res.end("ok");
   }
@@ -249,6 +255,8 @@ async function funded(balance: string, key: { spendLimit?: string } = {}) {
   return { userId: user.userId, secret: res.json().secret as string };
 }
 
+const upstreamCallCount = () => seen.size;
+
 async function balanceOf(userId: number): Promise<string> {
   const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
   return formatMoney(row!.balance);
@@ -344,18 +352,44 @@ describe("the official openai SDK through the gateway", () => {
 describe("streamed answers", () => {
   it("pass the upstream's headers except hop-by-hop ones, set-cookie and its request id; the upstream gets the caller's other headers", async () => {
     const { secret } = await funded("1");
-    const { response } = request(secret, "headers", { method: "GET", headers: { "x-client-note": "hello", cookie: "mine=1" }, body: "" });
+    const overrides = {
+      "x-original-url": "/admin",
+      "x-rewrite-url": "/admin",
+      "x-http-method-override": "DELETE",
+      "x-forwarded-for": "1.2.3.4",
+      "x-real-ip": "9.9.9.9",
+      forwarded: "for=1.1.1.1",
+      "x-forwarded-host": "evil.example",
+    };
+    const { response } = request(secret, "headers", { method: "GET", headers: { "x-client-note": "hello", cookie: "mine=1", ...overrides }, body: "" });
     const res = await response;
     const { body } = await readAll(res);
     expect(body.toString()).toBe("ok");
     expect(res.headers["x-upstream-note"]).toBe("kept");
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["x-hop"]).toBeUndefined();
+    expect(res.headers["content-security-policy"]).toMatch(/default-src 'self'/);
+    expect(res.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(res.headers["idempotent-replayed"]).toBeUndefined();
     const requestId = res.headers["x-request-id"] as string;
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(seen.get(requestId)).toMatchObject({ "x-client-note": "hello" });
     expect(seen.get(requestId)!.cookie).toBeUndefined();
     expect(seen.get(requestId)!.authorization).toBeUndefined();
+    // Headers some frameworks read as another path, method or client are not the caller's to set.
+    for (const name of Object.keys(overrides)) expect(seen.get(requestId)![name]).toBeUndefined();
+  });
+
+  it("refuse TRACE before anything is charged or sent: it would echo the operator's headers back", async () => {
+    const { userId, secret } = await funded("1");
+    const before = upstreamCallCount();
+    const res = await request(secret, "headers", { method: "TRACE", body: "" }).response;
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse((await readAll(res)).body.toString()).error).toMatchObject({ code: "bad_request", message: "TRACE is not passed to tools" });
+    expect(upstreamCallCount()).toBe(before);
+    expect(await balanceOf(userId)).toBe("1.00");
   });
 
   it("charge the units of an x-tool-units trailer, and end with the call's cost as a trailer", async () => {
@@ -619,13 +653,12 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
       await done;
     };
   }
-  const upstreamCalls = () => seen.size;
   async function untilUpstreamCalls(count: number) {
-    for (let tries = 0; upstreamCalls() < count && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(upstreamCalls()).toBe(count);
+    for (let tries = 0; upstreamCallCount() < count && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(upstreamCallCount()).toBe(count);
     // Nothing more arrives while the holds wait.
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(upstreamCalls()).toBe(count);
+    expect(upstreamCallCount()).toBe(count);
   }
   async function fundedWithKeyId(balance: string) {
     const funded_ = await funded(balance);
@@ -639,7 +672,7 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
     // This server saw 0.01 left after that hold; another server spends it.
     await spendElsewhere(userId, apiKeyId, 10_000n);
 
-    const before = upstreamCalls();
+    const before = upstreamCallCount();
     const release = await lockUser(userId);
     let answered = false;
     const refused = callTool(secret).finally(() => (answered = true));
@@ -667,7 +700,7 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
     expect((await callTool(secret)).status).toBe(200);
     await spendElsewhere(userId, apiKeyId, 20_000n);
 
-    const before = upstreamCalls();
+    const before = upstreamCallCount();
     const release = await lockUser(userId);
     const calls = Array.from({ length: 10 }, () => callTool(secret));
     await untilUpstreamCalls(before + 4);
@@ -675,7 +708,7 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
     const results = await Promise.all(calls);
     expect(results.filter((r) => r.status === 200)).toHaveLength(2);
     expect(results.filter((r) => r.status === 402)).toHaveLength(8);
-    expect(upstreamCalls()).toBe(before + 4);
+    expect(upstreamCallCount()).toBe(before + 4);
     expect(await balanceOf(userId)).toBe("0.00");
     await expectLedgerConsistent();
   });
@@ -683,7 +716,7 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
   it("an answer that breaks while its hold commits is a failed call: 502, refunded", async () => {
     const { userId, secret } = await funded("1");
     expect((await callTool(secret)).status).toBe(200);
-    const before = upstreamCalls();
+    const before = upstreamCallCount();
     const release = await lockUser(userId);
     const broken = callTool(secret, "broken-at-once");
     await untilUpstreamCalls(before + 1);

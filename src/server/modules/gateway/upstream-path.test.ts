@@ -87,6 +87,12 @@ const TRAVERSALS = [
   "/v1/tools/weather/a%00b",
   "/v1/tools/weather/a#../../admin",
   "/v1/tools/weather/ok?x=1#frag",
+  // Servlet containers drop a segment's ";" parameters: "..;" climbs as ".." does.
+  "/v1/tools/weather/..;/admin",
+  "/v1/tools/weather/..;/..;/etc/passwd",
+  "/v1/tools/weather/foo/..;jsessionid=1/admin",
+  "/v1/tools/weather/%2e%2e;/admin",
+  "/v1/tools/weather/.;/admin",
 ];
 
 describe("the caller's sub-path stays under the tool's URL", () => {

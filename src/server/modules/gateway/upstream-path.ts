@@ -52,7 +52,9 @@ export function callerTarget(rawUrl: string, toolSegmentEnd: number): CallerTarg
       throw badPath("empty segments (doubled slashes) are not allowed");
     }
     const decoded = decodedFully(segment);
-    if (decoded === "." || decoded === "..") throw badPath("'.' and '..' segments are not allowed");
+    // "..;x" is ".." to servlet containers (Tomcat, Jetty, Spring), which drop a segment's ";" parameters.
+    const dots = decoded.split(";", 1)[0];
+    if (dots === "." || dots === "..") throw badPath("'.' and '..' segments are not allowed, with or without ';' parameters");
     if (/[/\\]/.test(decoded) || [...decoded].some((char) => char.charCodeAt(0) < 0x20 || char === "\u007f")) throw badPath("encoded slashes, backslashes and control characters are not allowed");
   });
   return { subpath, query };

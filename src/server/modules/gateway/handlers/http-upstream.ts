@@ -10,10 +10,29 @@ export { UNITS_HEADER } from "./units-report";
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"];
-/** The caller's credentials, cookies and addressing stay at the gateway; the body's length is the gateway's to state. */
-const NOT_TO_UPSTREAM = new Set([...HOP_BY_HOP, "host", "authorization", "cookie", "content-length", "expect", "x-request-id", "idempotency-key"]);
-/** The caller's x-request-id is Tollgate's; cookies of the upstream's origin mean nothing at the gateway's. */
-const NOT_TO_CALLER = new Set([...HOP_BY_HOP, "set-cookie", "x-request-id", "content-length", UNITS_HEADER]);
+/**
+ * The caller's credentials, cookies and addressing stay at the gateway; the body's length is the
+ * gateway's to state. Headers some frameworks read as another path, method or client address are
+ * the caller's word, not the gateway's: they would take the call outside what the tool allows.
+ */
+const NOT_TO_UPSTREAM = new Set([
+  ...HOP_BY_HOP,
+  ...["host", "authorization", "cookie", "content-length", "expect", "x-request-id", "idempotency-key"],
+  ...["x-original-url", "x-rewrite-url", "x-http-method-override", "x-http-method", "x-method-override"],
+  ...["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-prefix", "x-real-ip", "x-client-ip", "true-client-ip"],
+]);
+/**
+ * The caller's x-request-id is Tollgate's; cookies of the upstream's origin mean nothing at the
+ * gateway's. The answer is served from the site's own origin, so the site's security headers
+ * (helmet's and the CSP) stay the site's, and what only Tollgate may say (a replay) is not the tool's.
+ */
+const NOT_TO_CALLER = new Set([
+  ...[...HOP_BY_HOP, "set-cookie", "x-request-id", "content-length", UNITS_HEADER, "idempotent-replayed"],
+  ...["content-security-policy", "content-security-policy-report-only", "x-frame-options", "x-content-type-options", "strict-transport-security"],
+  ...["cross-origin-opener-policy", "cross-origin-resource-policy", "cross-origin-embedder-policy", "origin-agent-cluster", "referrer-policy", "x-xss-protection"],
+  ...["x-dns-prefetch-control", "x-download-options", "x-permitted-cross-domain-policies"],
+  ...["allow-origin", "allow-credentials", "allow-headers", "allow-methods", "expose-headers", "max-age"].map((name) => `access-control-${name}`),
+]);
 /** JSON answers and errors are read whole before they are answered, up to this size. */
 const MAX_BUFFERED_ANSWER = 10 * 1024 * 1024;
 
