@@ -63,6 +63,8 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     if (!tool) throw new GatewayError("unknown_tool");
     if (METHODS_NOT_PASSED.has(request.method)) throw new GatewayError("bad_request", `${request.method} is not passed to tools`);
     const url = request.raw.url ?? "";
+    // An absolute-form target (`POST http://host/v1/tools/…`, meant for proxies) has no sub-path where the tool's route says.
+    if (!url.startsWith(TOOLS_PREFIX)) throw new GatewayError("bad_path", "send the path as /v1/tools/…, not as an absolute URL");
     const target = callerTarget(url, toolSegmentEnd(url, TOOLS_PREFIX));
     const callerSignal = abortWhenCallerLeaves(reply);
     const call: GatewayCall = {

@@ -93,6 +93,8 @@ const TRAVERSALS = [
   "/v1/tools/weather/foo/..;jsessionid=1/admin",
   "/v1/tools/weather/%2e%2e;/admin",
   "/v1/tools/weather/.;/admin",
+  // The absolute form, meant for proxies.
+  "http://127.0.0.1:9/v1/tools/weather/abs",
 ];
 
 describe("the caller's sub-path stays under the tool's URL", () => {
