@@ -10,7 +10,7 @@ import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
-import { isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
+import { cutByTotalTimeout, isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
 import { chargeBatch, completeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type RefundItem } from "./metering";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
@@ -320,8 +320,10 @@ export class Gateway {
   /**
    * Units a broken stream is charged (0: refunded), by one rule (decision 013): nothing if none of
    * it reached the caller; the units the tool reported before it broke, if it did; all that were
-   * held if the gateway's own timeout cut it while the caller was not reading (a slow reader does
-   * not get a stream for free); otherwise nothing, as for any call the tool failed.
+   * held if the tool's total timeout cut it (it ran all the time a call may: as an answer that
+   * ended without units, and a caller who asks for an answer longer than that gets none of it
+   * free) or a timeout cut it while the caller was not reading (a slow reader does not get a
+   * stream for free); otherwise nothing, as for any call the tool failed.
    */
   private async brokenStreamUnits(call: GatewayCall, tool: UpstreamTool, streamed: StreamedToolResponse, end: Extract<StreamEnd, { ok: false }>, held: number): Promise<number> {
     if (end.delivered === 0) return 0;
@@ -332,7 +334,7 @@ export class Gateway {
         })
       : undefined;
     if (reported !== undefined) return this.usedUnits(call, reported, held);
-    return end.callerHeldBack && upstreamTimedOut(end.error) ? held : 0;
+    return cutByTotalTimeout(end.error) || (end.callerHeldBack && upstreamTimedOut(end.error)) ? held : 0;
   }
 
   /**

@@ -142,6 +142,13 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
     sse(res);
     return void res.write(event({ n: 1 }));
   }
+  if (url.startsWith("/long")) {
+    // An answer longer than the tool's total timeout, read as fast as it comes; the usage would come at its end.
+    sse(res);
+    const tick = setInterval(() => res.write(event({ text: "more" })), 50);
+    res.once("close", () => clearInterval(tick));
+    return;
+  }
   if (url.startsWith("/flood")) {
     // More than any socket buffers hold, with the units only at the end: a caller who stops reading holds it back.
     sse(res);
@@ -218,6 +225,7 @@ function writeCatalog(base: string): string {
         tool("reset-after-units", "/reset-after-units", perUnit, { unitsPath: "usage.units" }),
         tool("stall", "/stall", perUnit, { unitsPath: "usage.units", idleTimeoutMs: 300 }),
         tool("flood", "/flood", perUnit, { unitsPath: "usage.units", totalTimeoutMs: 1500 }),
+        tool("long", "/long", perUnit, { unitsPath: "usage.units", totalTimeoutMs: 1000 }),
         tool("held", "/held", { price: "0.001", unit: "token", maxUnitsPerCall: 10 }, { unitsPath: "usage.units" }),
         tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
@@ -484,6 +492,17 @@ describe("streamed answers", () => {
     expect(broken).toBe(true);
     expect(await settledUsage(res.headers["x-request-id"] as string)).toMatchObject({ status: "refunded", amount: 0n });
     expect(await balanceOf(userId)).toBe("2.00");
+  });
+
+  it("cut by the tool's total timeout while the caller reads are charged the whole hold: an answer asked longer than a call may run is not free", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "long", { body: "" }).response;
+    const { body, broken } = await readAll(res);
+    expect(body.toString()).toContain('data: {"text":"more"}');
+    expect(broken).toBe(true);
+    expect(await settledUsage(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
+    expect(await balanceOf(userId)).toBe("1.00");
+    await expectLedgerConsistent();
   });
 
   it("cut by the gateway's total timeout while the caller would not read are charged the whole hold: a slow reader gets no stream free", async () => {

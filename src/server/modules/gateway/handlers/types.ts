@@ -58,6 +58,11 @@ export class UpstreamError extends Error {
   }
 }
 
+/** Whether the tool's total timeout cut its answer: the gateway's own limit on a call, not the tool going silent. */
+export function cutByTotalTimeout(error: Error): boolean {
+  return error instanceof UpstreamError && error.kind === "timeout";
+}
+
 /** Whether a tool's answer was cut by one of its timeouts (total, or idle between chunks) rather than broken by the tool. */
 export function upstreamTimedOut(error: Error): boolean {
   return (error instanceof UpstreamError && error.kind === "timeout") || (error as { code?: string }).code === "UND_ERR_BODY_TIMEOUT";
