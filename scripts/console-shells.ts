@@ -115,14 +115,27 @@ export function userInfoModules(clientDir: string): string[] {
 }
 
 /**
- * The console's antd stylesheet (scripts/antd-styles), which the console layout links before it
- * renders: preloaded with the page's modules, at low priority as they are, since the first paint
- * does not need it.
+ * The parts of the console's antd stylesheet (scripts/antd-styles), in cascade order, which the
+ * console layout links before it renders: preloaded with the page's modules, at low priority as
+ * they are, since the first paint does not need them.
  */
-export function antdStylesheet(clientDir: string): string {
-  const files = fs.readdirSync(path.join(clientDir, "assets")).filter((f) => ANTD_CONSOLE_CSS.test(f));
-  if (files.length !== 1) throw new Error(`console shells: expected one antd stylesheet in ${clientDir}/assets, found ${files.length}`);
-  return `/assets/${files[0]}`;
+export function antdStylesheets(clientDir: string): string[] {
+  const parts = fs
+    .readdirSync(path.join(clientDir, "assets"))
+    .map((f) => ({ file: f, index: ANTD_CONSOLE_CSS.exec(f)?.[1] }))
+    .filter((p): p is { file: string; index: string } => p.index !== undefined)
+    .sort((a, b) => Number(a.index) - Number(b.index));
+  if (parts.length === 0 || parts.some((p, i) => Number(p.index) !== i)) {
+    throw new Error(`console shells: expected the antd stylesheet's parts 0…n in ${clientDir}/assets, found ${parts.map((p) => p.file).join(", ") || "none"}`);
+  }
+  return parts.map((p) => `/assets/${p.file}`);
+}
+
+/** The preloads of the console's antd stylesheet, as each console page's HTML carries them. */
+export function antdStylesheetPreloads(clientDir: string): string {
+  return antdStylesheets(clientDir)
+    .map((href) => `<link rel="preload" as="style" href="${href}" fetchpriority="low"/>`)
+    .join("");
 }
 
 export const CONSOLE_FRAME_ID = "console-frame";
@@ -134,7 +147,7 @@ export function writeConsoleShells(clientDir: string): string[] {
   if (!fallback.includes(SITE_BAR_END)) throw new Error(`console shells: ${SPA_FALLBACK} has no site bar to put the console frame under`);
   const routes = routeManifest(clientDir);
   const userInfo = userInfoModules(clientDir);
-  const stylesheet = `<link rel="preload" as="style" href="${antdStylesheet(clientDir)}" fetchpriority="low"/>`;
+  const stylesheet = antdStylesheetPreloads(clientDir);
   const written: string[] = [];
   for (const pathname of CONSOLE_PAGES) {
     const links = [...new Set([...routeModulesFor(routes, pathname), ...userInfo])]

@@ -82,13 +82,17 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
   ],
 };
 
-/** The console's stylesheet: antd's icon base style (zeroRuntime turns off its insertion too), then every component's. */
+/**
+ * The console's stylesheet: antd's icon base style (zeroRuntime turns off its insertion too), then
+ * every component's rules. Not the theme's CSS variables nor each component's: antd writes those
+ * at run time whatever zeroRuntime says (decision 034), so here they would only be parsed twice.
+ */
 export function consoleAntdCss(): string {
   const cache = createCache();
   const components = Object.entries(CONSOLE_COMPONENTS).map(([name, render]) => h(Fragment, { key: name }, render()));
   renderToString(h(StyleProvider, { cache }, h(antd.ConfigProvider, { theme: antdTheme }, components)));
   // The last rule extractStyle writes maps cache paths to hashes for hydrating server-rendered styles; nothing here reads it.
-  const styles = extractStyle(cache, { plain: true }).replace(/\.data-ant-cssinjs-cache-path\{[^}]*\}$/, "");
+  const styles = extractStyle(cache, { plain: true, types: ["style"] }).replace(/\.data-ant-cssinjs-cache-path\{[^}]*\}$/, "");
   return `${iconStyles.replace(/\s*\n\s*/g, "")}${styles}`;
 }
 

@@ -1,20 +1,25 @@
 /**
- * `virtual:antd-console-css`: the URL of the console's antd stylesheet (extract.ts), written as a
- * hashed asset of the client build; null in development, where antd generates its styles at run
- * time as before.
+ * `virtual:antd-console-css`: the URLs of the console's antd stylesheet (extract.ts), written as
+ * hashed assets of the client build, in cascade order; null in development, where antd generates
+ * its styles at run time as before. The sheet is cut into parts of at most PART_BYTES (decision
+ * 039): the browser parses each part in a task of its own, none long enough to block input, where
+ * the whole sheet was one task of ~200 ms on Lighthouse's throttled phone.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Plugin } from "vite";
+import { splitStylesheet } from "./split";
 
 const ID = "virtual:antd-console-css";
 const RESOLVED = `\0${ID}`;
-export const ANTD_CONSOLE_CSS = /^antd-console-[\w-]+\.css$/;
+/** A part's file name: `antd-console-<index>-<hash>.css`, its index its place in the cascade. */
+export const ANTD_CONSOLE_CSS = /^antd-console-(\d+)-[\w-]+\.css$/;
+export const PART_BYTES = 64 * 1024;
 
-let generated: { css: string; fileName: string } | undefined;
+let generated: { css: string; fileName: string }[] | undefined;
 
-function generate(root: string): { css: string; fileName: string } {
+function generate(root: string): { css: string; fileName: string }[] {
   if (!generated) {
     // In a process of its own: antd's class hash depends on NODE_ENV when its modules load.
     const css = execFileSync(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "antd-styles", "extract.ts")], {
@@ -24,8 +29,10 @@ function generate(root: string): { css: string; fileName: string } {
       maxBuffer: 16 * 1024 * 1024,
       stdio: ["ignore", "pipe", "inherit"],
     });
-    const hash = createHash("sha256").update(css).digest("base64url").slice(0, 8);
-    generated = { css, fileName: `assets/antd-console-${hash}.css` };
+    generated = splitStylesheet(css, PART_BYTES).map((part, index) => {
+      const hash = createHash("sha256").update(part).digest("base64url").slice(0, 8);
+      return { css: part, fileName: `assets/antd-console-${index}-${hash}.css` };
+    });
   }
   return generated;
 }
@@ -45,9 +52,9 @@ export function antdConsoleCss(): Plugin {
     load(id) {
       if (id !== RESOLVED) return null;
       if (serve) return "export default null;";
-      const { css, fileName } = generate(root);
-      if (this.environment.name === "client") this.emitFile({ type: "asset", fileName, source: css });
-      return `export default ${JSON.stringify(`/${fileName}`)};`;
+      const parts = generate(root);
+      if (this.environment.name === "client") for (const { css, fileName } of parts) this.emitFile({ type: "asset", fileName, source: css });
+      return `export default ${JSON.stringify(parts.map(({ fileName }) => `/${fileName}`))};`;
     },
   };
 }

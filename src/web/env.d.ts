@@ -9,8 +9,8 @@ interface ImportMetaEnv {
   readonly LEGAL_EFFECTIVE_DATE?: string;
 }
 
-/** The console's antd stylesheet, generated at build time (scripts/antd-styles); null in development. */
+/** The console's antd stylesheet, generated at build time (scripts/antd-styles): its parts' URLs in cascade order; null in development. */
 declare module "virtual:antd-console-css" {
-  const href: string | null;
-  export default href;
+  const hrefs: string[] | null;
+  export default hrefs;
 }

@@ -24,8 +24,12 @@ const NAV_LABELS: Record<(typeof CONSOLE_PAGES)[number], MessageKey> = {
 };
 
 
-/** The console renders once antd's stylesheet applies: antd then generates no styles while it renders. */
+/**
+ * The console renders once antd's stylesheet applies: antd then generates no styles while it renders.
+ * Linked in a task of its own, not in the one that has just run the route modules (decision 039).
+ */
 export async function clientLoader() {
+  await new Promise((resolve) => setTimeout(resolve, 0));
   return { antdStylesheet: await applyAntdConsoleStyles() };
 }
 

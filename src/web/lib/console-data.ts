@@ -17,6 +17,9 @@ export const consoleQueryClient = new QueryClient({
  */
 export async function loadConsoleData(prefetch: (client: QueryClient, token: string) => Promise<void>[]): Promise<null> {
   if (typeof window === "undefined") return null;
+  // The router calls the loaders in the task that has just run the route modules (antd's among them):
+  // their requests start in a task of their own instead of lengthening that one (decision 039).
+  await new Promise((resolve) => setTimeout(resolve, 0));
   // A first load: the loader runs before the root has rendered, so it restores the session itself
   // (the root's restore then finds the same token): the requests below carry it.
   if (!useSession.getState().restored) useSession.getState().restore();
