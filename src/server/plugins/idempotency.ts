@@ -77,14 +77,21 @@ export default fp(
     app.decorateRequest("withheldSecret", null);
     app.every("purge expired Idempotency-Keys", 3600_000, () => store.purgeExpired(app.clock.now()));
 
+    /**
+     * Whose key it is: the signed-in user, or a signed-out request's browser (its login cookie),
+     * so anyone else repeating the request never gets its answer, a login's new token included.
+     */
+    const callerScope = (request: FastifyRequest): string | null => {
+      if (request.auth) return `user:${request.auth.userId}`;
+      const browser = loginClientOf(app.config.sessionSecret, request);
+      return browser && `browser:${browser}`;
+    };
+
     app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
       if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;
       const key = idempotencyKeyOf(request);
       if (key === null) return;
-      // A signed-out request's answer goes back only to the browser that asked (its login cookie):
-      // anyone else repeating the request would get it, a login's new session token included.
-      const browser = request.auth ? null : loginClientOf(app.config.sessionSecret, request);
-      const scope = request.auth ? `user:${request.auth.userId}` : browser && `browser:${browser}`;
+      const scope = callerScope(request);
       if (!scope) return;
       const claim = await store.claim({
         scope,

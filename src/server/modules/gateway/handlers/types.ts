@@ -65,7 +65,7 @@ export function cutByTotalTimeout(error: Error): boolean {
 
 /** Whether a tool's answer was cut by one of its timeouts (total, or idle between chunks) rather than broken by the tool. */
 export function upstreamTimedOut(error: Error): boolean {
-  return (error instanceof UpstreamError && error.kind === "timeout") || (error as { code?: string }).code === "UND_ERR_BODY_TIMEOUT";
+  return cutByTotalTimeout(error) || (error as { code?: string }).code === "UND_ERR_BODY_TIMEOUT";
 }
 
 export function jsonResponse(status: number, value: unknown, units?: number): ToolResponse {
