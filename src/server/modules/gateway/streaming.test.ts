@@ -11,6 +11,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
 import { apiKeys, usageRecords, users } from "../../db/schema/index";
+import type { Db } from "../../db/client";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -649,20 +650,25 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
     return { status: res.statusCode, requestId: String(res.headers["x-request-id"]), body: (await readAll(res)).body.toString() };
   }
   /** Spends from the balance where this server's gateway does not see it: another server's charge, by the same statements. */
-  async function spendElsewhere(userId: number, apiKeyId: number, amount: bigint) {
+  async function spendElsewhere(userId: number, apiKeyId: number, amount: bigint, db: Db = t.database.db) {
     const at = new Date();
-    const [charged] = await chargeBatch(t.database.db, [{ userId, apiKeyId, toolId: "echo", units: 1, amount, requestId: `elsewhere-${randomUUID()}`, at }]);
+    const [charged] = await chargeBatch(db, [{ userId, apiKeyId, toolId: "echo", units: 1, amount, requestId: `elsewhere-${randomUUID()}`, at }]);
     if (!charged?.ok) throw new Error("could not spend elsewhere");
-    await completeBatch(t.database.db, [{ usageId: charged.usageId, httpStatus: 200, latencyMs: 1, at }]);
+    await completeBatch(db, [{ usageId: charged.usageId, httpStatus: 200, latencyMs: 1, at }]);
   }
-  /** Holds the user's row locked (on PGlite: every statement waits), so the holds of their calls wait until `release`. */
-  async function lockUser(userId: number): Promise<() => Promise<void>> {
+  /**
+   * Holds the user's row locked (on PGlite: every statement waits), so the holds of their calls wait
+   * until `release`; with `spending`, in a transaction of another server that spends that much of
+   * the balance when it commits.
+   */
+  async function lockUser(userId: number, spending?: { apiKeyId: number; amount: bigint }): Promise<() => Promise<void>> {
     let release = () => undefined as void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked = () => undefined as void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     const done = t.database.db.transaction(async (tx) => {
       await tx.execute(sql`select id from users where id = ${userId} for update`);
+      if (spending) await spendElsewhere(userId, spending.apiKeyId, spending.amount, tx as unknown as Db);
       locked();
       await released;
     });
@@ -688,11 +694,10 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
   it("a hold refused after the upstream answered: the caller gets 402 and nothing of the answer, nothing is charged; the next call waits for its hold", async () => {
     const { userId, apiKeyId, secret } = await fundedWithKeyId("0.02");
     expect((await callTool(secret)).status).toBe(200);
-    // This server saw 0.01 left after that hold; another server spends it.
-    await spendElsewhere(userId, apiKeyId, 10_000n);
 
     const before = upstreamCallCount();
-    const release = await lockUser(userId);
+    // This server saw 0.01 left after that hold; another server spends it, and this call's hold waits for that.
+    const release = await lockUser(userId, { apiKeyId, amount: 10_000n });
     let answered = false;
     const refused = callTool(secret).finally(() => (answered = true));
     // The balance seen covered it, so the upstream was called (and answered) while the hold waits…
