@@ -1,0 +1,143 @@
+/**
+ * The lone call's charge alone (run on demand: `npm run bench:charge -- [--db postgres|pglite]`):
+ * the database CPU one `charge_call` costs, without the server around it. Each git revision named
+ * by `--refs` (default: the working tree, `.`; e.g. `--refs HEAD~1,.`) gets a database made by that
+ * revision's migrations, with one user and one key; the revisions then take turns, `--rounds`
+ * times, each charging `--calls` calls one after the other.
+ *
+ * PostgreSQL: the CPU of the connection's backend (its /proc/PID/stat), and the wall time per
+ * charge; `--sync off` commits without waiting for the disk, leaving the CPU alone in the wall time.
+ * PGlite: the CPU of this process, which runs PGlite's WebAssembly.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+import { ROOT } from "../../src/server/testing/server-process";
+import { processCpuMicros } from "./cpu";
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: "string", default: "postgres" },
+    refs: { type: "string", default: "." },
+    calls: { type: "string", default: "3000" },
+    rounds: { type: "string", default: "5" },
+    sync: { type: "string", default: "on" },
+  },
+});
+if (args.db !== "postgres" && args.db !== "pglite") throw new Error(`--db must be postgres or pglite, not ${JSON.stringify(args.db)}`);
+if (args.sync !== "on" && args.sync !== "off") throw new Error(`--sync must be on or off, not ${JSON.stringify(args.sync)}`);
+const CALLS = Number(args.calls);
+const ROUNDS = Number(args.rounds);
+if (!(CALLS >= 1 && ROUNDS >= 1)) throw new Error("--calls and --rounds must be whole numbers of at least 1");
+const refs = args.refs.split(",");
+const madeFolders: string[] = [];
+
+/** The revision's migrations folder: the working tree's for `.`, otherwise read out of git. */
+function migrationsOf(ref: string): string {
+  if (ref === ".") return path.join(ROOT, "drizzle");
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-migrations-"));
+  madeFolders.push(folder);
+  execFileSync("sh", ["-c", `git -C "$0" archive "$1" drizzle | tar -x -C "$2"`, ROOT, ref, folder]);
+  return path.join(folder, "drizzle");
+}
+
+const CHARGE = `select o_outcome from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
+  $7::timestamptz, $8::int, $9::int, $10::timestamptz)`;
+const PAYER = `insert into users (id, phone, balance, referral_code) values (1, '13900000001', 1000000000000000, 'BENCH1');
+  insert into api_keys (id, user_id, name, key_hash, prefix, last4) values (1, 1, 'bench', 'bench-hash', 'tg_bench', '0000');`;
+
+interface Target {
+  charge(requestId: string): Promise<void>;
+  /** CPU time (µs) of whatever runs the statement. */
+  cpuMicros(): number;
+  close(): Promise<void>;
+}
+
+async function postgresTarget(migrations: string, index: number): Promise<Target> {
+  const base = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const name = `tollgate_bench_charge_${index}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await migratePg(drizzlePg(client), { migrationsFolder: migrations });
+  await client.query(PAYER);
+  if (args.sync === "off") await client.query("set synchronous_commit = off");
+  const { rows } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
+  const backend = rows[0]!.pid;
+  return {
+    async charge(requestId) {
+      const at = new Date().toISOString();
+      await client.query({ name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestId, at, 200, 1, at] });
+    },
+    cpuMicros: () => processCpuMicros(backend),
+    async close() {
+      await client.end();
+    },
+  };
+}
+
+async function pgliteTarget(migrations: string): Promise<Target> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-charge-"));
+  const db = new PGlite(dataDir);
+  await db.waitReady;
+  await migratePglite(drizzlePglite(db), { migrationsFolder: migrations });
+  await db.exec(PAYER);
+  return {
+    async charge(requestId) {
+      const at = new Date().toISOString();
+      await db.query(CHARGE, [1, 1, "echo", 1, 100, requestId, at, 200, 1, at]);
+    },
+    cpuMicros: () => {
+      const used = process.cpuUsage();
+      return used.user + used.system;
+    },
+    async close() {
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const targets: Target[] = [];
+for (const [i, ref] of refs.entries()) targets.push(await (args.db === "postgres" ? postgresTarget(migrationsOf(ref), i) : pgliteTarget(migrationsOf(ref))));
+const cpuPerCharge: number[][] = refs.map(() => []);
+const wallPerCharge: number[][] = refs.map(() => []);
+let sequence = 0;
+for (const target of targets) for (let i = 0; i < 200; i++) await target.charge(`warm-${sequence++}`);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [i, target] of targets.entries()) {
+    const cpuBefore = target.cpuMicros();
+    const started = performance.now();
+    for (let call = 0; call < CALLS; call++) await target.charge(`call-${sequence++}`);
+    wallPerCharge[i]!.push(((performance.now() - started) * 1000) / CALLS);
+    cpuPerCharge[i]!.push((target.cpuMicros() - cpuBefore) / CALLS);
+  }
+}
+await Promise.all(targets.map((target) => target.close()));
+for (const folder of madeFolders) fs.rmSync(folder, { recursive: true, force: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const load = os.loadavg()[0]!.toFixed(1);
+console.log(`charge_call alone on ${args.db}${args.db === "postgres" ? ` (synchronous_commit ${args.sync})` : ""}: ${ROUNDS} rounds of ${CALLS} calls per revision, load average ${load}`);
+console.table(
+  refs.map((ref, i) => ({
+    revision: ref === "." ? "working tree" : ref,
+    [args.db === "postgres" ? "backend CPU µs, median" : "CPU µs, median"]: Math.round(median(cpuPerCharge[i]!)),
+    "per round": cpuPerCharge[i]!.map((v) => Math.round(v)).join(", "),
+    "wall µs, median": Math.round(median(wallPerCharge[i]!)),
+  })),
+);
