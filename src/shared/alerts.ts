@@ -15,6 +15,7 @@ export const ALERT_MESSAGES = {
   thresholdNotPositive: "threshold must be greater than 0",
   webhookUrlMalformed: "webhook URL must be an https:// address",
   noWebhook: "set a webhook URL first",
+  testEventOnItsWay: "a test event is already on its way; send another once it has been delivered",
 } as const;
 
 /** A threshold is an amount greater than 0, the same rule as a key's spend limit. */

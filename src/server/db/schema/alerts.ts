@@ -51,6 +51,8 @@ export const alertDeliveries = pgTable(
     uniqueIndex("alert_deliveries_entry_channel_idx").on(t.ledgerEntryId, t.channel),
     index("alert_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("alert_deliveries_user_idx").on(t.userId, t.createdAt),
+    // drizzle/0017: one test event on its way per user.
+    uniqueIndex("alert_deliveries_one_pending_test_idx").on(t.userId).where(sql`${t.eventType} = 'test' and ${t.status} = 'pending'`),
   ],
 );
 

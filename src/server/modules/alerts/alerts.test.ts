@@ -13,6 +13,7 @@ import { chargeBatch } from "../gateway/metering";
 import { credit } from "../ledger/ledger";
 import { createSmsProvider } from "../../providers/sms/index";
 import { deliverDue, findCrossings, type DeliveryDeps } from "./outbox";
+import { queueTestEvent } from "./settings";
 import { createWebhookSender } from "./webhook-sender";
 
 interface Received {
@@ -28,6 +29,8 @@ let base = "";
 let received: Received[] = [];
 /** Answers the receiver gives next, in order; 204 once they run out. */
 let answers: number[] = [];
+/** While set, the receiver tells `arrived` of each request and answers it only once `until` resolves. */
+let hold: { until: Promise<void>; arrived(): void } | null = null;
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
@@ -35,7 +38,10 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
       received.push({ path: req.url ?? "", headers: req.headers, body });
-      res.writeHead(answers.shift() ?? 204).end();
+      const status = answers.shift() ?? 204;
+      if (!hold) return void res.writeHead(status).end();
+      hold.arrived();
+      void hold.until.then(() => res.writeHead(status).end());
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -51,6 +57,7 @@ afterAll(async () => {
 beforeEach(() => {
   received = [];
   answers = [];
+  hold = null;
 });
 
 /** Verifies a Standard Webhooks signature the way a receiver would, independently of the server's code. */
@@ -278,5 +285,98 @@ describe("the test event", () => {
     await t.app.alertsJob.runOnce();
     expect(verify(secret!, received[0]!)).toMatchObject({ type: "test", data: { message: "a test event from the console" } });
     expect((await settings(user)).json().deliveries).toMatchObject([{ eventType: "test", channel: "webhook", status: "delivered", attempts: [{ httpStatus: 204 }] }]);
+  });
+
+  const sendTest = (user: TestUser) => t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: user.headers });
+
+  it("is sent once: a receiver that fails gets one attempt, not the retries of an alert", async () => {
+    const { user } = await withAlerts("1", "0.5");
+    answers = [500, 500];
+    expect((await sendTest(user)).statusCode).toBe(202);
+    await t.app.alertsJob.runOnce();
+    for (const wait of [10_000, 60_000, 300_000]) {
+      t.clock.advance(wait);
+      await t.app.alertsJob.runOnce();
+    }
+    expect(received).toHaveLength(1);
+    expect((await settings(user)).json().deliveries).toMatchObject([
+      { eventType: "test", status: "failed", nextAttemptAt: null, lastError: "the receiver answered 500", attempts: [{ httpStatus: 500 }] },
+    ]);
+  });
+
+  it("goes one at a time: another is refused while one is on its way, and accepted once it has been delivered", async () => {
+    const { user } = await withAlerts("1", "0.5");
+    let answer = () => undefined as void;
+    let arrived = () => undefined as void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    hold = { until: new Promise<void>((resolve) => (answer = resolve)), arrived };
+    try {
+      expect((await sendTest(user)).statusCode).toBe(202);
+      await arrival;
+      const refused = await sendTest(user);
+      expect([refused.statusCode, refused.json()]).toEqual([429, { code: "rate_limited", message: "a test event is already on its way; send another once it has been delivered" }]);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    } finally {
+      answer();
+      hold = null;
+    }
+    await t.app.alertsJob.runOnce();
+    expect((await sendTest(user)).statusCode).toBe(202);
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(2);
+  });
+
+  it("is limited to 10 an hour per user", async () => {
+    const { user } = await withAlerts("1", "0.5");
+    for (let i = 0; i < 10; i++) {
+      expect((await sendTest(user)).statusCode).toBe(202);
+      await t.app.alertsJob.runOnce();
+    }
+    const refused = await sendTest(user);
+    expect([refused.statusCode, refused.json().message]).toEqual([429, "at most 10 test events an hour; try again in 60 minutes"]);
+    expect(received).toHaveLength(10);
+    t.clock.advance(3600_000);
+    expect((await sendTest(user)).statusCode).toBe(202);
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(11);
+  });
+
+  it("waits behind the alerts of charges: a user's low balance is sent before older test events", async () => {
+    const testers = await Promise.all(Array.from({ length: 3 }, () => withAlerts("1", "0.5")));
+    // Queued as the console's button queues them, without its nudge to the job.
+    for (const { user } of testers) await queueTestEvent(t.database.db, { userId: user.userId, now: t.clock.now() });
+    t.clock.advance(1000);
+    const { user, keyId } = await withAlerts("1", "0.8");
+    await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
+    await findCrossings(t.database.db, t.clock.now());
+    const deps: DeliveryDeps = {
+      db: t.database.db,
+      config: t.config.alerts,
+      sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
+      webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
+      openSecret: t.app.alertsJob.openSecret,
+      log: t.app.log,
+    };
+    expect(await deliverDue(deps, () => t.clock.now(), 2)).toBe(2);
+    expect((await settings(user)).json().deliveries.map((d: { status: string }) => d.status)).toEqual(["delivered", "delivered"]);
+    expect(received.map((r) => r.path)).toEqual([`/hook/${user.userId}`]);
+    for (const { user: tester } of testers) expect((await settings(tester)).json().deliveries).toMatchObject([{ eventType: "test", status: "pending" }]);
+    await t.app.alertsJob.runOnce();
+  });
+
+  it("does not hold back alerts: a charge made while the job waits on a slow receiver is alerted by that same run", async () => {
+    const tester = await withAlerts("1", "0.5");
+    const { user, keyId } = await withAlerts("1", "0.8");
+    let answer = () => undefined as void;
+    let arrived = () => undefined as void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    hold = { until: new Promise<void>((resolve) => (answer = resolve)), arrived };
+    expect((await sendTest(tester.user)).statusCode).toBe(202);
+    await arrival;
+    hold = null;
+    await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
+    answer();
+    for (let tries = 0; tries < 200 && !received.some((r) => r.path === `/hook/${user.userId}`); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received.map((r) => r.path)).toEqual([`/hook/${tester.user.userId}`, `/hook/${user.userId}`]);
   });
 });

@@ -38,13 +38,13 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
   let again = false;
   const now = () => app.clock.now();
 
+  // Crossings are looked for before every batch of deliveries, so a long queue (a receiver that
+  // times out) does not hold back the alerts of charges made meanwhile.
   async function run(): Promise<void> {
     do {
       again = false;
-      await findCrossings(app.db, now());
-      while ((await deliverDue(deps, now)) > 0) {
-        /* more may be due */
-      }
+      do await findCrossings(app.db, now());
+      while ((await deliverDue(deps, now)) > 0);
     } while (again);
   }
 

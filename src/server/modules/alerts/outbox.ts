@@ -16,6 +16,8 @@ const CLAIM_LEASE_MS = 120_000;
 /** Waits after each failed attempt; after the last, the delivery has failed. */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** A test event is tried once: it shows the user what their receiver answers, and a retry schedule would only repeat it. */
+const attemptsAllowed = (delivery: Pick<Claimed, "event_type">) => (delivery.event_type === ALERT_EVENT_TYPES.test ? 1 : MAX_ATTEMPTS);
 
 /**
  * Writes a delivery for every charge that took a balance from at or above its owner's threshold
@@ -73,7 +75,7 @@ async function claimDue(db: Db, now: Date, limit: number): Promise<Claimed[]> {
     db,
     sql`with due as (
           select id from alert_deliveries where status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz
-          order by next_attempt_at, id limit ${limit} for update skip locked),
+          order by event_type = ${ALERT_EVENT_TYPES.test}, next_attempt_at, id limit ${limit} for update skip locked),
         claimed as (
           update alert_deliveries d set attempts = d.attempts + 1,
             next_attempt_at = ${new Date(now.getTime() + CLAIM_LEASE_MS).toISOString()}::timestamptz
@@ -93,7 +95,7 @@ async function settle(db: Db, delivery: Claimed, outcome: Outcome, now: Date): P
   let status: "delivered" | "skipped" | "failed" | "pending";
   let next = now;
   if (outcome.status === "retry") {
-    status = delivery.attempts >= MAX_ATTEMPTS ? "failed" : "pending";
+    status = delivery.attempts >= attemptsAllowed(delivery) ? "failed" : "pending";
     next = new Date(now.getTime() + RETRY_DELAYS_MS[Math.min(delivery.attempts, RETRY_DELAYS_MS.length) - 1]!);
   } else status = outcome.status;
   await db.execute(sql`

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
+import { AppError } from "../../errors";
+import { HOUR_MS } from "../../lib/database-limits";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
 
@@ -8,6 +10,8 @@ import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSetting
 const WITHHELD = { kind: "webhook_secret", fields: ["webhookSecret"] };
 
 const tags = ["alerts"];
+/** Each test event is one signed POST to an address the user chose: a few an hour show what a receiver answers. */
+const TEST_EVENTS_PER_HOUR = 10;
 /** Low-balance alerts on /console/info: the threshold, the webhook and its secret, a test event, and what was sent. */
 const alertRoutes: FastifyPluginAsyncZod = async (app) => {
   const job = app.alertsJob;
@@ -63,7 +67,16 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: "Send a signed test event to your webhook now", response: { 202: z.object({ queued: z.literal(true) }) } },
     },
     async (request, reply) => {
-      await queueTestEvent(app.db, { userId: request.user.userId, now: app.clock.now() });
+      const userId = request.user.userId;
+      const now = app.clock.now();
+      const waitMs = await app.rateLimiter.hit(
+        { key: `alert-test:${userId}`, limit: TEST_EVENTS_PER_HOUR, windowMs: HOUR_MS, whenRedisDown: "local" },
+        now.getTime(),
+      );
+      if (waitMs > 0) {
+        throw AppError.tooManyRequests(`at most ${TEST_EVENTS_PER_HOUR} test events an hour; try again in ${Math.ceil(waitMs / 60_000)} minutes`, waitMs / 1000);
+      }
+      await queueTestEvent(app.db, { userId, now });
       job.kick();
       return reply.code(202).send({ queued: true });
     },

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { ALERT_EVENT_TYPES, type AlertDelivery, type AlertSettings, type alertSettingsBody } from "#shared/alerts";
+import { ALERT_EVENT_TYPES, ALERT_MESSAGES, type AlertDelivery, type AlertSettings, type alertSettingsBody } from "#shared/alerts";
 import { ERROR_CODES } from "#shared/errors";
 import { formatMoney, parseMoney } from "#shared/money";
 import type { Db } from "../../db/client";
@@ -11,6 +11,8 @@ import { webhookUrlProblem, type GuardOptions } from "./address-guard";
 import { newWebhookSecret } from "./signature";
 
 const RECENT_DELIVERIES = 20;
+/** When to try another test event while one is on its way: about one webhook attempt. */
+const TEST_EVENT_RETRY_SECONDS = 10;
 
 type SettingsRow = typeof alertSettings.$inferSelect;
 type Sealing = { seal(plain: string): string };
@@ -100,21 +102,29 @@ export async function rotateWebhookSecret(db: Db, input: { userId: number; now: 
     .set({ webhookSecretSealed: input.sealer.seal(secret), updatedAt: input.now })
     .where(and(eq(alertSettings.userId, input.userId), isNotNull(alertSettings.webhookUrl)))
     .returning({ userId: alertSettings.userId });
-  if (!row) throw AppError.badRequest("set a webhook URL first", ERROR_CODES.validation);
+  if (!row) throw AppError.badRequest(ALERT_MESSAGES.noWebhook, ERROR_CODES.validation);
   return secret;
 }
 
-/** Queues a test event to the user's webhook; the alerts job sends it at once. */
+/**
+ * Queues a test event to the user's webhook; the alerts job sends it at once, and once. One at a
+ * time: while one is on its way, another is refused (drizzle/0017).
+ */
 export async function queueTestEvent(db: Db, input: { userId: number; now: Date }): Promise<void> {
   const row = await settingsRow(db, input.userId);
-  if (!row?.webhookUrl) throw AppError.badRequest("set a webhook URL first", ERROR_CODES.validation);
-  await db.insert(alertDeliveries).values({
-    userId: input.userId,
-    eventId: `evt_test_${randomToken(12)}`,
-    eventType: ALERT_EVENT_TYPES.test,
-    channel: "webhook",
-    payload: "{}",
-    nextAttemptAt: input.now,
-    createdAt: input.now,
-  });
+  if (!row?.webhookUrl) throw AppError.badRequest(ALERT_MESSAGES.noWebhook, ERROR_CODES.validation);
+  const queued = await db
+    .insert(alertDeliveries)
+    .values({
+      userId: input.userId,
+      eventId: `evt_test_${randomToken(12)}`,
+      eventType: ALERT_EVENT_TYPES.test,
+      channel: "webhook",
+      payload: "{}",
+      nextAttemptAt: input.now,
+      createdAt: input.now,
+    })
+    .onConflictDoNothing({ target: alertDeliveries.userId, where: sql.raw(`event_type = '${ALERT_EVENT_TYPES.test}' and status = 'pending'`) })
+    .returning({ id: alertDeliveries.id });
+  if (queued.length === 0) throw AppError.tooManyRequests(ALERT_MESSAGES.testEventOnItsWay, TEST_EVENT_RETRY_SECONDS);
 }
