@@ -10,10 +10,17 @@ import {
   paymentStatusSchema,
 } from "#shared/money-api";
 import { AppError } from "../../errors";
+import { HOUR_MS } from "../../lib/database-limits";
 import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
 import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";
+
+/**
+ * Each order is a request to the provider on the merchant's account, whose rate the provider caps
+ * for the whole site: a user paying gets a few, a script no more.
+ */
+const ORDERS_PER_HOUR = 20;
 
 const send = (reply: FastifyReply, ack: Acknowledgement) => reply.code(ack.status).type(ack.contentType).send(ack.body || undefined);
 
@@ -54,12 +61,20 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       async (request) => {
         const provider = providers.get(request.body.method);
         if (!provider) throw AppError.badRequest(`${request.body.method} is not available on this site`, "payment_method_unavailable");
+        const now = app.clock.now();
+        const waitMs = await app.rateLimiter.hit(
+          { key: `payment-orders:${request.user.userId}`, limit: ORDERS_PER_HOUR, windowMs: HOUR_MS, whenRedisDown: "local" },
+          now.getTime(),
+        );
+        if (waitMs > 0) {
+          throw AppError.tooManyRequests(`at most ${ORDERS_PER_HOUR} top-up orders an hour; try again in ${Math.ceil(waitMs / 60_000)} minutes`, waitMs / 1000);
+        }
         return createPayment(app.db, provider, {
           userId: request.user.userId,
           amount: request.body.amount,
           channel: request.body.channel,
           subject: `${app.config.siteName} balance top-up`,
-          now: app.clock.now(),
+          now,
         });
       },
     );

@@ -246,6 +246,21 @@ describe("WeChat Pay Native (against a local fake that signs and encrypts like W
     expect(res.statusCode).toBe(200);
     expect(await orderStatus(buyer, res.json().orderId)).toBe("pending");
   });
+
+  it("takes at most 20 orders an hour from one user; the 21st reaches neither WeChat Pay nor the database", async () => {
+    const buyer = await createUserWithSession(t);
+    for (let i = 0; i < 20; i++) expect((await startPayment(buyer, "1.00")).statusCode).toBe(200);
+    const ordersBefore = fake.orders.size;
+    const refused = await startPayment(buyer, "1.00");
+    expect([refused.statusCode, refused.json()]).toEqual([429, { code: "rate_limited", message: "at most 20 top-up orders an hour; try again in 60 minutes" }]);
+    expect(refused.headers["retry-after"]).toBe("3600");
+    expect(fake.orders.size).toBe(ordersBefore);
+    expect(await queryRows(t.database.db, sql`select id from payment_orders where user_id = ${buyer.userId}`)).toHaveLength(20);
+    // Another user is not held back.
+    expect((await startPayment(await createUserWithSession(t), "1.00")).statusCode).toBe(200);
+    t.clock.advance(3600_000);
+    expect((await startPayment(buyer, "1.00")).statusCode).toBe(200);
+  });
 });
 
 describe("WeChat Pay configuration", () => {
