@@ -5,7 +5,7 @@ import { LOGIN_PURPOSE, storeCode } from "./codes";
 import { isKnownClient } from "./login-client";
 import type { PhoneRefusal } from "./messages";
 import { DAY_MS, HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
-import { RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
+import { deleteRateEvents, RATE_EVENTS, rateEventTimes, recordRateEvent, subjectsLastSeen } from "./rate-limits";
 
 const GLOBAL_BUDGET_KEY = "sms:budget";
 
@@ -13,18 +13,39 @@ function latest(...dates: (Date | null)[]): Date | null {
   return dates.reduce<Date | null>((a, b) => (b && (!a || b > a) ? b : a), null);
 }
 
-/** The IP's limits: code requests per hour and distinct phones per hour. An allowed request is counted. */
+/**
+ * Refused captchas an IP may send in an hour: only a request whose captcha passes counts against
+ * the IP's code requests, and this bounds how often the captcha's provider is asked in vain.
+ */
+const CAPTCHA_FAILURES_PER_IP_PER_HOUR = 100;
+
+/**
+ * The IP's limits: code requests per hour, distinct phones per hour, refused captchas per hour. An
+ * allowed request is counted; `uncountForCaptcha` takes the count back when its captcha is refused.
+ */
 export async function countIpRequest(tx: Tx, input: { ip: string; target: string; now: Date; limits: AuthLimits }) {
   const { ip, target, now, limits } = input;
   await lockRateKeys(tx, [`ip:${ip}`]);
   const hourAgo = new Date(now.getTime() - HOUR_MS);
   const requests = await rateEventTimes(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo);
   const otherPhones = await subjectsLastSeen(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo, target);
+  const captchaFailures = await rateEventTimes(tx, RATE_EVENTS.captchaFailure, ip, hourAgo);
   const byCount = nextAllowedAt(requests, limits.perIpPerHour, HOUR_MS, now);
   const byPhones = nextAllowedAt(otherPhones, limits.phonesPerIpPerHour, HOUR_MS, now);
-  const retryAt = latest(byCount, byPhones);
-  if (retryAt) return { kind: "refused", reason: byCount ? "ip_hourly" : "ip_phones", retryAt } as const;
+  const byCaptcha = nextAllowedAt(captchaFailures, CAPTCHA_FAILURES_PER_IP_PER_HOUR, HOUR_MS, now);
+  const retryAt = latest(byCount, byPhones, byCaptcha);
+  if (retryAt) return { kind: "refused", reason: byCount ? "ip_hourly" : byPhones ? "ip_phones" : "ip_captcha_failures", retryAt } as const;
   return { kind: "counted", eventId: await recordRateEvent(tx, { name: RATE_EVENTS.ipCodeRequest, key: ip, subject: target, at: now }) } as const;
+}
+
+/**
+ * A request whose captcha was refused is not a code request of the IP's: its count goes, and a
+ * refused captcha is counted instead. Counted as a request, ~50 requests with no captcha solved
+ * locked every browser on a shared address out of codes for an hour.
+ */
+export async function uncountForCaptcha(tx: Tx, input: { ip: string; requestEventId: number; now: Date }) {
+  await deleteRateEvents(tx, [input.requestEventId]);
+  await recordRateEvent(tx, { name: RATE_EVENTS.captchaFailure, key: input.ip, at: input.now });
 }
 
 /**

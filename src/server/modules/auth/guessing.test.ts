@@ -98,15 +98,50 @@ describe("an attacker with many addresses", () => {
   it("slows down the one address that sends too many wrong codes, and no other", async () => {
     const phone = "13900003003";
     const attacker = from("attacker-3003", "192.0.2.77");
-    for (let i = 0; i < 30; i++) expect((await client.login(phone, String(i).padStart(6, "0"), "", attacker)).statusCode).toBe(400);
+    // A code of the attacker's own browser to guess at: a login with no code to match guesses nothing.
+    const theirs = await codeFor(phone, attacker);
+    for (let i = 0; i < 30; i++) {
+      const guess = String(i).padStart(6, "0");
+      expect((await client.login(phone, guess === theirs ? other(guess) : guess, "", attacker)).statusCode).toBe(400);
+    }
     const refused = await client.login(phone, "999999", "", attacker);
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ code: "login_limited", message: "too many failed logins from this network, please retry in 60 minutes" });
     expect(refused.headers["retry-after"]).toBe("3600");
 
     const owner = from("owner-3003", "203.0.113.3");
+    t.clock.advance(61_000);
     expect((await client.login(phone, await codeFor(phone, owner), "", owner)).statusCode).toBe(200);
     t.clock.advance(HOUR);
     expect((await client.login(phone, "999999", "", attacker)).statusCode).toBe(400);
+  });
+});
+
+describe("an attacker sharing the owner's address (a carrier's NAT, an office)", () => {
+  it("cannot lock its logins with logins that have no code to guess: no login cookie, or no code asked for", async () => {
+    const phone = "13900003004";
+    const shared = "192.0.2.88";
+    // A browser with a login cookie and a code, for another phone.
+    const stranger = from("stranger-3004", shared);
+    await codeFor("13900003014", stranger);
+    for (let i = 0; i < 50; i++) {
+      const guess = String(i).padStart(6, "0");
+      expect((await client.login(phone, guess, "", from(`no-cookie-3004-${i}`, shared))).json()).toEqual(WRONG);
+      expect((await client.login(phone, guess, "", stranger)).json()).toEqual(WRONG);
+    }
+    const owner = from("owner-3004", shared);
+    expect((await client.login(phone, await codeFor(phone, owner), "", owner)).statusCode).toBe(200);
+  });
+
+  it("cannot use up its code requests with captchas it did not solve; a hundred refused captchas an hour are the most an address sends", async () => {
+    const shared = "192.0.2.99";
+    const garbage = (i: number) => client.requestCode(`1390000${String(5000 + i)}`, { ...from(`no-captcha-${i}`, shared), captchaResult: "garbage" });
+    for (let i = 0; i < 99; i++) expect((await garbage(i)).json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
+    const owner = from("owner-3005", shared);
+    expect((await client.login("13900003005", await codeFor("13900003005", owner), "", owner)).statusCode).toBe(200);
+    expect((await garbage(99)).json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
+    const flooding = await garbage(100);
+    expect(flooding.statusCode).toBe(429);
+    expect(Number(flooding.headers["retry-after"])).toBeGreaterThan(3000);
   });
 });

@@ -18,7 +18,9 @@ import { createSession } from "./sessions";
  * consumed by the statement that accepts it, and user, session and consumption commit together.
  * A code that does not match counts against the code (dead after the maximum attempts) and
  * against the IP (refused for the rest of the hour after too many) — recorded although the answer
- * is a 400, because forgetting failed guesses would make guessing free.
+ * is a 400, because forgetting failed guesses would make guessing free. A login with no code to
+ * match (no login cookie, or no code asked for by this browser) guesses nothing and is not
+ * counted: counted, it let anyone lock every login from a shared address for an hour.
  */
 export async function login(
   db: Db,
@@ -48,7 +50,7 @@ export async function login(
       ? await checkAndConsumeCode(tx, { secret, target, purpose: LOGIN_PURPOSE, client, code: input.code, now, maxAttempts: limits.codeMaxAttempts })
       : "no_code";
     if (check !== "accepted") {
-      if (check === "mismatch" || check === "no_code") await recordRateEvent(tx, { name: RATE_EVENTS.loginFailure, key: ip, at: now });
+      if (check === "mismatch") await recordRateEvent(tx, { name: RATE_EVENTS.loginFailure, key: ip, at: now });
       return { kind: "failed", reason: client ? check : "no_client" } as const;
     }
     const user = await findOrCreateUser(tx, { phone, recommendCode: input.recommendCode, now });

@@ -11,8 +11,10 @@ export const RATE_EVENTS = {
   codeSent: "code_sent",
   /** A code request answered for an IP (key: IP; subject: phone key). */
   ipCodeRequest: "ip_code_request",
-  /** A login whose code did not match, or that had no code to match (key: IP). */
+  /** A login whose code did not match (key: IP). */
   loginFailure: "login_failure",
+  /** A code request whose captcha was refused (key: IP). */
+  captchaFailure: "captcha_failure",
 } as const;
 
 type RateEvent = (typeof RATE_EVENTS)[keyof typeof RATE_EVENTS];

@@ -11,7 +11,7 @@ import type { SmsProvider } from "../../providers/sms/index";
 import { recordAuthEvent, type RequestOrigin } from "./audit";
 import { codeHmac, generateCode, LOGIN_PURPOSE, withdrawCode } from "./codes";
 import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
-import { countIpRequest, reserveCode } from "./code-limits";
+import { countIpRequest, reserveCode, uncountForCaptcha } from "./code-limits";
 import { deleteRateEvents } from "./rate-limits";
 
 export interface AuthProviders {
@@ -22,7 +22,8 @@ export interface AuthProviders {
 /**
  * POST /auth/phone/verification_code, in the issue's order: the phone (read by the route), the
  * IP's limits, the captcha, then the phone's cooldown and caps and the global SMS budget, then the
- * SMS. The code is bound to the asking browser's `login_client` cookie.
+ * SMS. The code is bound to the asking browser's `login_client` cookie. A request whose captcha is
+ * refused counts as a refused captcha of the IP's, not as one of its code requests.
  * Every answer is the same whether or not the phone belongs to a user. Refusals about the phone
  * are `status: "failed"` with when to retry; an IP over its limits gets 429. When the SMS cannot
  * go out, everything this request recorded is taken back before the error answer (a 5xx means
@@ -66,18 +67,17 @@ export async function requestCode(
     await refuse("captcha_unavailable");
     throw new AppError(503, AUTH_ERROR_CODES.captchaUnavailable, CAPTCHA_UNAVAILABLE);
   }
-  if (!verdict.ok) {
-    await refuse(`captcha_${verdict.reason}`);
+  const captchaRefused = async (reason: string): Promise<CodeResponse> => {
+    await db.transaction((tx) => uncountForCaptcha(tx, { ip, requestEventId: ipCheck.eventId, now }));
+    await refuse(reason);
     return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
-  }
+  };
+  if (!verdict.ok) return captchaRefused(`captcha_${verdict.reason}`);
 
   const code = generateCode();
   const hmac = codeHmac(secret, target, LOGIN_PURPOSE, code);
   const reserved = await db.transaction((tx) => reserveCode(tx, { target, client, codeHmac: hmac, captcha: verdict, now, limits }));
-  if (reserved.kind === "replayed") {
-    await refuse("captcha_replayed");
-    return { status: "failed", message: CAPTCHA_FAILED, reason: "captcha_failed" };
-  }
+  if (reserved.kind === "replayed") return captchaRefused("captcha_replayed");
   if (reserved.kind === "refused") {
     await refuse(reserved.reason);
     const waitMs = reserved.retryAt.getTime() - now.getTime();
