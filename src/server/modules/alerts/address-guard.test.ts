@@ -40,7 +40,7 @@ describe("the webhook address guard, with loopback not admitted", () => {
     const s = sender(address);
     const result = await s.send("https://hooks.example.com/tollgate", {}, "{}");
     await s.close();
-    expect(result).toEqual({ ok: false, httpStatus: null, error: expect.stringContaining(`resolves to ${address}, which is not a public address`) });
+    expect(result).toEqual({ ok: false, httpStatus: null, error: "hooks.example.com does not resolve to a public address" });
   });
 
   it.each(BLOCKED)("refuses %s (%s) written as the URL's host", (_label, address) => {
@@ -65,7 +65,8 @@ describe("the webhook address guard, with loopback not admitted", () => {
         { address: "10.0.0.5", family: 4 },
       ]);
     const s = createWebhookSender({ allowLoopback: false, timeoutMs: 2000, resolve: mixed });
-    expect((await s.send("https://hooks.example.com/", {}, "{}")).error).toMatch(/resolves to 10\.0\.0\.5/);
+    // The user sees that the name is refused, not what it resolves to on the server's side.
+    expect((await s.send("https://hooks.example.com/", {}, "{}")).error).toBe("hooks.example.com does not resolve to a public address");
     await s.close();
   });
 });
@@ -122,7 +123,7 @@ describe("sending, with the operator's loopback setting on (a local receiver)", 
 
   it("still refuses private addresses other than loopback", async () => {
     const s = createWebhookSender({ allowLoopback: true, timeoutMs: 2000, resolve: resolvesTo("192.168.0.1") });
-    expect((await s.send("https://router.example.com/", {}, "{}")).error).toMatch(/not a public address/);
+    expect((await s.send("https://router.example.com/", {}, "{}")).error).toBe("router.example.com does not resolve to a public address");
     await s.close();
   });
 });

@@ -20,10 +20,14 @@ function isLoopback(address: string): boolean {
   return ipaddr.process(address).range() === "loopback";
 }
 
+/**
+ * The message names the host, not the address it resolved to: it reaches the user (the delivery's
+ * last error), and the address would tell them how this server resolves internal names.
+ */
 export class BlockedAddressError extends Error {
   readonly code = "EBLOCKEDADDRESS";
-  constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, which is not a public address`);
+  constructor(host: string) {
+    super(`${host} does not resolve to a public address`);
     this.name = "BlockedAddressError";
   }
 }
@@ -50,7 +54,7 @@ export function guardedLookup(options: GuardOptions, resolve: LookupFunction = d
       if (error) return callback(error, "", 0);
       const list = (Array.isArray(addresses) ? addresses : [{ address: addresses, family: 0 }]) as LookupAnswer[];
       const blocked = list.find((a) => !addressAllowed(a.address, options));
-      if (blocked || list.length === 0) return callback(new BlockedAddressError(hostname, blocked?.address ?? "nothing"), "", 0);
+      if (blocked || list.length === 0) return callback(new BlockedAddressError(hostname), "", 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAnswer[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
