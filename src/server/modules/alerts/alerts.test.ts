@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseMoney } from "#shared/money";
-import { idempotencyKeys } from "../../db/schema/index";
+import { alertAttempts, alertDeliveries, idempotencyKeys } from "../../db/schema/index";
 import { createSealer } from "../../lib/crypto";
 import { readOutbox } from "../../testing/sms-outbox";
 import { tempDataDir } from "../../testing/temp-dir";
@@ -12,7 +13,7 @@ import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch } from "../gateway/metering";
 import { credit } from "../ledger/ledger";
 import { createSmsProvider } from "../../providers/sms/index";
-import { deliverDue, findCrossings, type DeliveryDeps } from "./outbox";
+import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries, type DeliveryDeps } from "./outbox";
 import { queueTestEvent } from "./settings";
 import { createWebhookSender } from "./webhook-sender";
 
@@ -378,5 +379,34 @@ describe("the test event", () => {
     answer();
     for (let tries = 0; tries < 200 && !received.some((r) => r.path === `/hook/${user.userId}`); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(received.map((r) => r.path)).toEqual([`/hook/${tester.user.userId}`, `/hook/${user.userId}`]);
+  });
+});
+
+describe("finished deliveries", () => {
+  it("are kept 90 days with their attempts, then deleted; a pending one stays", async () => {
+    const { user, keyId } = await withAlerts("1", "0.8");
+    answers = [500];
+    await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
+    await t.app.alertsJob.runOnce();
+    t.clock.advance(10_000);
+    await t.app.alertsJob.runOnce();
+    const waiting = await withAlerts("1", "0.5");
+    await queueTestEvent(t.database.db, { userId: waiting.user.userId, now: t.clock.now() });
+
+    // Read from the database: the users' sessions have ended by then.
+    const kept = async (userId: number) => {
+      const deliveries = await t.database.db.select().from(alertDeliveries).where(eq(alertDeliveries.userId, userId));
+      const attempts = await t.database.db.select().from(alertAttempts).where(inArray(alertAttempts.deliveryId, [0, ...deliveries.map((d) => d.id)]));
+      return { deliveries: deliveries.map((d) => `${d.channel} ${d.status}`).sort(), attempts: attempts.length };
+    };
+    const purge = () => purgeFinishedDeliveries(t.database.db, new Date(t.clock.now().getTime() - FINISHED_DELIVERY_RETENTION_MS));
+    t.clock.advance(FINISHED_DELIVERY_RETENTION_MS - 20_000);
+    await purge();
+    expect(await kept(user.userId)).toEqual({ deliveries: ["sms delivered", "webhook delivered"], attempts: 2 });
+    t.clock.advance(20_000);
+    expect(await purge()).toBeGreaterThanOrEqual(2);
+    expect(await kept(user.userId)).toEqual({ deliveries: [], attempts: 0 });
+    expect(await kept(waiting.user.userId)).toEqual({ deliveries: ["webhook pending"], attempts: 0 });
+    await t.app.alertsJob.runOnce();
   });
 });

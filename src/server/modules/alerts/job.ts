@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { createSealer } from "../../lib/crypto";
 import { createSmsProvider } from "../../providers/sms/index";
-import { deliverDue, findCrossings, type DeliveryDeps } from "./outbox";
+import { HOUR_MS } from "../../lib/database-limits";
+import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries, type DeliveryDeps } from "./outbox";
 import { createWebhookSender } from "./webhook-sender";
 
 export interface AlertsJob {
@@ -59,6 +60,9 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
 
   const kick = () => void runOnce().catch((error: unknown) => app.log.warn({ err: error }, "alerts job failed"));
   app.every("alerts", alerts.jobIntervalMs, runOnce);
+  app.every("purge finished alert deliveries", HOUR_MS, () =>
+    purgeFinishedDeliveries(app.db, new Date(now().getTime() - FINISHED_DELIVERY_RETENTION_MS)).then(() => undefined),
+  );
   app.addHook("onClose", async () => {
     // A run under way finishes before the webhook client closes; its failure was logged where it ran.
     await running?.catch(() => undefined);

@@ -194,3 +194,23 @@ export async function deliverDue(deps: DeliveryDeps, now: () => Date, limit = 20
   await sending;
   return claimed.length;
 }
+
+/** How long a finished delivery and its attempts are kept: the console shows the latest ones. */
+export const FINISHED_DELIVERY_RETENTION_MS = 90 * 24 * 3600_000;
+
+/**
+ * Deletes deliveries finished (delivered, failed, skipped) before `olderThan`, with their attempts;
+ * pending ones stay. Crossings are looked for only in the last minute's ledger entries, so a
+ * deleted delivery is never written again.
+ */
+export async function purgeFinishedDeliveries(db: Db, olderThan: Date): Promise<number> {
+  const rows = await queryRows<{ n: number | string }>(
+    db,
+    sql`with old as (
+          select id from alert_deliveries where status <> 'pending' and created_at < ${olderThan.toISOString()}::timestamptz),
+        attempts as (delete from alert_attempts where delivery_id in (select id from old)),
+        deleted as (delete from alert_deliveries where id in (select id from old) returning 1)
+        select count(*) as n from deleted`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
