@@ -10,6 +10,7 @@ import zlib from "node:zlib";
 import { buildServer } from "./build-server";
 import { writeConsoleShells } from "./console-shells";
 import { buildDocs } from "./docs/build-docs";
+import { writePublicPages } from "./public-pages";
 import { missingPublicUrlWarning } from "./docs/public-url";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -23,6 +24,7 @@ execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"],
 });
 
 writeConsoleShells(clientDir);
+writePublicPages(clientDir);
 
 await buildServer(root);
 console.log("server and CLI compiled to dist/");

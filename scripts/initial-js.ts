@@ -5,15 +5,17 @@ import zlib from "node:zlib";
 const STATIC_IMPORT = /(?:^|[;}\s])(?:import|export)\s*(?:[\w*{}\s,$]+from\s*)?["'](\.{1,2}\/[^"']+\.js|\/assets\/[^"']+\.js)["']/g;
 
 /**
- * The JavaScript a prerendered page loads before any interaction: its module scripts and
- * modulepreloads, plus every chunk those import statically (dynamic imports are not followed).
+ * The JavaScript a prerendered page loads before any interaction: every module its HTML names
+ * (scripts, modulepreloads, the modules its inline scripts import), plus every chunk those import
+ * statically (dynamic imports inside the chunks are not followed).
  */
 export function initialJavaScript(clientDir: string, htmlFile: string): { files: string[]; gzipBytes: number } {
   const html = fs.readFileSync(path.join(clientDir, htmlFile), "utf8");
   const queue = new Set<string>();
-  for (const m of html.matchAll(/<(?:script|link)[^>]+(?:src|href)="(\/assets\/[^"]+\.js)"/g)) queue.add(m[1]!);
-  // The inline module script imports the route modules and, at once, the client entry.
-  for (const m of html.matchAll(/(?:import|from)\s*\(?\s*["'](\/assets\/[^"']+\.js)["']/g)) queue.add(m[1]!);
+  // Script sources, modulepreloads, and every module an inline script names: React Router's module
+  // script imports the route modules and the client entry; the public pages' loader
+  // (scripts/public-pages.ts) preloads and imports the same after the first paint.
+  for (const m of html.matchAll(/["'](\/assets\/[^"']+\.js)["']/g)) queue.add(m[1]!);
   const seen = new Set<string>();
   let gzipBytes = 0;
   for (const file of queue) {

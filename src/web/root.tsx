@@ -5,6 +5,7 @@ import type { Route } from "./+types/root";
 import { applyLanguage, preferredLanguage } from "./i18n";
 import { newerBuildAvailable, watchForNewBuilds } from "./lib/build-updates";
 import { installChunkReloadGuard, loadChunk } from "./lib/chunk-reload";
+import { replayEarlyInput } from "./lib/early-input";
 import { useSession } from "./lib/session-store";
 import { siteConfig, useSiteConfig } from "./lib/site-config";
 import "./app.css";
@@ -92,6 +93,8 @@ function LoginModalHost() {
 }
 
 export default function App() {
+  // Hydrated: the clicks and language choices made before, on a prerendered page, now reach React.
+  useEffect(replayEarlyInput, []);
   return (
     <>
       <SessionBootstrap />

@@ -3,7 +3,7 @@
  * with, no layout shift on the landing page, and the rough edges a new user met (issue 16).
  */
 import { expect, test, type Page } from "@playwright/test";
-import { loginViaApi, signInPage } from "./support/auth";
+import { loginViaApi, readLatestCode, signInPage } from "./support/auth";
 import { isSameDocument, markDocument, waitForApp } from "./support/foundation";
 import { startSplitDocumentProxy } from "./support/split-document-proxy";
 
@@ -273,4 +273,84 @@ test("the docs header shows the app's SVG mark, not an emoji", async ({ page }) 
   await expect(mark).toHaveAttribute("src", "/favicon.svg");
   expect(await mark.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
   await expect(page.locator(".site-header .brand")).not.toContainText("⛩");
+});
+
+test.describe("a public page's code, asked for once the page is painted (decision 040)", () => {
+  for (const path of ["/", "/privacy"]) {
+    test(`${path} requests no script before its first contentful paint, then hydrates`, async ({ page }) => {
+      await page.goto(path);
+      await waitForApp(page);
+      const { paint, scripts } = await page.evaluate(() => ({
+        paint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime,
+        scripts: performance
+          .getEntriesByType("resource")
+          .filter((e) => new URL(e.name).pathname.endsWith(".js"))
+          .map((e) => ({ url: e.name, startTime: e.startTime })),
+      }));
+      expect(paint).toBeDefined();
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const script of scripts) expect(script.startTime, script.url).toBeGreaterThanOrEqual(paint!);
+    });
+  }
+
+  /** Holds every script request until `release()`: the page is painted and its buttons seen, the app not started. */
+  async function holdScripts(page: Page): Promise<{ requested: Promise<void>; release: () => void }> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let requested!: () => void;
+    const firstRequest = new Promise<void>((resolve) => (requested = resolve));
+    await page.route("**/assets/*.js", async (route) => {
+      requested();
+      await released;
+      await route.continue();
+    });
+    return { requested: firstRequest, release };
+  }
+
+  const appStarted = (page: Page) => page.evaluate(() => "__reactRouterDataRouter" in window);
+
+  test("a click on Log in made before the app has started opens the dialog once it has", async ({ page }) => {
+    const scripts = await holdScripts(page);
+    await page.goto("/", { waitUntil: "commit" });
+    await scripts.requested;
+    await page.getByTestId("header-login").click();
+    expect(await appStarted(page), "the click came before the app").toBe(false);
+    scripts.release();
+    await expect(page.getByRole("dialog", { name: "verification code login" })).toBeVisible();
+  });
+
+  test("a language chosen before the app has started is applied once it has", async ({ page }) => {
+    const scripts = await holdScripts(page);
+    await page.goto("/privacy", { waitUntil: "commit" });
+    await scripts.requested;
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+    expect(await appStarted(page), "the choice came before the app").toBe(false);
+    scripts.release();
+    await expect(page.getByTestId("header-login")).toHaveText("登录");
+    await expect(page.getByRole("combobox", { name: "语言" })).toHaveValue("zh-CN");
+    expect(await page.evaluate(() => localStorage.getItem("lang"))).toBe("zh-CN");
+  });
+
+  test("a referral link's code is sent at sign-up though a link was followed before the app started", async ({ page, request }) => {
+    const referrer = await loginViaApi(request);
+    const { referralCode } = (await (await request.get("/api/v1/tools/user-info", { headers: { authorization: `Bearer ${referrer.token}` } })).json()) as {
+      referralCode: string;
+    };
+    const scripts = await holdScripts(page);
+    await page.goto(`/?r=${referralCode}`, { waitUntil: "commit" });
+    await scripts.requested;
+    // Not the router's yet: a page load, which leaves the query behind.
+    await page.getByRole("link", { name: "Privacy agreement" }).first().click();
+    await expect(page).toHaveURL(/\/privacy$/);
+    scripts.release();
+    const phone = `139${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`;
+    await page.getByTestId("header-login").click();
+    await page.getByRole("textbox", { name: "phone number" }).fill(phone);
+    await page.getByTestId("consent").click();
+    await page.getByTestId("get-code").click();
+    await page.getByRole("textbox", { name: "verification code" }).fill(await readLatestCode(phone));
+    const login = page.waitForRequest("**/api/v1/auth/phone/login");
+    await page.getByTestId("login-submit").click();
+    expect((await login).postDataJSON()).toMatchObject({ telephone: phone, recommendCode: referralCode });
+  });
 });
