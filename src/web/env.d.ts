@@ -15,8 +15,8 @@ declare module "virtual:antd-console-css" {
   export default hrefs;
 }
 
-/** The theme's token as antd derives it, from the build (scripts/antd-styles, decision 041); null in development. */
+/** The theme's and the components' tokens as antd derives them, from the build (scripts/antd-styles, decision 041); null in development. */
 declare module "virtual:antd-console-token" {
-  const seed: import("./lib/antd-token-seed").AntdTokenSeed | null;
+  const seed: import("./lib/antd-token-seed").AntdCacheSeed | null;
   export default seed;
 }

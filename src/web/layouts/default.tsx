@@ -12,7 +12,7 @@ import { CONSOLE_PAGES } from "#shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
 import { applyAntdConsoleStyles } from "../lib/antd-console-styles";
 import { antdConfig } from "../lib/antd-theme";
-import { seedAntdToken } from "../lib/antd-token-seed";
+import { seedAntdCache } from "../lib/antd-token-seed";
 import antdTokenSeed from "virtual:antd-console-token";
 import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
@@ -56,9 +56,9 @@ export default function ConsoleLayout() {
   // A console page's loader restores the session before the layout's first render: from null at
   // first, the page still comes in a render of its own.
   const shownToken = useDeferredValue(token, null);
-  // antd's style cache (the page's one, which every antd root shares) answers the theme's token from
-  // the build instead of deriving it in this first render (decision 041).
-  seedAntdToken(useContext(StyleContext).cache, antdTokenSeed);
+  // antd's style cache (the page's one, which every antd root shares) answers the theme's and the
+  // components' tokens from the build instead of deriving them in the first renders (decision 041).
+  seedAntdCache(useContext(StyleContext).cache, antdTokenSeed);
 
   // The page's frame from its HTML (scripts/console-shells.ts), its title and intro, lies over the
   // content area until the page (or the login prompt) renders there in its place.
