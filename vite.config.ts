@@ -67,6 +67,32 @@ function textareaMeasureWithoutStyleAttribute(): Plugin {
   };
 }
 
+const ANTD_FORM_EXTRA_MEASURE = /useLayoutEffect\(\(\) => \{\s*if \(hasExtra && extraRef\.current\) \{\s*setExtraHeight\(extraRef\.current\.clientHeight\);\s*\} else \{\s*setExtraHeight\(0\);\s*\}\s*\}, \[extra, hasExtra\]\);/;
+
+/**
+ * A Form.Item with `extra` (help under the field) reads the help's height in a layout effect when
+ * it mounts: a forced style and layout of the whole page inside React's commit, ~100 ms of
+ * /console/info's longest task under a 4x CPU slowdown (its alerts form; decision 041). The height
+ * is used only while an error is shown (`minHeight: marginBottom + extraHeight`, which keeps the
+ * item's height while the error animates out; `marginBottom` is set once an error appears), so it
+ * is measured then: the effect runs again when `marginBottom` comes, before that render is painted.
+ */
+function formItemExtraMeasuredWithErrors(): Plugin {
+  return {
+    name: "tollgate:form-item-extra-measured-with-errors",
+    enforce: "pre",
+    transform(code, id) {
+      // antd's ES build, which the browser gets; the server runs no layout effects.
+      if (!/\/node_modules\/antd\/es\/form\/FormItemInput\.js$/.test(id)) return null;
+      if (!ANTD_FORM_EXTRA_MEASURE.test(code)) this.error("antd's FormItemInput changed: update the Form.Item extra measure");
+      return code.replace(
+        ANTD_FORM_EXTRA_MEASURE,
+        "useLayoutEffect(() => {\n    if (hasExtra && extraRef.current && marginBottom) {\n      setExtraHeight(extraRef.current.clientHeight);\n    } else {\n      setExtraHeight(0);\n    }\n  }, [extra, hasExtra, marginBottom]);",
+      );
+    },
+  };
+}
+
 /** The chunk every page loads first: React, React DOM, the router and the site's frame. */
 const FIRST_LOAD_CHUNK = "framework";
 const FIRST_LOAD_MODULES = [
@@ -76,7 +102,7 @@ const FIRST_LOAD_MODULES = [
 ];
 
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), markdownHtml(), antdConsoleCss(), reactRouter()],
+  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), formItemExtraMeasuredWithErrors(), markdownHtml(), antdConsoleCss(), reactRouter()],
   // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
   envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {

@@ -5,7 +5,7 @@
  * runs antd with `zeroRuntime`, which skips that generation, and links this sheet instead.
  *
  * Run it with NODE_ENV=production (vite-plugin.ts does): antd's class hash is `css-…` only then.
- * Prints the stylesheet on stdout.
+ * Prints the stylesheet and the theme's derived tokens (consoleAntdSeed) on stdout, as JSON.
  */
 import { createCache, extractStyle, StyleProvider } from "@ant-design/cssinjs";
 import { iconStyles } from "@ant-design/icons/es/utils";
@@ -13,6 +13,9 @@ import * as antd from "antd";
 import { createElement as h, Fragment, type ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import { antdTheme } from "../../src/web/lib/antd-theme";
+import { seedKey, type AntdCacheSeed } from "../../src/web/lib/antd-token-seed";
+
+const SEP = "%";
 
 /**
  * The components the console imports from antd and every antd component with styles of its own
@@ -96,7 +99,35 @@ export function consoleAntdCss(): string {
   return `${iconStyles.replace(/\s*\n\s*/g, "")}${styles}`;
 }
 
+/**
+ * The theme's tokens as antd derives and caches them (decision 041): the entries of antd's style
+ * cache for `antdTheme` once every console component has rendered. The theme's token (the derived
+ * token with its CSS-variable references, the hash class, the derived token itself, the theme's CSS
+ * variables and their class) and each component type's tokens and CSS variables, which the browser
+ * would otherwise compute in the console's first renders; keyed as src/web/lib/antd-token-seed.ts
+ * looks them up. Only entries under the console's CSS-variable class: a Modal's inner provider,
+ * named after its React id, would not be found again.
+ */
+export function consoleAntdSeed(): AntdCacheSeed {
+  const cache = createCache();
+  const components = Object.entries(CONSOLE_COMPONENTS).map(([name, render]) => h(Fragment, { key: name }, render()));
+  renderToString(h(StyleProvider, { cache }, h(antd.ConfigProvider, { theme: antdTheme }, components)));
+  const cssVarKey = antdTheme.cssVar!.key;
+  const entries: [string, unknown][] = [];
+  let tokens = 0;
+  for (const [key, [, value]] of (cache as unknown as { cache: Map<string, [number, unknown]> }).cache) {
+    const id = seedKey(key);
+    if (id === null) continue;
+    // The CSS-variable class is in a component's key, and last in the theme token's entry.
+    if (key.startsWith("cssVar") ? !key.includes(`${SEP}${cssVarKey}${SEP}`) : (value as unknown[])[4] !== cssVarKey) continue;
+    if (key.startsWith("token")) tokens++;
+    entries.push([id, value]);
+  }
+  if (tokens !== 1) throw new Error(`antd-styles: expected one theme token in antd's cache, found ${tokens}`);
+  return { entries };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.env.NODE_ENV !== "production") throw new Error("antd-styles: run with NODE_ENV=production, antd's class names differ in development");
-  process.stdout.write(consoleAntdCss());
+  process.stdout.write(JSON.stringify({ css: consoleAntdCss(), seed: consoleAntdSeed() }));
 }

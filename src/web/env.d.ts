@@ -14,3 +14,9 @@ declare module "virtual:antd-console-css" {
   const hrefs: string[] | null;
   export default hrefs;
 }
+
+/** The theme's and the components' tokens as antd derives them, from the build (scripts/antd-styles, decision 041); null in development. */
+declare module "virtual:antd-console-token" {
+  const seed: import("./lib/antd-token-seed").AntdCacheSeed | null;
+  export default seed;
+}

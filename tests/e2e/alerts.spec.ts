@@ -36,6 +36,33 @@ function signatureValid(secret: string, message: Received): boolean {
   return message.headers["webhook-signature"] === `v1,${createHmac("sha256", key).update(signed).digest("base64")}`;
 }
 
+test("a malformed threshold shows its error above the field's help, and the field keeps then regains its height", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/info");
+  const field = page.getByRole("textbox", { name: "Alert below" });
+  const item = page.locator(".ant-form-item").filter({ has: field });
+  const help = item.getByText("Leave empty to turn alerts off.");
+  await expect(help).toBeVisible();
+  const before = (await item.boundingBox())!.height;
+
+  await field.fill("12.5.0");
+  const error = item.getByText("threshold must be an amount such as 100 or 12.50 (at most 6 decimals)");
+  await expect(error).toBeVisible();
+  await expect(help).toBeVisible();
+  expect((await error.boundingBox())!.y).toBeLessThan((await help.boundingBox())!.y);
+  // While an error shows, antd holds the space under the field (its margin and the help's height,
+  // which decision 041 measures only then) so the item does not jump when the error goes.
+  const helpHeight = (await help.boundingBox())!.height;
+  const held = await item.locator(".ant-form-item-additional").evaluate((el) => parseFloat(getComputedStyle(el).minHeight));
+  expect(held).toBeGreaterThan(helpHeight + 10);
+
+  await field.fill("12.5");
+  await expect(error).toBeHidden();
+  await expect(help).toBeVisible();
+  await expect.poll(async () => (await item.boundingBox())!.height).toBe(before);
+});
+
 test("set a threshold and a webhook, send a test event, and see a low-balance alert delivered", async ({ page, request }) => {
   const receiver = await startReceiver();
   try {

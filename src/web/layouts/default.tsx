@@ -1,8 +1,10 @@
-import { useDeferredValue, useEffect, useLayoutEffect } from "react";
+import { useContext, useDeferredValue, useEffect, useLayoutEffect } from "react";
 import { Link, Outlet, useLoaderData, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
 import { QueryClientProvider } from "@tanstack/react-query";
+// antd's own copy (not a dependency of ours): its StyleContext must be the one antd reads.
+import { StyleContext } from "@ant-design/cssinjs";
 import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
 import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
@@ -10,6 +12,8 @@ import { CONSOLE_PAGES } from "#shared/site-routes";
 import { AccountBadge, LanguageSwitch } from "../components/site-chrome";
 import { applyAntdConsoleStyles } from "../lib/antd-console-styles";
 import { antdConfig } from "../lib/antd-theme";
+import { seedAntdCache } from "../lib/antd-token-seed";
+import antdTokenSeed from "virtual:antd-console-token";
 import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
@@ -52,6 +56,9 @@ export default function ConsoleLayout() {
   // A console page's loader restores the session before the layout's first render: from null at
   // first, the page still comes in a render of its own.
   const shownToken = useDeferredValue(token, null);
+  // antd's style cache (the page's one, which every antd root shares) answers the theme's and the
+  // components' tokens from the build instead of deriving them in the first renders (decision 041).
+  seedAntdCache(useContext(StyleContext).cache, antdTokenSeed);
 
   // The page's frame from its HTML (scripts/console-shells.ts), its title and intro, lies over the
   // content area until the page (or the login prompt) renders there in its place.

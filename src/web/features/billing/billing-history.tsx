@@ -7,6 +7,7 @@ import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
+import { formatDateTimeNumeric } from "../../lib/format-date";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
@@ -98,7 +99,7 @@ export function BillingHistory() {
         locale={{ emptyText: t("billing.empty") }}
         data-testid="billing-table"
         columns={[
-          { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => new Date(time).toLocaleString(language) },
+          { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => formatDateTimeNumeric(time, language) },
           { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           { title: t("billing.columns.units"), dataIndex: "units", align: "right" },
