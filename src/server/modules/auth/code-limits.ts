@@ -14,25 +14,28 @@ function latest(...dates: (Date | null)[]): Date | null {
 }
 
 /**
- * Refused captchas an IP may send in an hour: only a request whose captcha passes counts against
- * the IP's code requests, and this bounds how often the captcha's provider is asked in vain.
+ * Refused captchas an IP may send in an hour to a captcha checked by a provider's API: only a
+ * request whose captcha passes counts against the IP's code requests, and this bounds how often
+ * the provider is asked in vain. A captcha checked here (altcha) has no such cap: refusing garbage
+ * costs nothing, and a cap would let garbage lock every browser at the address out of codes.
  */
-const CAPTCHA_FAILURES_PER_IP_PER_HOUR = 100;
+export const CAPTCHA_FAILURES_PER_IP_PER_HOUR = 100;
 
 /**
- * The IP's limits: code requests per hour, distinct phones per hour, refused captchas per hour. An
- * allowed request is counted; `uncountForCaptcha` takes the count back when its captcha is refused.
+ * The IP's limits: code requests per hour, distinct phones per hour and, with `captchaFailureCap`,
+ * refused captchas per hour. An allowed request is counted; `uncountForCaptcha` takes the count
+ * back when its captcha is refused.
  */
-export async function countIpRequest(tx: Tx, input: { ip: string; target: string; now: Date; limits: AuthLimits }) {
-  const { ip, target, now, limits } = input;
+export async function countIpRequest(tx: Tx, input: { ip: string; target: string; now: Date; limits: AuthLimits; captchaFailureCap: number | null }) {
+  const { ip, target, now, limits, captchaFailureCap } = input;
   await lockRateKeys(tx, [`ip:${ip}`]);
   const hourAgo = new Date(now.getTime() - HOUR_MS);
   const requests = await rateEventTimes(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo);
   const otherPhones = await subjectsLastSeen(tx, RATE_EVENTS.ipCodeRequest, ip, hourAgo, target);
-  const captchaFailures = await rateEventTimes(tx, RATE_EVENTS.captchaFailure, ip, hourAgo);
   const byCount = nextAllowedAt(requests, limits.perIpPerHour, HOUR_MS, now);
   const byPhones = nextAllowedAt(otherPhones, limits.phonesPerIpPerHour, HOUR_MS, now);
-  const byCaptcha = nextAllowedAt(captchaFailures, CAPTCHA_FAILURES_PER_IP_PER_HOUR, HOUR_MS, now);
+  const byCaptcha =
+    captchaFailureCap === null ? null : nextAllowedAt(await rateEventTimes(tx, RATE_EVENTS.captchaFailure, ip, hourAgo), captchaFailureCap, HOUR_MS, now);
   const retryAt = latest(byCount, byPhones, byCaptcha);
   if (retryAt) return { kind: "refused", reason: byCount ? "ip_hourly" : byPhones ? "ip_phones" : "ip_captcha_failures", retryAt } as const;
   return { kind: "counted", eventId: await recordRateEvent(tx, { name: RATE_EVENTS.ipCodeRequest, key: ip, subject: target, at: now }) } as const;
@@ -44,6 +47,7 @@ export async function countIpRequest(tx: Tx, input: { ip: string; target: string
  * locked every browser on a shared address out of codes for an hour.
  */
 export async function uncountForCaptcha(tx: Tx, input: { ip: string; requestEventId: number; now: Date }) {
+  await lockRateKeys(tx, [`ip:${input.ip}`]);
   await deleteRateEvents(tx, [input.requestEventId]);
   await recordRateEvent(tx, { name: RATE_EVENTS.captchaFailure, key: input.ip, at: input.now });
 }

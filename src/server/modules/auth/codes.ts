@@ -82,19 +82,18 @@ export async function checkAndConsumeCode(
   if (!row) return "no_code";
   const submitted = codeHmac(input.secret, input.target, input.purpose, input.code);
   const matches = equalHex(row.codeHmac, submitted);
-  const live = row.consumedAt === null && row.expiresAt > input.now && row.attempts < input.maxAttempts;
+  // Why a code no longer takes any guess; null while it is live.
+  const dead = row.consumedAt !== null ? "used" : row.attempts >= input.maxAttempts ? "exhausted" : row.expiresAt <= input.now ? "expired" : null;
   if (!matches) {
-    if (live) {
-      await tx
-        .update(authVerificationCodes)
-        .set({ attempts: sql`${authVerificationCodes.attempts} + 1` })
-        .where(and(where, eq(authVerificationCodes.codeHmac, row.codeHmac)));
-    }
+    // A wrong code against a dead one guesses nothing: it is answered as wrong, not counted as a guess.
+    if (dead) return dead;
+    await tx
+      .update(authVerificationCodes)
+      .set({ attempts: sql`${authVerificationCodes.attempts} + 1` })
+      .where(and(where, eq(authVerificationCodes.codeHmac, row.codeHmac)));
     return "mismatch";
   }
-  if (row.consumedAt !== null) return "used";
-  if (row.attempts >= input.maxAttempts) return "exhausted";
-  if (row.expiresAt <= input.now) return "expired";
+  if (dead) return dead;
   const consumed = await tx
     .update(authVerificationCodes)
     .set({ consumedAt: input.now })

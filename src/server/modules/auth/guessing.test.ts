@@ -98,11 +98,16 @@ describe("an attacker with many addresses", () => {
   it("slows down the one address that sends too many wrong codes, and no other", async () => {
     const phone = "13900003003";
     const attacker = from("attacker-3003", "192.0.2.77");
-    // A code of the attacker's own browser to guess at: a login with no code to match guesses nothing.
-    const theirs = await codeFor(phone, attacker);
-    for (let i = 0; i < 30; i++) {
-      const guess = String(i).padStart(6, "0");
-      expect((await client.login(phone, guess === theirs ? other(guess) : guess, "", attacker)).statusCode).toBe(400);
+    // Codes of the attacker's own browser to guess at, five guesses each: a login with no code to
+    // match, or against a code that is dead, guesses nothing and is not counted.
+    const phones = [phone, "13900003006", "13900003007", "13900003008", "13900003009", "13900003010"];
+    for (const [n, target] of phones.entries()) {
+      const theirs = await codeFor(target, attacker);
+      for (let k = 0; k < 5; k++) expect((await client.login(target, other(theirs), "", attacker)).json()).toEqual(WRONG);
+      if (n === 0) {
+        for (let k = 0; k < 10; k++) expect((await client.login(target, other(theirs), "", attacker)).json()).toEqual(WRONG);
+        expect((await client.login(target, theirs, "", attacker)).json()).toEqual(WRONG);
+      }
     }
     const refused = await client.login(phone, "999999", "", attacker);
     expect(refused.statusCode).toBe(429);
@@ -133,15 +138,13 @@ describe("an attacker sharing the owner's address (a carrier's NAT, an office)",
     expect((await client.login(phone, await codeFor(phone, owner), "", owner)).statusCode).toBe(200);
   });
 
-  it("cannot use up its code requests with captchas it did not solve; a hundred refused captchas an hour are the most an address sends", async () => {
+  it("cannot use up its code requests with captchas it did not solve", async () => {
     const shared = "192.0.2.99";
-    const garbage = (i: number) => client.requestCode(`1390000${String(5000 + i)}`, { ...from(`no-captcha-${i}`, shared), captchaResult: "garbage" });
-    for (let i = 0; i < 99; i++) expect((await garbage(i)).json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
+    for (let i = 0; i < 150; i++) {
+      const refused = await client.requestCode(`1390000${String(5000 + i)}`, { ...from(`no-captcha-${i}`, shared), captchaResult: "garbage" });
+      expect(refused.json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
+    }
     const owner = from("owner-3005", shared);
     expect((await client.login("13900003005", await codeFor("13900003005", owner), "", owner)).statusCode).toBe(200);
-    expect((await garbage(99)).json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
-    const flooding = await garbage(100);
-    expect(flooding.statusCode).toBe(429);
-    expect(Number(flooding.headers["retry-after"])).toBeGreaterThan(3000);
   });
 });

@@ -89,6 +89,29 @@ describe("the login flow on the real providers' protocols", () => {
     });
   });
 
+  it("asks the captcha provider at most 100 times an hour in vain from one address", async () => {
+    const env = {
+      CAPTCHA_PROVIDER: "tencent",
+      TENCENT_SECRET_ID: captcha.secretId,
+      TENCENT_SECRET_KEY: captcha.secretKey,
+      TENCENT_CAPTCHA_APP_ID: captcha.appId,
+      TENCENT_CAPTCHA_APP_SECRET_KEY: captcha.appSecretKey,
+      TENCENT_CAPTCHA_ENDPOINT: captcha.url,
+    };
+    await withApp(env, async (t) => {
+      const forged = JSON.stringify({ ticket: "forged", randstr: "x" });
+      const asked = captcha.verifications.length;
+      for (let i = 0; i < 100; i++) {
+        expect((await codeRequest(t, `1380000${String(3000 + i)}`, forged, "10.9.0.7")).json()).toMatchObject({ status: "failed", reason: "captcha_failed" });
+      }
+      const refused = await codeRequest(t, "13800004000", JSON.stringify(captcha.solve()), "10.9.0.7");
+      expect(refused.statusCode).toBe(429);
+      expect(captcha.verifications.length - asked).toBe(100);
+      // Another address is not held back.
+      expect((await codeRequest(t, "13800004001", JSON.stringify(captcha.solve()), "10.9.0.8")).json()).toMatchObject({ status: "success" });
+    });
+  });
+
   it("answers 503 when the captcha provider cannot be reached, counting nothing", async () => {
     const env = {
       CAPTCHA_PROVIDER: "tencent",

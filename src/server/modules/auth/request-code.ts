@@ -11,7 +11,7 @@ import type { SmsProvider } from "../../providers/sms/index";
 import { recordAuthEvent, type RequestOrigin } from "./audit";
 import { codeHmac, generateCode, LOGIN_PURPOSE, withdrawCode } from "./codes";
 import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
-import { countIpRequest, reserveCode, uncountForCaptcha } from "./code-limits";
+import { CAPTCHA_FAILURES_PER_IP_PER_HOUR, countIpRequest, reserveCode, uncountForCaptcha } from "./code-limits";
 import { deleteRateEvents } from "./rate-limits";
 
 export interface AuthProviders {
@@ -50,7 +50,9 @@ export async function requestCode(
   const { ip } = origin;
   const refuse = (reason: string) => recordAuthEvent(db, origin, { type: "code_refused", at: now, reason, phone });
 
-  const ipCheck = await db.transaction((tx) => countIpRequest(tx, { ip, target, now, limits }));
+  // altcha is checked here, without a provider's API to spare.
+  const captchaFailureCap = providers.captcha.name === "altcha" ? null : CAPTCHA_FAILURES_PER_IP_PER_HOUR;
+  const ipCheck = await db.transaction((tx) => countIpRequest(tx, { ip, target, now, limits, captchaFailureCap }));
   if (ipCheck.kind === "refused") {
     await refuse(ipCheck.reason);
     throw AppError.tooManyRequests(IP_LIMITED, (ipCheck.retryAt.getTime() - now.getTime()) / 1000);
