@@ -19,6 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PRERENDERED_PATHS } from "../src/shared/site-routes";
 import { REFERRAL_CODE, REFERRAL_KEY } from "../src/web/features/auth/referral";
+import { CHUNK_RELOAD_GUARD_MS, LAST_RELOAD_KEY } from "../src/web/lib/chunk-reload";
 import { EARLY_INPUT_GLOBAL } from "../src/web/lib/early-input";
 
 const MODULEPRELOAD = /<link rel="modulepreload" href="(\/assets\/[\w.-]+\.js)"\/>/g;
@@ -100,7 +101,8 @@ export function publicPageLoader(preloads: string[], script: RouteModulesScript)
     `Promise.all(${imports(script.sideEffects)})`,
     `.then(function(){return Promise.all(${imports(script.routes.map(([, m]) => m))})})`,
     `.then(function(r){w.__reactRouterRouteModules=${routeModules};return import(${JSON.stringify(script.entry)})})`,
-    '.catch(function(e){console.error("the app could not start",e)})',
+    // A module that fails to load (a deploy since the HTML came) reloads the page, by the app's rule (lib/chunk-reload.ts).
+    `.catch(function(e){console.error("the app could not start",e);try{var n=Date.now();if(n-Number(sessionStorage.getItem(${JSON.stringify(LAST_RELOAD_KEY)})||0)>=${CHUNK_RELOAD_GUARD_MS}){sessionStorage.setItem(${JSON.stringify(LAST_RELOAD_KEY)},String(n));location.reload()}}catch(x){}})`,
     "}",
     "setTimeout(load,3000);",
     'if(d.visibilityState==="hidden")load();',

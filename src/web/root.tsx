@@ -93,8 +93,12 @@ function LoginModalHost() {
 }
 
 export default function App() {
-  // Hydrated: the clicks and language choices made before, on a prerendered page, now reach React.
-  useEffect(replayEarlyInput, []);
+  // Hydrated, and rendered with the session restored: the clicks and language choices made before,
+  // on a prerendered (signed-out) page, reach the handlers of the page as the user will see it.
+  const restored = useSession((s) => s.restored);
+  useEffect(() => {
+    if (restored) replayEarlyInput();
+  }, [restored]);
   return (
     <>
       <SessionBootstrap />

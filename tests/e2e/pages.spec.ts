@@ -319,6 +319,33 @@ test.describe("a public page's code, asked for once the page is painted (decisio
     await expect(page.getByRole("dialog", { name: "verification code login" })).toBeVisible();
   });
 
+  test("a signed-in user's click on the landing page's button, made before the app started, opens the console", async ({ page, request }) => {
+    await signInPage(page, (await loginViaApi(request)).token);
+    const scripts = await holdScripts(page);
+    await page.goto("/", { waitUntil: "commit" });
+    await scripts.requested;
+    // The prerendered page is the signed-out one: its button says "Get started".
+    await page.getByTestId("cta").click();
+    expect(await appStarted(page), "the click came before the app").toBe(false);
+    scripts.release();
+    await expect(page).toHaveURL(/\/console\/info$/);
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+  });
+
+  test("a page whose code fails to load reloads once, and starts", async ({ page }) => {
+    // The first load of the page cannot get the client entry, however often it asks (a deploy since its HTML came).
+    let documentLoads = 0;
+    page.on("request", (request) => {
+      if (request.isNavigationRequest()) documentLoads++;
+    });
+    await page.route("**/assets/entry.client-*.js", (route) => (documentLoads < 2 ? route.abort() : route.continue()));
+    await page.goto("/");
+    await waitForApp(page);
+    expect(documentLoads).toBe(2);
+    await page.getByTestId("header-login").click();
+    await expect(page.getByRole("dialog", { name: "verification code login" })).toBeVisible();
+  });
+
   test("a language chosen before the app has started is applied once it has", async ({ page }) => {
     const scripts = await holdScripts(page);
     await page.goto("/privacy", { waitUntil: "commit" });
@@ -329,6 +356,30 @@ test.describe("a public page's code, asked for once the page is painted (decisio
     await expect(page.getByTestId("header-login")).toHaveText("登录");
     await expect(page.getByRole("combobox", { name: "语言" })).toHaveValue("zh-CN");
     expect(await page.evaluate(() => localStorage.getItem("lang"))).toBe("zh-CN");
+  });
+
+  test("the last language chosen stands, though an earlier choice's messages arrive after it", async ({ page }) => {
+    await page.goto("/privacy");
+    await waitForApp(page);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let catalogue = "";
+    await page.route("**/assets/zh-CN-*.js", async (route) => {
+      catalogue = route.request().url();
+      await released;
+      await route.continue();
+    });
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+    await expect.poll(() => catalogue).not.toBe("");
+    await page.getByRole("combobox", { name: "Language" }).selectOption("en");
+    release();
+    // Once the Chinese messages have been evaluated and every task queued after them has run.
+    await page.evaluate(async (url) => {
+      await import(url);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }, catalogue);
+    await expect(page.getByTestId("header-login")).toHaveText("Log in");
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("en");
   });
 
   test("a referral link's code is sent at sign-up though a link was followed before the app started", async ({ page, request }) => {

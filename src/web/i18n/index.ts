@@ -56,7 +56,10 @@ export function preferredLanguage(): Language {
 }
 
 /** Switches the pages to `language` once its catalogue is loaded (English until then). */
+let latestLanguageChoice = 0;
+
 export async function applyLanguage(language: Language, remember = false): Promise<void> {
+  const choice = ++latestLanguageChoice;
   if (remember) {
     try {
       window.localStorage.setItem(LANGUAGE_KEY, language);
@@ -65,6 +68,8 @@ export async function applyLanguage(language: Language, remember = false): Promi
     }
   }
   if (language !== "en" && !catalogs[language]) catalogs[language] = await loaders[language]();
+  // A later choice, applied while this one's catalogue loaded, stands.
+  if (choice !== latestLanguageChoice) return;
   document.documentElement.lang = language;
   useLanguage.setState({ language });
 }

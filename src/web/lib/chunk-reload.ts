@@ -1,6 +1,6 @@
 /** SPEC.md §4: a page chunk that fails to load reloads the page, but not twice within 10 s. */
 export const CHUNK_RELOAD_GUARD_MS = 10_000;
-const LAST_RELOAD_KEY = "tollgate:chunk-reload-at";
+export const LAST_RELOAD_KEY = "tollgate:chunk-reload-at";
 
 declare global {
   var __tollgateReloadAfterChunkError: ((error: unknown) => boolean) | undefined;
