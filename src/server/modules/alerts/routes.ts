@@ -3,6 +3,7 @@ import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
 import { AppError } from "../../errors";
 import { HOUR_MS } from "../../lib/database-limits";
+import { waitText } from "../../lib/wait-text";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
 
@@ -74,7 +75,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
         now.getTime(),
       );
       if (waitMs > 0) {
-        throw AppError.tooManyRequests(`at most ${TEST_EVENTS_PER_HOUR} test events an hour; try again in ${Math.ceil(waitMs / 60_000)} minutes`, waitMs / 1000);
+        throw AppError.tooManyRequests(`at most ${TEST_EVENTS_PER_HOUR} test events an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
       }
       await queueTestEvent(app.db, { userId, now });
       job.kick();

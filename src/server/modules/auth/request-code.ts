@@ -5,12 +5,13 @@ import type { AuthLimits } from "./config";
 import type { Db } from "../../db/client";
 import { authCaptchaUses } from "../../db/schema/index";
 import { AppError } from "../../errors";
+import { waitText } from "../../lib/wait-text";
 import type { CaptchaProvider } from "../../providers/captcha/index";
 import { ProviderFailure } from "../../providers/http";
 import type { SmsProvider } from "../../providers/sms/index";
 import { recordAuthEvent, type RequestOrigin } from "./audit";
 import { codeHmac, generateCode, LOGIN_PURPOSE, withdrawCode } from "./codes";
-import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED, waitText } from "./messages";
+import { CAPTCHA_FAILED, CAPTCHA_UNAVAILABLE, CODE_SENT, IP_LIMITED, PHONE_REFUSALS, SEND_FAILED } from "./messages";
 import { CAPTCHA_FAILURES_PER_IP_PER_HOUR, countIpRequest, reserveCode, uncountForCaptcha } from "./code-limits";
 import { deleteRateEvents } from "./rate-limits";
 

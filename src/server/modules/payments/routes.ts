@@ -11,6 +11,7 @@ import {
 } from "#shared/money-api";
 import { AppError } from "../../errors";
 import { HOUR_MS } from "../../lib/database-limits";
+import { waitText } from "../../lib/wait-text";
 import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
@@ -67,7 +68,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
           now.getTime(),
         );
         if (waitMs > 0) {
-          throw AppError.tooManyRequests(`at most ${ORDERS_PER_HOUR} top-up orders an hour; try again in ${Math.ceil(waitMs / 60_000)} minutes`, waitMs / 1000);
+          throw AppError.tooManyRequests(`at most ${ORDERS_PER_HOUR} top-up orders an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
         }
         return createPayment(app.db, provider, {
           userId: request.user.userId,
