@@ -102,6 +102,16 @@ const charge = (items: { userId: number; keyId: number; amount: string }[]) =>
 
 const smsTo = (phone: string) => readOutbox(dataDir).filter((m) => m.to === phone);
 
+/** What each server process's alerts job builds for itself. */
+const workerDeps = (): DeliveryDeps => ({
+  db: t.database.db,
+  config: t.config.alerts,
+  sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
+  webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
+  openSecret: t.app.alertsJob.openSecret,
+  log: t.app.log,
+});
+
 describe("alert settings", () => {
   it("are off by default; the first webhook URL's secret is shown once; bad input is refused with the console's error", async () => {
     const user = await createUserWithSession(t);
@@ -223,18 +233,6 @@ describe("a charge that takes the balance below the threshold", () => {
 });
 
 describe("the day's SMS cap with several workers", () => {
-  /** What each server process's alerts job builds for itself. */
-  const workerDeps = (): DeliveryDeps => ({
-    db: t.database.db,
-    config: t.config.alerts,
-    sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
-    webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
-    openSecret: () => {
-      throw new Error("no webhook in this test");
-    },
-    log: t.app.log,
-  });
-
   it("holds when five workers each send one of a user's SMS at the same instant", async () => {
     const { user, keyId } = await withAlerts("5.50", "5", false);
     for (let i = 0; i < 5; i++) {
@@ -350,15 +348,7 @@ describe("the test event", () => {
     const { user, keyId } = await withAlerts("1", "0.8");
     await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
     await findCrossings(t.database.db, t.clock.now());
-    const deps: DeliveryDeps = {
-      db: t.database.db,
-      config: t.config.alerts,
-      sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
-      webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
-      openSecret: t.app.alertsJob.openSecret,
-      log: t.app.log,
-    };
-    expect(await deliverDue(deps, () => t.clock.now(), 2)).toBe(2);
+    expect(await deliverDue(workerDeps(), () => t.clock.now(), 2)).toBe(2);
     expect((await settings(user)).json().deliveries.map((d: { status: string }) => d.status)).toEqual(["delivered", "delivered"]);
     expect(received.map((r) => r.path)).toEqual([`/hook/${user.userId}`]);
     for (const { user: tester } of testers) expect((await settings(tester)).json().deliveries).toMatchObject([{ eventType: "test", status: "pending" }]);

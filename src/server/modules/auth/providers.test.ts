@@ -28,6 +28,15 @@ const aliyunSmsEnv = (templateCode = sms.templateCode) => ({
   ALIYUN_SMS_ENDPOINT: sms.url,
 });
 
+const tencentCaptchaEnv = (endpoint = captcha.url) => ({
+  CAPTCHA_PROVIDER: "tencent",
+  TENCENT_SECRET_ID: captcha.secretId,
+  TENCENT_SECRET_KEY: captcha.secretKey,
+  TENCENT_CAPTCHA_APP_ID: captcha.appId,
+  TENCENT_CAPTCHA_APP_SECRET_KEY: captcha.appSecretKey,
+  TENCENT_CAPTCHA_ENDPOINT: endpoint,
+});
+
 async function withApp(env: Record<string, string>, run: (t: TestApp) => Promise<void>) {
   const t = await createTestApp({ DATA_DIR: tempDataDir(), ALTCHA_MAX_NUMBER: "100", ...env });
   try {
@@ -44,12 +53,7 @@ describe("the login flow on the real providers' protocols", () => {
   it("signs in with Tencent Captcha and Aliyun SMS", async () => {
     const env = {
       ...aliyunSmsEnv(),
-      CAPTCHA_PROVIDER: "tencent",
-      TENCENT_SECRET_ID: captcha.secretId,
-      TENCENT_SECRET_KEY: captcha.secretKey,
-      TENCENT_CAPTCHA_APP_ID: captcha.appId,
-      TENCENT_CAPTCHA_APP_SECRET_KEY: captcha.appSecretKey,
-      TENCENT_CAPTCHA_ENDPOINT: captcha.url,
+      ...tencentCaptchaEnv(),
     };
     await withApp(env, async (t) => {
       expect((await t.app.inject({ url: "/api/v1/auth/captcha" })).json()).toEqual({
@@ -91,12 +95,7 @@ describe("the login flow on the real providers' protocols", () => {
 
   it("asks the captcha provider at most 100 times an hour in vain from one address", async () => {
     const env = {
-      CAPTCHA_PROVIDER: "tencent",
-      TENCENT_SECRET_ID: captcha.secretId,
-      TENCENT_SECRET_KEY: captcha.secretKey,
-      TENCENT_CAPTCHA_APP_ID: captcha.appId,
-      TENCENT_CAPTCHA_APP_SECRET_KEY: captcha.appSecretKey,
-      TENCENT_CAPTCHA_ENDPOINT: captcha.url,
+      ...tencentCaptchaEnv(),
     };
     await withApp(env, async (t) => {
       const forged = JSON.stringify({ ticket: "forged", randstr: "x" });
@@ -114,12 +113,7 @@ describe("the login flow on the real providers' protocols", () => {
 
   it("answers 503 when the captcha provider cannot be reached, counting nothing", async () => {
     const env = {
-      CAPTCHA_PROVIDER: "tencent",
-      TENCENT_SECRET_ID: captcha.secretId,
-      TENCENT_SECRET_KEY: captcha.secretKey,
-      TENCENT_CAPTCHA_APP_ID: captcha.appId,
-      TENCENT_CAPTCHA_APP_SECRET_KEY: captcha.appSecretKey,
-      TENCENT_CAPTCHA_ENDPOINT: "http://127.0.0.1:9",
+      ...tencentCaptchaEnv("http://127.0.0.1:9"),
       AUTH_CODE_PER_IP_HOUR: "1",
     };
     await withApp(env, async (t) => {
