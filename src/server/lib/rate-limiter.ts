@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
+import { AppError } from "../errors";
+import { HOUR_MS } from "./database-limits";
 import { SlidingWindowLimiter } from "./sliding-window";
+import { waitText } from "./wait-text";
 
 export interface RateLimit {
   /** What is counted, e.g. `calls:<key id>:<tool id>`. */
@@ -131,4 +134,13 @@ export async function createRateLimiter(options: {
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Counts one of `perHour` console actions of one kind (`what`, e.g. "test events") under `key`,
+ * or refuses it with 429 and when to retry. Fails open to this process's count when Redis is down.
+ */
+export async function takeHourlyAllowance(limiter: RateLimiter, input: { key: string; perHour: number; what: string; nowMs: number }): Promise<void> {
+  const waitMs = await limiter.hit({ key: input.key, limit: input.perHour, windowMs: HOUR_MS, whenRedisDown: "local" }, input.nowMs);
+  if (waitMs > 0) throw AppError.tooManyRequests(`at most ${input.perHour} ${input.what} an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
 }

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
-import { AppError } from "../../errors";
-import { HOUR_MS } from "../../lib/database-limits";
-import { waitText } from "../../lib/wait-text";
+import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
 
@@ -70,13 +68,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const userId = request.user.userId;
       const now = app.clock.now();
-      const waitMs = await app.rateLimiter.hit(
-        { key: `alert-test:${userId}`, limit: TEST_EVENTS_PER_HOUR, windowMs: HOUR_MS, whenRedisDown: "local" },
-        now.getTime(),
-      );
-      if (waitMs > 0) {
-        throw AppError.tooManyRequests(`at most ${TEST_EVENTS_PER_HOUR} test events an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
-      }
+      await takeHourlyAllowance(app.rateLimiter, { key: `alert-test:${userId}`, perHour: TEST_EVENTS_PER_HOUR, what: "test events", nowMs: now.getTime() });
       await queueTestEvent(app.db, { userId, now });
       job.kick();
       return reply.code(202).send({ queued: true });

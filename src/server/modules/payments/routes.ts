@@ -10,8 +10,7 @@ import {
   paymentStatusSchema,
 } from "#shared/money-api";
 import { AppError } from "../../errors";
-import { HOUR_MS } from "../../lib/database-limits";
-import { waitText } from "../../lib/wait-text";
+import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
@@ -63,13 +62,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         const provider = providers.get(request.body.method);
         if (!provider) throw AppError.badRequest(`${request.body.method} is not available on this site`, "payment_method_unavailable");
         const now = app.clock.now();
-        const waitMs = await app.rateLimiter.hit(
-          { key: `payment-orders:${request.user.userId}`, limit: ORDERS_PER_HOUR, windowMs: HOUR_MS, whenRedisDown: "local" },
-          now.getTime(),
-        );
-        if (waitMs > 0) {
-          throw AppError.tooManyRequests(`at most ${ORDERS_PER_HOUR} top-up orders an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
-        }
+        await takeHourlyAllowance(app.rateLimiter, { key: `payment-orders:${request.user.userId}`, perHour: ORDERS_PER_HOUR, what: "top-up orders", nowMs: now.getTime() });
         return createPayment(app.db, provider, {
           userId: request.user.userId,
           amount: request.body.amount,
