@@ -7,7 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
-import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { PgliteOnThread } from "./pglite-on-thread";
 import * as schema from "./schema/index";
@@ -249,7 +249,6 @@ export async function queryRows<T>(db: Db | Tx, query: SQL): Promise<T[]> {
   return result.rows;
 }
 
-const pgDialect = new PgDialect();
 const { builtins } = pg.types;
 /** Types drizzle's node-postgres driver reads as text (dates, times, intervals, numeric[]), so `preparedRows` answers as `queryRows`. */
 const TEXT_TYPES = new Set<number>([builtins.TIMESTAMPTZ, builtins.TIMESTAMP, builtins.DATE, builtins.INTERVAL, 1231, 1115, 1185, 1187, 1182]);
@@ -259,21 +258,29 @@ const DRIZZLE_TYPES = {
     TEXT_TYPES.has(typeId) ? keepText : pg.types.getTypeParser(typeId, format)) as typeof pg.types.getTypeParser,
 };
 
+/** A statement run on every metered call: its name on the connection and its text, with `$n` parameters. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
 /**
  * The rows of a statement run on every metered call, prepared by name: parsed and planned once
  * per PostgreSQL connection, or once on PGlite's thread, instead of on every call
- * (docs/decisions/032). A name always goes with the same SQL text. Errors come wrapped as from
- * `queryRows`.
+ * (docs/decisions/032). Its text is a constant, not a drizzle template: building and rendering
+ * one cost more server CPU per call than the rest of the call's database client work. Errors
+ * come wrapped as from `queryRows`.
  */
-export async function preparedRows<T>(db: Db, name: string, query: SQL): Promise<T[]> {
+export async function preparedRows<T>(db: Db, statement: PreparedStatement, params: unknown[]): Promise<T[]> {
   const client = (db as { $client?: unknown }).$client;
-  if (!(client instanceof pg.Pool) && !(client instanceof PgliteOnThread)) return queryRows<T>(db, query);
-  const { sql: text, params } = pgDialect.sqlToQuery(query);
   try {
-    return client instanceof pg.Pool
-      ? (await client.query<T & pg.QueryResultRow>({ name, text, values: params, types: DRIZZLE_TYPES })).rows
-      : (await client.prepared<T>(name, text, params)).rows;
+    if (client instanceof pg.Pool) {
+      return (await client.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: params, types: DRIZZLE_TYPES })).rows;
+    }
+    if (client instanceof PgliteOnThread) return (await client.prepared<T>(statement.name, statement.text, params)).rows;
+    if (client instanceof PGlite) return (await client.query<T>(statement.text, params)).rows;
   } catch (error) {
-    throw new DrizzleQueryError(text, params, error as Error);
+    throw new DrizzleQueryError(statement.text, params, error as Error);
   }
+  throw new Error("preparedRows: a database client neither node-postgres nor PGlite");
 }

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { preparedRows, queryRows, type Db, type Tx } from "../../db/client";
+import { preparedRows, queryRows, type Db, type PreparedStatement, type Tx } from "../../db/client";
 
 /**
  * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
@@ -71,13 +71,38 @@ async function creditBalances(tx: Tx, totals: Map<number, bigint>): Promise<void
  * One array parameter, as a PostgreSQL array literal (cast in the query to its element type):
  * a batch is a handful of parameters however many calls it holds, and bigints stay exact.
  */
-const arr = (values: (string | number | null)[]) => sql`${`{${values.map(arrayElement).join(",")}}`}`;
+const arrayLiteral = (values: (string | number | null)[]) => `{${values.map(arrayElement).join(",")}}`;
+const arr = (values: (string | number | null)[]) => sql`${arrayLiteral(values)}`;
 
 function arrayElement(value: string | number | null): string {
   if (value === null) return "NULL";
   if (typeof value === "number") return String(value);
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
+
+const CHARGE_CALLS: PreparedStatement = {
+  name: "charge_calls",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
+           from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
+                             $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`,
+};
+const CHARGE_CALL: PreparedStatement = {
+  name: "charge_call",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
+           from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
+                            $7::timestamptz, $8::int, $9::int, $10::timestamptz)`,
+};
+const SETTLE_CALL: PreparedStatement = {
+  name: "settle_call",
+  text: `select settle_call($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::usage_status, $7::bigint, $8::int, $9::int) as settled`,
+};
+const COMPLETE_CALLS: PreparedStatement = {
+  name: "complete_calls",
+  text: `update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
+           from unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[]) as d(id, http_status, latency_ms, at)
+          where usage_records.id = d.id and usage_records.status = 'pending'
+      returning usage_records.id`,
+};
 
 type ChargeRow = { o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null };
 
@@ -95,29 +120,35 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
-  const rows = await preparedRows<ChargeRow>(
-    db,
-    "charge_calls",
-    sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_calls(
-          ${arr(items.map((i) => i.userId))}::bigint[], ${arr(items.map((i) => i.apiKeyId))}::bigint[],
-          ${arr(items.map((i) => i.toolId))}::text[], ${arr(items.map((i) => i.units))}::bigint[],
-          ${arr(items.map((i) => i.amount.toString()))}::bigint[], ${arr(items.map((i) => i.requestId))}::text[],
-          ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[], ${arr(items.map((i) => i.ended?.httpStatus ?? null))}::int[],
-          ${arr(items.map((i) => i.ended?.latencyMs ?? null))}::int[], ${arr(items.map((i) => i.ended?.at.toISOString() ?? null))}::timestamptz[])`,
-  );
+  const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS, [
+    arrayLiteral(items.map((i) => i.userId)),
+    arrayLiteral(items.map((i) => i.apiKeyId)),
+    arrayLiteral(items.map((i) => i.toolId)),
+    arrayLiteral(items.map((i) => i.units)),
+    arrayLiteral(items.map((i) => i.amount.toString())),
+    arrayLiteral(items.map((i) => i.requestId)),
+    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
+  ]);
   if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
   return rows.map(chargeOutcome);
 }
 
 async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
-  const [row] = await preparedRows<ChargeRow>(
-    db,
-    "charge_call",
-    sql`select o_outcome, o_usage_id, o_balance_after::text as o_balance_after from charge_call(
-          ${item.userId}::bigint, ${item.apiKeyId}::bigint, ${item.toolId}::text, ${item.units}::bigint, ${item.amount.toString()}::bigint,
-          ${item.requestId}::text, ${item.at.toISOString()}::timestamptz, ${item.ended?.httpStatus ?? null}::int,
-          ${item.ended?.latencyMs ?? null}::int, ${item.ended?.at.toISOString() ?? null}::timestamptz)`,
-  );
+  const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL, [
+    item.userId,
+    item.apiKeyId,
+    item.toolId,
+    item.units,
+    item.amount.toString(),
+    item.requestId,
+    item.at.toISOString(),
+    item.ended?.httpStatus ?? null,
+    item.ended?.latencyMs ?? null,
+    item.ended?.at.toISOString() ?? null,
+  ]);
   if (!row) throw new Error("charge_call answered no row");
   return chargeOutcome(row);
 }
@@ -135,14 +166,17 @@ export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[
 
 /** `settle_call` (drizzle/0015): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
 async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
-  const [row] = await preparedRows<{ settled: boolean }>(
-    db,
-    "settle_call",
-    sql`select settle_call(
-          ${item.usageId}::bigint, ${item.userId}::bigint, ${item.amount.toString()}::bigint, ${item.requestId}::text,
-          ${item.at.toISOString()}::timestamptz, ${item.finalStatus}::usage_status, ${item.units}::bigint,
-          ${item.httpStatus}::int, ${item.latencyMs}::int) as settled`,
-  );
+  const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, [
+    item.usageId,
+    item.userId,
+    item.amount.toString(),
+    item.requestId,
+    item.at.toISOString(),
+    item.finalStatus,
+    item.units,
+    item.httpStatus,
+    item.latencyMs,
+  ]);
   if (!row) throw new Error("settle_call answered no row");
   return row.settled;
 }
@@ -283,13 +317,12 @@ export async function resolveUnansweredCall(db: Db, input: { requestId: string; 
  * still pending; false: the abandoned-call sweep had refunded it, so it was served free.
  */
 export async function completeBatch(db: Db, items: CompletionItem[]): Promise<boolean[]> {
-  const completed = await preparedRows<{ id: number | string }>(db, "complete_calls", sql`
-    update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
-    from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.httpStatus))}::int[],
-                ${arr(items.map((i) => i.latencyMs))}::int[], ${arr(items.map((i) => i.at.toISOString()))}::timestamptz[])
-      as d(id, http_status, latency_ms, at)
-    where usage_records.id = d.id and usage_records.status = 'pending'
-    returning usage_records.id`);
+  const completed = await preparedRows<{ id: number | string }>(db, COMPLETE_CALLS, [
+    arrayLiteral(items.map((i) => i.usageId)),
+    arrayLiteral(items.map((i) => i.httpStatus)),
+    arrayLiteral(items.map((i) => i.latencyMs)),
+    arrayLiteral(items.map((i) => i.at.toISOString())),
+  ]);
   const pending = new Set(completed.map((row) => Number(row.id)));
   return items.map((item) => pending.has(item.usageId));
 }
