@@ -15,6 +15,10 @@ const counterRoutes: FastifyPluginAsync = async (api) => {
     if (body?.fail) throw AppError.badRequest("asked to fail");
     return { run: runs, secret: `shown-once-${runs}` };
   });
+  api.post("/test/counter/:id", async (request) => {
+    runs += 1;
+    return { run: runs, id: (request.params as { id: string }).id };
+  });
 };
 
 let t: TestApp;
@@ -72,6 +76,18 @@ describe("Idempotency-Key", () => {
     const res = await post("key-mismatch-01", { a: 2 });
     expect(res.statusCode).toBe(422);
     expect(res.json().code).toBe("idempotency_key_reused");
+    expect(runs).toBe(1);
+  });
+
+  it("refuses a key reused on another resource of the same route, with the same body", async () => {
+    const at = (id: string, query = "") =>
+      t.app.inject({ method: "POST", url: `/api/v1/test/counter/${id}${query}`, payload: {}, headers: { "idempotency-key": "key-other-path" }, cookies: { login_client: BROWSER } });
+    expect((await at("3")).json()).toEqual({ run: 1, id: "3" });
+    expect((await at("3")).headers["idempotent-replayed"]).toBe("true");
+    const other = await at("4");
+    expect(other.statusCode).toBe(422);
+    expect(other.json().code).toBe("idempotency_key_reused");
+    expect((await at("3", "?force=1")).statusCode).toBe(422);
     expect(runs).toBe(1);
   });
 

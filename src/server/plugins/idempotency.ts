@@ -63,7 +63,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
  * A request with an `Idempotency-Key` header claims the key for (caller, key); a repeat with the
  * same route and body gets the first 2xx response back without the action running again. The
  * caller is the signed-in user, or for a signed-out request the browser's login cookie; a
- * signed-out request without it runs without the key.
+ * signed-out request without it runs without the key. The route is the path and query as sent, so a
+ * key reused on another resource (PATCH /keys/3, then /keys/4) is refused, not answered for the first.
  * Non-2xx outcomes release the key: by convention they changed nothing, so the retry may run.
  * An answer carrying a secret is stored without it and replayed with a new one (`answerWithSecret`).
  * See docs/decisions/001-idempotency-keys.md.
@@ -96,7 +97,8 @@ export default fp(
       const claim = await store.claim({
         scope,
         key,
-        route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+        // The path as sent, not the route's pattern: the same key on /keys/3 and then /keys/4 is two requests.
+        route: `${request.method} ${request.url}`,
         fingerprint: JSON.stringify(request.body ?? null),
         now: app.clock.now(),
         ttlMs: request.routeOptions.config.idempotencyTtlMs,
