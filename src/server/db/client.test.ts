@@ -71,6 +71,7 @@ describe("a PostgreSQL pool", () => {
 });
 
 describe("a statement prepared by name (the database under test)", () => {
+  const usersByReferral = { name: "users_by_referral", text: "select phone, balance::text as balance, created_at from users where referral_code = $1" };
   const byReferral = (code: string) => sql`select phone, balance::text as balance, created_at from users where referral_code = ${code}`;
 
   it("answers each call with its own parameters, as an unprepared query does", async () => {
@@ -80,21 +81,21 @@ describe("a statement prepared by name (the database under test)", () => {
       { phone: "13900000102", referralCode: "prepared-2", balance: 2n },
     ]);
     for (const code of ["prepared-1", "prepared-2", "prepared-1", "nobody"]) {
-      expect(await preparedRows(database.db, "users_by_referral", byReferral(code))).toEqual(await queryRows(database.db, byReferral(code)));
+      expect(await preparedRows(database.db, usersByReferral, [code])).toEqual(await queryRows(database.db, byReferral(code)));
     }
-    const [row] = await preparedRows<{ balance: string; created_at: unknown }>(database.db, "users_by_referral", byReferral("prepared-2"));
+    const [row] = await preparedRows<{ balance: string; created_at: unknown }>(database.db, usersByReferral, ["prepared-2"]);
     expect(row).toMatchObject({ balance: "2", created_at: expect.any(String) });
     await database.close();
   });
 
   it("fails as an unprepared query fails, and the next call still works", async () => {
     const database = await createTestDatabase();
-    const insert = (phone: string) => sql`insert into users (phone, referral_code) values (${phone}, ${`ref-${phone}`}) returning phone`;
-    expect(await preparedRows(database.db, "insert_user", insert("13900000201"))).toEqual([{ phone: "13900000201" }]);
-    await expect(preparedRows(database.db, "insert_user", insert("13900000201"))).rejects.toMatchObject({
+    const insertUser = { name: "insert_user", text: "insert into users (phone, referral_code) values ($1, 'ref-' || $1) returning phone" };
+    expect(await preparedRows(database.db, insertUser, ["13900000201"])).toEqual([{ phone: "13900000201" }]);
+    await expect(preparedRows(database.db, insertUser, ["13900000201"])).rejects.toMatchObject({
       cause: { code: "23505", constraint: "users_phone_unique" },
     });
-    expect(await preparedRows(database.db, "insert_user", insert("13900000202"))).toEqual([{ phone: "13900000202" }]);
+    expect(await preparedRows(database.db, insertUser, ["13900000202"])).toEqual([{ phone: "13900000202" }]);
     await database.close();
   });
 
@@ -111,7 +112,7 @@ describe("a statement prepared by name (the database under test)", () => {
       tx.rollback();
     });
     await wrote;
-    const read = preparedRows(database.db, "users_by_referral", byReferral("prepared-tx"));
+    const read = preparedRows(database.db, usersByReferral, ["prepared-tx"]);
     release();
     await expect(transaction).rejects.toThrow();
     expect(await read).toEqual([]);
