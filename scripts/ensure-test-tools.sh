@@ -20,7 +20,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 1
   fi
   echo "Installing ${missing[*]} from Debian's packages…" >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get -o Acquire::Retries=5 update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 install -y -qq "${missing[@]}" >/dev/null
 fi
 echo "$python"
