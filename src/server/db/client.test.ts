@@ -72,6 +72,7 @@ describe("a PostgreSQL pool", () => {
 
 describe("a statement prepared by name (the database under test)", () => {
   const usersByReferral = { name: "users_by_referral", text: "select phone, balance::text as balance, created_at from users where referral_code = $1" };
+  const insertUser = { name: "insert_user", text: "insert into users (phone, referral_code) values ($1, 'ref-' || $1) returning phone" };
   const byReferral = (code: string) => sql`select phone, balance::text as balance, created_at from users where referral_code = ${code}`;
 
   it("answers each call with its own parameters, as an unprepared query does", async () => {
@@ -90,12 +91,25 @@ describe("a statement prepared by name (the database under test)", () => {
 
   it("fails as an unprepared query fails, and the next call still works", async () => {
     const database = await createTestDatabase();
-    const insertUser = { name: "insert_user", text: "insert into users (phone, referral_code) values ($1, 'ref-' || $1) returning phone" };
     expect(await preparedRows(database.db, insertUser, ["13900000201"])).toEqual([{ phone: "13900000201" }]);
     await expect(preparedRows(database.db, insertUser, ["13900000201"])).rejects.toMatchObject({
       cause: { code: "23505", constraint: "users_phone_unique" },
     });
     expect(await preparedRows(database.db, insertUser, ["13900000202"])).toEqual([{ phone: "13900000202" }]);
+    await database.close();
+  });
+
+  it("run on a transaction, runs in it: sees its writes and is rolled back with it", async () => {
+    const database = await createTestDatabase();
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.insert(users).values({ phone: "13900000401", referralCode: "prepared-in-tx", balance: 4n });
+        expect(await preparedRows(tx, usersByReferral, ["prepared-in-tx"])).toEqual([expect.objectContaining({ phone: "13900000401", balance: "4" })]);
+        expect(await preparedRows(tx, insertUser, ["13900000402"])).toEqual([{ phone: "13900000402" }]);
+        tx.rollback();
+      }),
+    ).rejects.toThrow();
+    expect(await preparedRows(database.db, insertUser, ["13900000402"])).toEqual([{ phone: "13900000402" }]);
     await database.close();
   });
 

@@ -264,14 +264,23 @@ export interface PreparedStatement {
   text: string;
 }
 
+/** The statement as a drizzle query with the same parameters, for a transaction (it has its own connection). */
+function boundQuery(statement: PreparedStatement, params: unknown[]): SQL {
+  const parts = statement.text.split(/\$(\d+)/);
+  return sql.join(
+    parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`)),
+    sql.raw(""),
+  );
+}
+
 /**
  * The rows of a statement run on every metered call, prepared by name: parsed and planned once
  * per PostgreSQL connection, or once on PGlite's thread, instead of on every call
  * (docs/decisions/032). Its text is a constant, not a drizzle template: building and rendering
  * one cost more server CPU per call than the rest of the call's database client work. Errors
- * come wrapped as from `queryRows`.
+ * come wrapped as from `queryRows`. In a transaction it runs unprepared, on the transaction's connection.
  */
-export async function preparedRows<T>(db: Db, statement: PreparedStatement, params: unknown[]): Promise<T[]> {
+export async function preparedRows<T>(db: Db | Tx, statement: PreparedStatement, params: unknown[]): Promise<T[]> {
   const client = (db as { $client?: unknown }).$client;
   try {
     if (client instanceof pg.Pool) {
@@ -282,5 +291,5 @@ export async function preparedRows<T>(db: Db, statement: PreparedStatement, para
   } catch (error) {
     throw new DrizzleQueryError(statement.text, params, error as Error);
   }
-  throw new Error("preparedRows: a database client neither node-postgres nor PGlite");
+  return queryRows<T>(db, boundQuery(statement, params));
 }
