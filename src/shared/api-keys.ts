@@ -18,7 +18,7 @@ export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 export type ApiKeyNameProblem = "required" | "tooLong";
 export type SpendLimitProblem = "malformed" | "notPositive";
 export type IpRuleProblem = "malformed";
-export type ExpiryProblem = "malformed" | "past";
+export type ExpiryProblem = "malformed" | "past" | "tooLate";
 
 export const API_KEY_MESSAGES = {
   nameRequired: "name is required",
@@ -28,6 +28,7 @@ export const API_KEY_MESSAGES = {
   ipRuleMalformed: "must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8",
   expiryMalformed: "expiry must be a date and time",
   expiryPast: "expiry must be in the future",
+  expiryTooLate: "expiry must be before the year 10000",
   toolMalformed: "tool ids are lower-case letters, digits, '-' and '_'",
 } as const;
 
@@ -54,6 +55,8 @@ export function isIpRule(input: string): boolean {
 export function expiryProblem(iso: string, now: Date): ExpiryProblem | null {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return "malformed";
+  // 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC, which the database cannot store.
+  if (at >= Date.UTC(10000, 0, 1)) return "tooLate";
   return at > now.getTime() ? null : "past";
 }
 

@@ -1,9 +1,20 @@
 import { AppError } from "../errors";
 
+/** The times a range may name: the database stores no year 0 or before, nor past 9999 (an offset can cross either). */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(10000, 0, 1);
+
+function rangeEnd(name: "from" | "to", text: string | undefined): Date | undefined {
+  if (!text) return undefined;
+  const at = new Date(text);
+  if (!(at.getTime() >= EARLIEST && at.getTime() < LATEST)) throw AppError.badRequest(`${name} must be a time from 1970 to 9999`);
+  return at;
+}
+
 /** A `from` (inclusive) / `to` (exclusive) query pair as dates; refuses a range that ends before it starts. */
 export function timeRange(query: { from?: string; to?: string }): { from?: Date; to?: Date } {
-  const from = query.from ? new Date(query.from) : undefined;
-  const to = query.to ? new Date(query.to) : undefined;
+  const from = rangeEnd("from", query.from);
+  const to = rangeEnd("to", query.to);
   if (from && to && from >= to) throw AppError.badRequest("the start of the range must be before its end");
   return { from, to };
 }

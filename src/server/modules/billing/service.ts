@@ -18,8 +18,9 @@ interface Cursor {
   id: number;
 }
 
+/** At most 17 digits (until the year 5138): a forged larger one would overflow the database's timestamp arithmetic. */
 const validCursor = (value: Record<string, unknown>) =>
-  typeof value.at === "string" && /^\d{1,20}$/.test(value.at) && Number.isSafeInteger(value.id);
+  typeof value.at === "string" && /^\d{1,17}$/.test(value.at) && Number.isSafeInteger(value.id);
 
 /** Charged calls only: a refunded call cost nothing and is not billed. */
 function conditions(filter: BillingFilter): SQL[] {

@@ -16,8 +16,9 @@ interface Cursor {
   key: string;
 }
 
+/** `at` has at most 17 digits (until the year 5138): a forged larger one would overflow the database's timestamp arithmetic. */
 const validCursor = (v: Record<string, unknown>) =>
-  typeof v.at === "string" && /^\d{1,20}$/.test(v.at) && typeof v.key === "string" && /^[lo]\d{1,20}$/.test(v.key);
+  typeof v.at === "string" && /^\d{1,17}$/.test(v.at) && typeof v.key === "string" && /^[lo]\d{1,20}$/.test(v.key);
 
 const creditKinds = sql.join(
   CREDIT_KINDS.map((k) => sql`${k}::ledger_kind`),

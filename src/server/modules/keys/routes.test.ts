@@ -93,6 +93,7 @@ describe("creating a key", () => {
     [{ name: "k", ipAllowlist: ["1.2.3.4", "example.com"] }, "ipAllowlist.1: must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8"],
     [{ name: "k", expiresAt: "tomorrow" }, "expiresAt: expiry must be a date and time"],
     [{ name: "k", expiresAt: "2026-03-01T07:59:59Z" }, "expiresAt: expiry must be in the future"],
+    [{ name: "k", expiresAt: "9999-12-31T23:59:59-14:00" }, "expiresAt: expiry must be before the year 10000"],
     [{ name: "k", allowedTools: ["Echo!"] }, "allowedTools.0: tool ids are lower-case letters, digits, '-' and '_'"],
   ])("refuses %j with a clear message and creates nothing", async (body, message) => {
     const res = await call(alice, "POST", "", body);

@@ -4,6 +4,7 @@ import {
   API_KEY_MESSAGES,
   API_KEY_PREFIX,
   expiryProblem,
+  type ExpiryProblem,
   type createApiKeyBody,
   type updateApiKeyBody,
 } from "#shared/api-keys";
@@ -19,6 +20,12 @@ import type { ApiKeyRow } from "./key-view";
 
 export const API_KEY_LIMIT_REACHED = "api_key_limit_reached";
 
+const EXPIRY_MESSAGES: Record<ExpiryProblem, string> = {
+  malformed: API_KEY_MESSAGES.expiryMalformed,
+  past: API_KEY_MESSAGES.expiryPast,
+  tooLate: API_KEY_MESSAGES.expiryTooLate,
+};
+
 type CreateInput = z.output<typeof createApiKeyBody>;
 type UpdateInput = z.output<typeof updateApiKeyBody>;
 
@@ -29,7 +36,8 @@ export function generateApiKey(): string {
 
 function futureExpiry(iso: string | null | undefined, now: Date): Date | null | undefined {
   if (iso === undefined || iso === null) return iso;
-  if (expiryProblem(iso, now)) throw AppError.badRequest(`expiresAt: ${API_KEY_MESSAGES.expiryPast}`, ERROR_CODES.validation);
+  const problem = expiryProblem(iso, now);
+  if (problem) throw AppError.badRequest(`expiresAt: ${EXPIRY_MESSAGES[problem]}`, ERROR_CODES.validation);
   return new Date(iso);
 }
 
