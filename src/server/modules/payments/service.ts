@@ -115,7 +115,14 @@ export type OrderStatus = "paid" | "pending" | "closed";
 export async function refreshPayment(
   db: Db,
   providerFor: (id: string) => PaymentProvider | undefined,
-  input: { userId: number; outTradeNo: string; now: Date; topUp: TopUpOptions },
+  input: {
+    userId: number;
+    outTradeNo: string;
+    now: Date;
+    topUp: TopUpOptions;
+    /** Asked just before the provider would be: false keeps to what the database says (the caller's allowance is spent). */
+    mayAskProvider?: () => Promise<boolean>;
+  },
 ): Promise<{ status: OrderStatus; outcome?: SettleOutcome }> {
   const [order] = await db
     .select()
@@ -125,6 +132,7 @@ export async function refreshPayment(
   const stored = (): OrderStatus => (order.status === "paid" ? "paid" : order.expiresAt > input.now && order.status === "pending" ? "pending" : "closed");
   const provider = providerFor(order.provider);
   if (order.status === "paid" || !provider?.queryOrder) return { status: stored() };
+  if (input.mayAskProvider && !(await input.mayAskProvider())) return { status: stored() };
   const facts = await provider.queryOrder(order.outTradeNo, input.now);
   if (!facts?.paid) return { status: stored() };
   const outcome = await settlePayment(db, provider, facts, input);

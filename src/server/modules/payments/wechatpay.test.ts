@@ -184,6 +184,25 @@ describe("WeChat Pay Native (against a local fake that signs and encrypts like W
     expect(foreign.statusCode).toBe(404);
   });
 
+  it("asks WeChat Pay about one user's pending orders at most 30 times a minute; past that the database answers", async () => {
+    const { buyer, order } = await newOrder("3.00");
+    const queries = () => fake.requests.filter((r) => r.path.startsWith("/v3/pay/transactions/out-trade-no/")).length;
+    const before = queries();
+    const checks = await Promise.all(Array.from({ length: 40 }, () => orderStatus(buyer, order.orderId)));
+    expect(new Set(checks)).toEqual(new Set(["pending"]));
+    expect(queries() - before).toBe(30);
+    // Paid meanwhile, the notification lost: the next minute's first check finds it.
+    await fake.pay(order.orderId, { notify: false });
+    expect(await orderStatus(buyer, order.orderId)).toBe("pending");
+    // Another user's checks are not held back.
+    const other = await newOrder("1.00");
+    expect(await orderStatus(other.buyer, other.order.orderId)).toBe("pending");
+    expect(queries() - before).toBe(31);
+    t.clock.advance(60_000);
+    expect(await orderStatus(buyer, order.orderId)).toBe("paid");
+    expect(await balanceOf(buyer)).toBe("3.00");
+  }, 60_000);
+
   it("a forged answer to the query is not believed", async () => {
     const { buyer, order } = await newOrder("6.00");
     fake.order(order.orderId).state = "SUCCESS";
