@@ -33,6 +33,7 @@ export const SEED_CODES_FOR = {
   accountPage: 3,
   billing: 4,
   applications: 5,
+  toolAnswers: 6,
 } as const;
 
 export function readSeedCodes(): SeedCodes {

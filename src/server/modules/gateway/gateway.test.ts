@@ -277,6 +277,24 @@ describe("failed tools are not charged", () => {
   });
 });
 
+describe("a tool's answer served on the site's origin", () => {
+  it("is sandboxed: HTML or SVG from a tool, first time or replayed, runs no script and has no origin in a browser", async () => {
+    const { key } = await funded("1");
+    const page = '<script>fetch("/api/v1/tools/user-info")</script><form action="/api/v1/auth/login"></form>';
+    const sendHtml = (headers: Record<string, string> = {}) =>
+      t.app.inject({ method: "POST", url: "/v1/tools/echo", payload: page, headers: { "content-type": "text/html", authorization: `Bearer ${key.secret}`, ...headers } });
+    const first = await sendHtml({ "idempotency-key": "html-answer-0001" });
+    const replayed = await sendHtml({ "idempotency-key": "html-answer-0001" });
+    for (const res of [first, replayed, await sendHtml()]) {
+      expect(res.body).toBe(page);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.headers["content-security-policy"]).toBe("sandbox; default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    }
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+  });
+});
+
 describe("Idempotency-Key", () => {
   it("makes a retried call run and charge once, replaying the first answer", async () => {
     const { user, key } = await funded("1");

@@ -98,7 +98,7 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
       "x-upstream-note": "kept",
       connection: "keep-alive, x-hop",
       "x-hop": "dropped",
-      // The answer is served from the site's origin: the site's security headers stay its own.
+      // The answer is served from the site's origin: the site's security headers stay its own, the CSP a sandbox.
       "content-security-policy": "default-src *",
       "x-frame-options": "ALLOWALL",
       "x-content-type-options": "sniff",
@@ -377,7 +377,7 @@ describe("streamed answers", () => {
     expect(res.headers["x-upstream-note"]).toBe("kept");
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["x-hop"]).toBeUndefined();
-    expect(res.headers["content-security-policy"]).toMatch(/default-src 'self'/);
+    expect(res.headers["content-security-policy"]).toBe("sandbox; default-src 'none'; frame-ancestors 'none'");
     expect(res.headers["x-frame-options"]).toBe("SAMEORIGIN");
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();

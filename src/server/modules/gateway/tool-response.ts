@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { COST_HEADER } from "#shared/gateway";
 import { formatMoney } from "#shared/money";
+import { TOOL_ANSWER_POLICY } from "../../plugins/security";
 import type { GatewayResult } from "./gateway";
 import type { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
@@ -14,7 +15,12 @@ export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
  * end, so it comes as an HTTP trailer of the same name.
  */
 export function sendToolResponse(reply: FastifyReply, { response, cost }: GatewayResult) {
-  reply.code(response.status).headers(response.headers ?? {}).header("cache-control", "no-store").type(response.contentType);
+  reply
+    .code(response.status)
+    .headers(response.headers ?? {})
+    .header("cache-control", "no-store")
+    .header("content-security-policy", TOOL_ANSWER_POLICY)
+    .type(response.contentType);
   if (isStreamed(response)) {
     const settled = cost as Promise<bigint>;
     return reply.trailer(COST_HEADER, async () => formatMoney(await settled)).send(response.body);
@@ -27,6 +33,7 @@ export function sendReplay(reply: FastifyReply, stored: { statusCode: number; co
   return reply
     .code(stored.statusCode)
     .header("idempotent-replayed", "true")
+    .header("content-security-policy", TOOL_ANSWER_POLICY)
     .header(COST_HEADER, formatMoney(0n))
     .type(stored.contentType ?? "application/octet-stream")
     .send(Buffer.from(stored.body, "base64"));

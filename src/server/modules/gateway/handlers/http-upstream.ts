@@ -23,8 +23,9 @@ const NOT_TO_UPSTREAM = new Set([
 ]);
 /**
  * The caller's x-request-id is Tollgate's; cookies of the upstream's origin mean nothing at the
- * gateway's. The answer is served from the site's own origin, so the site's security headers
- * (helmet's and the CSP) stay the site's, and what only Tollgate may say (a replay) is not the tool's.
+ * gateway's. The answer is served from the site's own origin, so the security headers are
+ * Tollgate's (helmet's, and a CSP that sandboxes the answer: plugins/security.ts), and what only
+ * Tollgate may say (a replay) is not the tool's.
  */
 const NOT_TO_CALLER = new Set([
   ...[...HOP_BY_HOP, "set-cookie", "x-request-id", "content-length", UNITS_HEADER, "idempotent-replayed"],
