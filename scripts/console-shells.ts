@@ -1,8 +1,10 @@
 /**
  * Every console page gets its own copy of the SPA fallback that preloads the page's route modules
  * and everything they import, as React Router's manifest lists them: the browser fetches them with
- * the HTML's own scripts instead of after the router has started and matched the route, two round
- * trips later (issue 16). The server serves `console/info/index.html` for `/console/info`.
+ * the app's own scripts instead of after the router has started and matched the route, two round
+ * trips later (issue 16). Like the public pages (decision 040), it asks for them, and for the app's
+ * scripts, only once its frame is painted (decision 042). The server serves
+ * `console/info/index.html` for `/console/info`.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,6 +12,7 @@ import { CONSOLE_PAGES } from "../src/shared/site-routes";
 import { ANTD_CONSOLE_CSS } from "./antd-styles/vite-plugin";
 import { en, type Messages } from "../src/web/i18n/en";
 import { zhCN } from "../src/web/i18n/zh-CN";
+import { deferAppScripts } from "./public-pages";
 
 const SPA_FALLBACK = "__spa-fallback.html";
 
@@ -116,8 +119,7 @@ export function userInfoModules(clientDir: string): string[] {
 
 /**
  * The parts of the console's antd stylesheet (scripts/antd-styles), in cascade order, which the
- * console layout links before it renders: preloaded with the page's modules, at low priority as
- * they are, since the first paint does not need them.
+ * console layout links before it renders: preloaded with the page's modules once the frame is painted.
  */
 export function antdStylesheets(clientDir: string): string[] {
   const parts = fs
@@ -131,13 +133,6 @@ export function antdStylesheets(clientDir: string): string[] {
   return parts.map((p) => `/assets/${p.file}`);
 }
 
-/** The preloads of the console's antd stylesheet, as each console page's HTML carries them. */
-export function antdStylesheetPreloads(clientDir: string): string {
-  return antdStylesheets(clientDir)
-    .map((href) => `<link rel="preload" as="style" href="${href}" fetchpriority="low"/>`)
-    .join("");
-}
-
 export const CONSOLE_FRAME_ID = "console-frame";
 const SITE_BAR_END = "</header>";
 
@@ -147,16 +142,15 @@ export function writeConsoleShells(clientDir: string): string[] {
   if (!fallback.includes(SITE_BAR_END)) throw new Error(`console shells: ${SPA_FALLBACK} has no site bar to put the console frame under`);
   const routes = routeManifest(clientDir);
   const userInfo = userInfoModules(clientDir);
-  const stylesheet = antdStylesheetPreloads(clientDir);
+  const stylesheets = antdStylesheets(clientDir);
   const written: string[] = [];
   for (const pathname of CONSOLE_PAGES) {
-    const links = [...new Set([...routeModulesFor(routes, pathname), ...userInfo])]
-      .filter((href) => !fallback.includes(`"${href}"`))
-      .map((href) => `<link rel="modulepreload" href="${href}" fetchpriority="low"/>`)
-      .join("");
+    const also = [...stylesheets, ...routeModulesFor(routes, pathname), ...userInfo];
     const file = path.join(clientDir, pathname.slice(1), "index.html");
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, fallback.replace("</head>", `${stylesheet}${links}</head>`).replace(SITE_BAR_END, `${SITE_BAR_END}${consoleFrame(pathname)}`));
+    const framed = fallback.replace(SITE_BAR_END, `${SITE_BAR_END}${consoleFrame(pathname)}`);
+    // Nothing on the frame answers input before the app runs: no input to keep (decision 042).
+    fs.writeFileSync(file, deferAppScripts(framed, { also, keepInput: false }));
     written.push(file);
   }
   return written;

@@ -78,24 +78,31 @@ export function parseRouteModulesScript(code: string): RouteModulesScript {
  * - The page's referral code (`?r=`) is kept for the session at once, as the app does once started
  *   (features/auth/referral.ts): a link followed before then is a page load, which drops the query.
  */
-export function publicPageLoader(preloads: string[], script: RouteModulesScript): string {
+export function publicPageLoader(preloads: string[], script: RouteModulesScript, { keepInput = true }: { keepInput?: boolean } = {}): string {
   const imports = (modules: string[]) => `[${modules.map((m) => `import(${JSON.stringify(m)})`).join(",")}]`;
   const routeModules = `{${script.routes.map(([id], i) => `${JSON.stringify(id)}:r[${i}]`).join(",")}}`;
+  const stylesheets = preloads.some((href) => href.endsWith(".css"));
   return [
     "(function(w,d){",
-    "var kept=[],done=0;",
-    `try{var r=new URLSearchParams(location.search).get("r");if(r&&/${REFERRAL_CODE.source}/.test(r))sessionStorage.setItem(${JSON.stringify(REFERRAL_KEY)},r)}catch(e){}`,
-    'function keep(e){var t=e.target,el=t&&t.closest&&t.closest(e.type==="click"?"button":"select");if(el)kept.push([e.type,el,el.value])}',
-    'd.addEventListener("click",keep,true);d.addEventListener("change",keep,true);',
-    `w.${EARLY_INPUT_GLOBAL}=function(){`,
-    `w.${EARLY_INPUT_GLOBAL}=null;d.removeEventListener("click",keep,true);d.removeEventListener("change",keep,true);`,
-    'kept.forEach(function(k){var el=k[1];if(!el.isConnected)return;if(k[0]==="click")el.click();else{el.value=k[2];el.dispatchEvent(new Event("change",{bubbles:true}))}})',
-    "};",
+    keepInput ? "var kept=[],done=0;" : "var done=0;",
+    ...(keepInput
+      ? [
+          `try{var r=new URLSearchParams(location.search).get("r");if(r&&/${REFERRAL_CODE.source}/.test(r))sessionStorage.setItem(${JSON.stringify(REFERRAL_KEY)},r)}catch(e){}`,
+          'function keep(e){var t=e.target,el=t&&t.closest&&t.closest(e.type==="click"?"button":"select");if(el)kept.push([e.type,el,el.value])}',
+          'd.addEventListener("click",keep,true);d.addEventListener("change",keep,true);',
+          `w.${EARLY_INPUT_GLOBAL}=function(){`,
+          `w.${EARLY_INPUT_GLOBAL}=null;d.removeEventListener("click",keep,true);d.removeEventListener("change",keep,true);`,
+          'kept.forEach(function(k){var el=k[1];if(!el.isConnected)return;if(k[0]==="click")el.click();else{el.value=k[2];el.dispatchEvent(new Event("change",{bubbles:true}))}})',
+          "};",
+        ]
+      : []),
     // One link per task: each request a script starts costs the main thread a few ms (more with
     // DevTools' network recording, as in Lighthouse), seven in one task made it a long one. A
     // message, not a timer, to the next task: not clamped when nested, not stopped by a fake clock.
     `function load(){if(done)return;done=1;var p=${JSON.stringify(preloads)},i=0,c=new MessageChannel();c.port1.onmessage=next;next();`,
-    'function next(){if(i<p.length){var l=d.createElement("link");l.rel="modulepreload";l.href=p[i++];d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}',
+    stylesheets
+      ? 'function next(){if(i<p.length){var l=d.createElement("link"),h=p[i++];if(/\\.css$/.test(h)){l.rel="preload";l.as="style"}else l.rel="modulepreload";l.href=h;d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}'
+      : 'function next(){if(i<p.length){var l=d.createElement("link");l.rel="modulepreload";l.href=p[i++];d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}',
     "}",
     "function start(){",
     `Promise.all(${imports(script.sideEffects)})`,
@@ -114,14 +121,18 @@ export function publicPageLoader(preloads: string[], script: RouteModulesScript)
   ].join("");
 }
 
-/** Rewrites one prerendered page: no modulepreload, and the loader in place of React Router's module script. */
-export function deferAppScripts(html: string): string {
+/**
+ * Rewrites one page: no modulepreload, and the loader in place of React Router's module script.
+ * `also` is preloaded with the page's own modules (`.css` as a stylesheet): the console pages' route
+ * modules and antd stylesheet (scripts/console-shells.ts).
+ */
+export function deferAppScripts(html: string, { also = [], keepInput = true }: { also?: string[]; keepInput?: boolean } = {}): string {
   const preloads = [...html.matchAll(MODULEPRELOAD)].map((m) => m[1]!);
   const scripts = [...html.matchAll(MODULE_SCRIPT)];
   if (preloads.length === 0) throw new Error("public pages: no modulepreload in a prerendered page");
   if (scripts.length !== 1) throw new Error(`public pages: expected one module script in a prerendered page, found ${scripts.length}`);
   const [whole, code] = scripts[0]!;
-  const loader = publicPageLoader(preloads, parseRouteModulesScript(code!));
+  const loader = publicPageLoader([...new Set([...preloads, ...also])], parseRouteModulesScript(code!), { keepInput });
   // The classic script stays where React Router's was: React, hydrating the body, matches a <script> there.
   return html.replace(MODULEPRELOAD, "").replace(whole, () => `<script>${loader}</script>`);
 }

@@ -249,6 +249,24 @@ test("a console page's frame gives way to the page: one title, the page's own", 
   await expect(page.locator("#console-frame")).toHaveCount(0);
 });
 
+test("a console page requests no script or stylesheet of antd's before its first contentful paint, then shows its data (decision 042)", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/apply");
+  await expect(page.getByTestId("console-apply")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 2, name: "Apply for access" })).toHaveCount(1);
+  const { paint, requests } = await page.evaluate(() => ({
+    paint: performance.getEntriesByName("first-contentful-paint")[0]?.startTime,
+    requests: performance
+      .getEntriesByType("resource")
+      .filter((e) => /\.js$|\/antd-console-/.test(new URL(e.name).pathname))
+      .map((e) => ({ url: e.name, startTime: e.startTime })),
+  }));
+  expect(paint).toBeDefined();
+  expect(requests.filter((r) => r.url.endsWith(".css")).length).toBeGreaterThan(0);
+  for (const r of requests) expect(r.startTime, r.url).toBeGreaterThanOrEqual(paint!);
+});
+
 test("the site header stays on one line on a 390 px phone", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   for (const path of ["/", "/privacy", "/docs.html"]) {

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { antdStylesheetPreloads, consoleFrame, routeModulesFor, userInfoModules } from "../../scripts/console-shells";
+import { antdStylesheets, consoleFrame, routeModulesFor, userInfoModules } from "../../scripts/console-shells";
 import { CONSOLE_PAGES } from "../../src/shared/site-routes";
+import { EARLY_INPUT_GLOBAL } from "../../src/web/lib/early-input";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
 
@@ -12,36 +13,42 @@ function requireBuild(): void {
   }
 }
 
-const preloads = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]);
+/** What a page's loader preloads once painted (scripts/public-pages.ts). */
+const loaderPreloads = (html: string) => JSON.parse(/var p=(\["\/assets\/[^\]]+\])/.exec(html)?.[1] ?? "[]") as string[];
+const htmlPreloads = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"\/>/g)].map((m) => m[1]!);
 
 describe("the console pages' HTML", () => {
-  it("preloads each page's route modules and their imports, on top of the fallback's", () => {
+  it("asks, once painted, for the fallback's modules, the page's route modules and imports, and antd's stylesheet", () => {
     requireBuild();
     const fallback = fs.readFileSync(path.join(clientDir, "__spa-fallback.html"), "utf8");
     const manifestFile = fs.readdirSync(path.join(clientDir, "assets")).find((f) => /^manifest-[\w-]+\.js$/.test(f))!;
     const manifest = JSON.parse(
       fs.readFileSync(path.join(clientDir, "assets", manifestFile), "utf8").replace(/^window\.__reactRouterManifest=/, "").replace(/;\s*$/, ""),
     ) as { routes: Parameters<typeof routeModulesFor>[0] };
+    const stylesheets = antdStylesheets(clientDir);
+    expect(stylesheets.length).toBeGreaterThan(0);
     for (const page of CONSOLE_PAGES) {
       const html = fs.readFileSync(path.join(clientDir, page.slice(1), "index.html"), "utf8");
-      const routeId = `routes${page}`;
-      const { module } = manifest.routes[routeId]!;
+      // No request for a script or antd's stylesheet before the first paint (decision 042).
+      expect(html, page).not.toMatch(/<link[^>]+rel="(modulepreload|preload)"/);
+      expect(html, page).not.toMatch(/<script[^>]+(src=|type="module")/);
+      expect(html, page).toContain('l.getEntriesByName("first-contentful-paint")');
+      const { module } = manifest.routes[`routes${page}`]!;
       const layout = manifest.routes["layouts/default"]!.module;
-      expect(preloads(html), page).toEqual(expect.arrayContaining([module, layout, ...userInfoModules(clientDir), ...preloads(fallback)]));
-      // Otherwise the same page: the fallback's scripts, the page's frame under the site's bar, and nothing of another console page.
-      // The first paint needs none of the page's modules: they do not compete with the stylesheet.
-      expect(html, page).toContain(`<link rel="modulepreload" href="${module}" fetchpriority="low"/>`);
-      // antd's stylesheet, which the console layout applies before it renders (decision 034), and only on console pages.
-      const stylesheet = antdStylesheetPreloads(clientDir);
-      expect(stylesheet, page).toMatch(/^(<link rel="preload" as="style" href="\/assets\/antd-console-\d+-[\w-]+\.css" fetchpriority="low"\/>)+$/);
-      expect(html, page).toContain(stylesheet);
-      expect(fallback).not.toContain(stylesheet);
-      const frame = consoleFrame(page);
-      expect(html).toContain(`</header>${frame}`);
-      expect(html.replace(/<link rel="modulepreload" href="[^"]+"( fetchpriority="low")?\/>/g, "").replace(frame, "").replace(stylesheet, "")).toBe(fallback.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, ""));
+      const preloads = loaderPreloads(html);
+      // The fallback's own first (the app's start), then antd's stylesheet in cascade order, then the page's.
+      expect(preloads.slice(0, htmlPreloads(fallback).length), page).toEqual(htmlPreloads(fallback));
+      expect(preloads, page).toEqual(expect.arrayContaining([module, layout, ...userInfoModules(clientDir)]));
+      expect(preloads.filter((href) => href.endsWith(".css")), page).toEqual(stylesheets);
+      expect(fallback).not.toContain(stylesheets[0]);
       for (const other of CONSOLE_PAGES.filter((p) => p !== page)) {
-        expect(preloads(html), `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
+        expect(preloads, `${page} does not preload ${other}`).not.toContain(manifest.routes[`routes${other}`]!.module);
       }
+      // Otherwise the fallback with the page's frame under the site's bar; no input kept, nothing on the frame takes any.
+      expect(html).toContain(`</header>${consoleFrame(page)}`);
+      expect(html).not.toContain(EARLY_INPUT_GLOBAL);
+      const rest = (doc: string) => doc.replace(/<link rel="modulepreload" href="[^"]+"\/>/g, "").replace(/<script( type="module" async="")?>(?!window\.__reactRouterContext)[\s\S]*?<\/script>/g, "");
+      expect(rest(html).replace(consoleFrame(page).replace(/<script>.*?<\/script>/, ""), "")).toBe(rest(fallback));
     }
   });
 
