@@ -4,24 +4,21 @@ import { redemptionFailures } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import type { MoneyConfig } from "../payments/config";
 import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
+import { waitText } from "../../lib/wait-text";
 
 /** The reason an attempt carries while it runs; it becomes the error code, or the row goes. */
 const PENDING = "pending";
 
 export type RedeemLimits = Pick<MoneyConfig, "redeemFailuresPerUserPerHour" | "redeemFailuresPerIpPerHour">;
 
-async function allowedAt(tx: Tx, where: ReturnType<typeof eq>, limit: number, now: Date): Promise<Date | null> {
+/** The failures of the last hour that match `where`, oldest first. */
+async function failuresWithinHour(tx: Tx, where: ReturnType<typeof eq>, now: Date): Promise<Date[]> {
   const rows = await tx
     .select({ at: redemptionFailures.createdAt })
     .from(redemptionFailures)
     .where(and(where, gt(redemptionFailures.createdAt, new Date(now.getTime() - HOUR_MS))))
     .orderBy(asc(redemptionFailures.createdAt));
-  return nextAllowedAt(
-    rows.map((r) => r.at),
-    limit,
-    HOUR_MS,
-    now,
-  );
+  return rows.map((r) => r.at);
 }
 
 /**
@@ -33,20 +30,29 @@ async function allowedAt(tx: Tx, where: ReturnType<typeof eq>, limit: number, no
  * concurrent attempts cannot all pass a limit with one place left (the OTP limits' way, decision
  * 007). A successful redemption gives its place back, so a customer with a stack of codes is never
  * slowed down. The rows stay as the record of failed attempts an operator can look into.
+ *
+ * The IP's count holds back only a user who has failed in the hour too: an honest user behind the
+ * same NAT as someone guessing redeems the code they hold, and a guesser's every further account
+ * (each a verified phone) gets one guess past the IP's limit.
  */
 export async function reserveRedeemAttempt(db: Db, input: { userId: number; ip: string; now: Date; limits: RedeemLimits }): Promise<number> {
   const { userId, ip, now, limits } = input;
   const outcome = await db.transaction(async (tx) => {
     await lockRateKeys(tx, [`redeem-user:${userId}`, `redeem-ip:${ip}`]);
-    const byUser = await allowedAt(tx, eq(redemptionFailures.userId, userId), limits.redeemFailuresPerUserPerHour, now);
-    const byIp = byUser ?? (await allowedAt(tx, eq(redemptionFailures.ip, ip), limits.redeemFailuresPerIpPerHour, now));
+    const usersFailures = await failuresWithinHour(tx, eq(redemptionFailures.userId, userId), now);
+    const byUser = nextAllowedAt(usersFailures, limits.redeemFailuresPerUserPerHour, HOUR_MS, now);
+    const byIp =
+      byUser ??
+      (usersFailures.length > 0
+        ? nextAllowedAt(await failuresWithinHour(tx, eq(redemptionFailures.ip, ip), now), limits.redeemFailuresPerIpPerHour, HOUR_MS, now)
+        : null);
     if (byIp) return { kind: "refused", until: byIp } as const;
     const [row] = await tx.insert(redemptionFailures).values({ userId, ip, reason: PENDING, createdAt: now }).returning({ id: redemptionFailures.id });
     return { kind: "reserved", attempt: row!.id } as const;
   });
   if (outcome.kind === "reserved") return outcome.attempt;
   const waitMs = outcome.until.getTime() - now.getTime();
-  throw AppError.tooManyRequests(`too many failed redemption attempts, try again in ${Math.max(1, Math.ceil(waitMs / 60_000))} minutes`, waitMs / 1000);
+  throw AppError.tooManyRequests(`too many failed redemption attempts, try again in ${waitText(waitMs)}`, waitMs / 1000);
 }
 
 /** The attempt failed for the user's code: its place stays, named after the error. */

@@ -151,15 +151,34 @@ describe("limits against guessing", () => {
     expect((await redeem(user, good!, freshIp())).statusCode).toBe(200);
   });
 
-  it("stops an IP after 8 failed attempts across users", async () => {
+  it("stops an IP after 8 failed attempts across users, for users who have failed too", async () => {
     const ip = freshIp();
     for (let i = 0; i < 8; i++) {
       const u = await createUserWithSession(t);
       expect((await redeem(u, `GUESS${i}`, ip)).statusCode).toBe(400);
     }
+    const guesser = await createUserWithSession(t);
+    expect((await redeem(guesser, "GUESS", freshIp())).statusCode).toBe(400);
+    const refused = await redeem(guesser, "GUESS", ip);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().message).toBe("too many failed redemption attempts, try again in 60 minutes");
+    // A newcomer's first attempt goes through; failed, the IP's count holds them back too.
     const newcomer = await createUserWithSession(t);
+    expect((await redeem(newcomer, "GUESS", ip)).statusCode).toBe(400);
     expect((await redeem(newcomer, "GUESS", ip)).statusCode).toBe(429);
-    expect((await redeem(newcomer, "GUESS", freshIp())).statusCode).toBe(400);
+  });
+
+  it("lets an honest user behind the same NAT as a guesser redeem the code they hold", async () => {
+    const nat = freshIp();
+    const guessers = await Promise.all(Array.from({ length: 2 }, () => createUserWithSession(t)));
+    for (const [n, guesser] of guessers.entries()) {
+      for (let i = 0; i < 4; i++) expect((await redeem(guesser, `NAT${n}-${i}`, nat)).statusCode).toBe(400);
+    }
+    expect((await redeem(guessers[0]!, "NAT-MORE", nat)).statusCode).toBe(429);
+    const honest = await createUserWithSession(t);
+    const [code] = (await createCodes(["--amount", "3", "--count", "1"])).codes;
+    expect((await redeem(honest, code!, nat)).statusCode).toBe(200);
+    expect(await balanceOf(honest)).toBe("3.00");
   });
 
   it("lets no more wrong codes through than the limit when a burst of them arrives at once", async () => {
@@ -169,7 +188,9 @@ describe("limits against guessing", () => {
     expect(burst.filter((r) => r.statusCode === 429)).toHaveLength(15);
 
     const ip = freshIp();
+    // Users who have each failed once elsewhere, so the IP's count applies to them.
     const crowd = await Promise.all(Array.from({ length: 20 }, () => createUserWithSession(t)));
+    for (const [i, u] of crowd.entries()) expect((await redeem(u, `BEFORE${i}`, freshIp())).statusCode).toBe(400);
     const fromOneIp = await Promise.all(crowd.map((u, i) => redeem(u, `CROWD${i}`, ip)));
     expect(fromOneIp.filter((r) => r.statusCode === 400)).toHaveLength(8);
     expect(fromOneIp.filter((r) => r.statusCode === 429)).toHaveLength(12);
