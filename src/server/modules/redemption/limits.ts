@@ -8,6 +8,8 @@ import { waitText } from "../../lib/wait-text";
 
 /** The reason an attempt carries while it runs; it becomes the error code, or the row goes. */
 const PENDING = "pending";
+/** How many times the IP's limit a user with no failure of their own in the hour may still try at. */
+const IP_LIMIT_FOR_NEWCOMERS = 3;
 
 export type RedeemLimits = Pick<MoneyConfig, "redeemFailuresPerUserPerHour" | "redeemFailuresPerIpPerHour">;
 
@@ -31,9 +33,9 @@ async function failuresWithinHour(tx: Tx, where: ReturnType<typeof eq>, now: Dat
  * 007). A successful redemption gives its place back, so a customer with a stack of codes is never
  * slowed down. The rows stay as the record of failed attempts an operator can look into.
  *
- * The IP's count holds back only a user who has failed in the hour too: an honest user behind the
- * same NAT as someone guessing redeems the code they hold, and a guesser's every further account
- * (each a verified phone) gets one guess past the IP's limit.
+ * The IP's count holds back a user who has failed in the hour too at its limit, and everyone at
+ * three times it: an honest user behind the same NAT as someone guessing still redeems the code
+ * they hold, and accounts taking turns from one address still meet a bound.
  */
 export async function reserveRedeemAttempt(db: Db, input: { userId: number; ip: string; now: Date; limits: RedeemLimits }): Promise<number> {
   const { userId, ip, now, limits } = input;
@@ -41,11 +43,8 @@ export async function reserveRedeemAttempt(db: Db, input: { userId: number; ip: 
     await lockRateKeys(tx, [`redeem-user:${userId}`, `redeem-ip:${ip}`]);
     const usersFailures = await failuresWithinHour(tx, eq(redemptionFailures.userId, userId), now);
     const byUser = nextAllowedAt(usersFailures, limits.redeemFailuresPerUserPerHour, HOUR_MS, now);
-    const byIp =
-      byUser ??
-      (usersFailures.length > 0
-        ? nextAllowedAt(await failuresWithinHour(tx, eq(redemptionFailures.ip, ip), now), limits.redeemFailuresPerIpPerHour, HOUR_MS, now)
-        : null);
+    const ipLimit = limits.redeemFailuresPerIpPerHour * (usersFailures.length > 0 ? 1 : IP_LIMIT_FOR_NEWCOMERS);
+    const byIp = byUser ?? nextAllowedAt(await failuresWithinHour(tx, eq(redemptionFailures.ip, ip), now), ipLimit, HOUR_MS, now);
     if (byIp) return { kind: "refused", until: byIp } as const;
     const [row] = await tx.insert(redemptionFailures).values({ userId, ip, reason: PENDING, createdAt: now }).returning({ id: redemptionFailures.id });
     return { kind: "reserved", attempt: row!.id } as const;

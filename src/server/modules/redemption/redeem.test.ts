@@ -168,6 +168,15 @@ describe("limits against guessing", () => {
     expect((await redeem(newcomer, "GUESS", ip)).statusCode).toBe(429);
   });
 
+  it("holds back accounts taking turns from one IP at three times its limit", async () => {
+    const ip = freshIp();
+    const accounts = await Promise.all(Array.from({ length: 30 }, () => createUserWithSession(t)));
+    const statuses: number[] = [];
+    for (const [i, u] of accounts.entries()) statuses.push((await redeem(u, `TURN${i}`, ip)).statusCode);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(24);
+    expect(statuses.slice(24)).toEqual(Array(6).fill(429));
+  });
+
   it("lets an honest user behind the same NAT as a guesser redeem the code they hold", async () => {
     const nat = freshIp();
     const guessers = await Promise.all(Array.from({ length: 2 }, () => createUserWithSession(t)));
