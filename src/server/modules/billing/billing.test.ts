@@ -96,12 +96,17 @@ describe("GET /api/v1/console/billing", () => {
     const forged = Buffer.from(JSON.stringify({ at: "99999999999999999999", id: 1 })).toString("base64url");
     expect((await billing(alice, `?cursor=${forged}`)).json()).toEqual({ code: "bad_request", message: "the cursor is not valid: start again from the first page" });
     for (const [query, message] of [
-      ["?to=0000-01-01T00:00:00Z", "to must be a time from 1970 to 9999"],
-      ["?from=0001-01-01T00:00:00%2B14:00", "from must be a time from 1970 to 9999"],
-      ["?to=9999-12-31T23:59:59-14:00", "to must be a time from 1970 to 9999"],
+      ["?to=0000-01-01T00:00:00Z", "to must be a time in the years 1 to 9999"],
+      ["?from=0001-01-01T00:00:00%2B14:00", "from must be a time in the years 1 to 9999"],
+      ["?to=9999-12-31T23:59:59-14:00", "to must be a time in the years 1 to 9999"],
     ]) {
       expect((await billing(alice, query!)).json(), query).toEqual({ code: "bad_request", message });
       expect((await t.app.inject({ url: `/api/v1/console/billing.csv${query}`, headers: alice.headers })).statusCode, query).toBe(400);
+    }
+    // A range from long before anything was billed means "everything until then".
+    for (const from of ["1900-01-01T00:00:00Z", "0001-01-01T00:00:00Z"]) {
+      expect((await billing(alice, `?from=${from}`)).statusCode, from).toBe(200);
+      expect((await t.app.inject({ url: `/api/v1/console/billing.csv?from=${from}`, headers: alice.headers })).statusCode, from).toBe(200);
     }
     expect((await t.app.inject({ url: "/api/v1/console/billing" })).statusCode).toBe(401);
   });
