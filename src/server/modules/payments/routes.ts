@@ -22,9 +22,10 @@ import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } fr
  */
 const ORDERS_PER_HOUR = 20;
 /**
- * Checking a pending order is a query on the same account: the console polls an open order every
- * 3 s (20 a minute), a script may not ask WeChat Pay for every request. Past this the database's
- * answer stands until the window frees, as it does when the provider cannot be reached.
+ * Checking a pending order is a query on the merchant's account at the provider: the console polls
+ * an open order every 3 s (20 a minute), a script may not have the provider asked for every request.
+ * Past this, per user and per process when Redis is down, the database answers until the window
+ * frees; an order it holds as pending stays pending, though past its expiry, until the provider is asked.
  */
 const PROVIDER_QUERIES_PER_MINUTE = 30;
 

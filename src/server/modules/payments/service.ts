@@ -120,7 +120,7 @@ export async function refreshPayment(
     outTradeNo: string;
     now: Date;
     topUp: TopUpOptions;
-    /** Asked just before the provider would be: false keeps to what the database says (the caller's allowance is spent). */
+    /** Asked just before the provider would be: false answers from the database (the caller's allowance is spent). */
     mayAskProvider?: () => Promise<boolean>;
   },
 ): Promise<{ status: OrderStatus; outcome?: SettleOutcome }> {
@@ -132,7 +132,8 @@ export async function refreshPayment(
   const stored = (): OrderStatus => (order.status === "paid" ? "paid" : order.expiresAt > input.now && order.status === "pending" ? "pending" : "closed");
   const provider = providerFor(order.provider);
   if (order.status === "paid" || !provider?.queryOrder) return { status: stored() };
-  if (input.mayAskProvider && !(await input.mayAskProvider())) return { status: stored() };
+  // Not asked, an order past its expiry may still have been paid: it stays pending until the provider says.
+  if (input.mayAskProvider && !(await input.mayAskProvider())) return { status: order.status === "pending" ? "pending" : stored() };
   const facts = await provider.queryOrder(order.outTradeNo, input.now);
   if (!facts?.paid) return { status: stored() };
   const outcome = await settlePayment(db, provider, facts, input);
