@@ -264,8 +264,13 @@ export interface PreparedStatement {
   text: string;
 }
 
-/** The statement as a drizzle query with the same parameters, for a transaction (it has its own connection). */
+/**
+ * The statement as a drizzle query with the same parameters, for a transaction (it has its own
+ * connection) or an in-process PGlite. Arrays go as array literals (`arrayLiteral`): drizzle would
+ * render a JavaScript array as a list of parameters.
+ */
 function boundQuery(statement: PreparedStatement, params: unknown[]): SQL {
+  if (params.some(Array.isArray)) throw new Error(`${statement.name}: pass arrays as array literals, not JavaScript arrays`);
   const parts = statement.text.split(/\$(\d+)/);
   return sql.join(
     parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`)),
@@ -278,7 +283,8 @@ function boundQuery(statement: PreparedStatement, params: unknown[]): SQL {
  * per PostgreSQL connection, or once on PGlite's thread, instead of on every call
  * (docs/decisions/032). Its text is a constant, not a drizzle template: building and rendering
  * one cost more server CPU per call than the rest of the call's database client work. Errors
- * come wrapped as from `queryRows`. In a transaction it runs unprepared, on the transaction's connection.
+ * come wrapped as from `queryRows`. In a transaction, or on an in-process PGlite (scripts), it runs
+ * unprepared through drizzle, as `queryRows` does.
  */
 export async function preparedRows<T>(db: Db | Tx, statement: PreparedStatement, params: unknown[]): Promise<T[]> {
   const client = (db as { $client?: unknown }).$client;
@@ -287,7 +293,6 @@ export async function preparedRows<T>(db: Db | Tx, statement: PreparedStatement,
       return (await client.query<T & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: params, types: DRIZZLE_TYPES })).rows;
     }
     if (client instanceof PgliteOnThread) return (await client.prepared<T>(statement.name, statement.text, params)).rows;
-    if (client instanceof PGlite) return (await client.query<T>(statement.text, params)).rows;
   } catch (error) {
     throw new DrizzleQueryError(statement.text, params, error as Error);
   }

@@ -31,8 +31,9 @@ export function applyAntdConsoleStyles(): Promise<boolean> {
   if (!urls || urls.length === 0 || typeof document === "undefined") return Promise.resolve(false);
   applied ??= (async () => {
     const before = document.head.querySelector('link[rel="stylesheet"], style');
-    // Every part downloads at once (a console page's HTML preloads them; reached in the app from
-    // another page, they are preloaded here), however long the linking one by one takes.
+    // Every part downloads at once (a console page's loader preloads them once the frame is painted,
+    // decision 042; reached in the app from another page, they are preloaded here), however long
+    // the linking one by one takes.
     for (const url of urls) {
       if (document.head.querySelector(`link[href="${url}"]`)) continue;
       const preload = document.createElement("link");
