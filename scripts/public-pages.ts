@@ -84,9 +84,10 @@ export function publicPageLoader(preloads: string[], script: RouteModulesScript,
   const stylesheets = preloads.some((href) => href.endsWith(".css"));
   return [
     "(function(w,d){",
-    keepInput ? "var kept=[],done=0;" : "var done=0;",
+    "var done=0;",
     ...(keepInput
       ? [
+          "var kept=[];",
           `try{var r=new URLSearchParams(location.search).get("r");if(r&&/${REFERRAL_CODE.source}/.test(r))sessionStorage.setItem(${JSON.stringify(REFERRAL_KEY)},r)}catch(e){}`,
           'function keep(e){var t=e.target,el=t&&t.closest&&t.closest(e.type==="click"?"button":"select");if(el)kept.push([e.type,el,el.value])}',
           'd.addEventListener("click",keep,true);d.addEventListener("change",keep,true);',
@@ -100,9 +101,9 @@ export function publicPageLoader(preloads: string[], script: RouteModulesScript,
     // DevTools' network recording, as in Lighthouse), seven in one task made it a long one. A
     // message, not a timer, to the next task: not clamped when nested, not stopped by a fake clock.
     `function load(){if(done)return;done=1;var p=${JSON.stringify(preloads)},i=0,c=new MessageChannel();c.port1.onmessage=next;next();`,
-    stylesheets
-      ? 'function next(){if(i<p.length){var l=d.createElement("link"),h=p[i++];if(/\\.css$/.test(h)){l.rel="preload";l.as="style"}else l.rel="modulepreload";l.href=h;d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}'
-      : 'function next(){if(i<p.length){var l=d.createElement("link");l.rel="modulepreload";l.href=p[i++];d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}',
+    'function next(){if(i<p.length){var l=d.createElement("link"),h=p[i++];',
+    stylesheets ? 'if(/\\.css$/.test(h)){l.rel="preload";l.as="style"}else l.rel="modulepreload";' : 'l.rel="modulepreload";',
+    'l.href=h;d.head.appendChild(l);c.port2.postMessage(0)}else{c.port1.onmessage=null;start()}}',
     "}",
     "function start(){",
     `Promise.all(${imports(script.sideEffects)})`,

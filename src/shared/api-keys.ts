@@ -2,6 +2,7 @@ import { z } from "zod";
 import { userText } from "./text";
 import { MAX_MICROS, isMoney, parseMoney } from "./money";
 import { SPEND_LIMIT_PERIODS } from "./spend-period";
+import { AFTER_STORABLE_TIME } from "./storable-time";
 
 /** A key is `tg_` plus 32 random bytes in base64url (43 characters). */
 export const API_KEY_PREFIX = "tg_";
@@ -55,8 +56,7 @@ export function isIpRule(input: string): boolean {
 export function expiryProblem(iso: string, now: Date): ExpiryProblem | null {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return "malformed";
-  // 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC, which the database cannot store.
-  if (at >= Date.UTC(10000, 0, 1)) return "tooLate";
+  if (at >= AFTER_STORABLE_TIME) return "tooLate";
   return at > now.getTime() ? null : "past";
 }
 

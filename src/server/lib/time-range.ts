@@ -1,13 +1,13 @@
+import { AFTER_STORABLE_TIME } from "#shared/storable-time";
 import { AppError } from "../errors";
 
 /** The times a range may name: the database takes no year 0 or before, nor past 9999 (an offset can cross either). */
 const EARLIEST = Date.parse("0001-01-01T00:00:00Z");
-const LATEST = Date.UTC(10000, 0, 1);
 
 function rangeEnd(name: "from" | "to", text: string | undefined): Date | undefined {
   if (!text) return undefined;
   const at = new Date(text);
-  if (!(at.getTime() >= EARLIEST && at.getTime() < LATEST)) throw AppError.badRequest(`${name} must be a time in the years 1 to 9999`);
+  if (!(at.getTime() >= EARLIEST && at.getTime() < AFTER_STORABLE_TIME)) throw AppError.badRequest(`${name} must be a time in the years 1 to 9999`);
   return at;
 }
 
