@@ -7,9 +7,11 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { Client } from "undici";
 import { formatMoney, parseMoney } from "../../src/shared/money";
 import { BenchClient } from "./client";
 import { postgresCpuMicros, processCpuMicros } from "./cpu";
+import { directCharger } from "./direct-charge";
 import { benchServer } from "./server";
 
 const { values: args } = parseArgs({
@@ -80,49 +82,89 @@ interface Sample {
   errors: number;
 }
 
-async function load(urlPath: string, keys: string[], amount: number, connections = CONNECTIONS): Promise<Sample> {
+/** What a stretch of calls gave, before its CPU time is added. */
+type Driven = Omit<Sample, "serverCpuUs" | "postgresCpuUs" | "clientCpuUs">;
+
+/** Runs a stretch of calls and counts the CPU time the server, PostgreSQL and this process spent on it. */
+async function measured(drive: () => Promise<Driven>): Promise<Sample> {
   const serverCpuBefore = processCpuMicros(server.pid!);
   const postgresCpuBefore = databaseCpuMicros();
   const clientCpuBefore = process.cpuUsage();
-  let next = 0;
-  let firstRequestAt = 0;
-  let lastResponseAt = 0;
-  const latenciesMs: number[] = [];
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `${BASE}${urlPath}`,
-        connections,
-        amount,
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ hello: "world", n: 42 }),
-        setupClient: (client) => {
-          if (keys.length > 0) client.setHeaders({ "content-type": "application/json", authorization: `Bearer ${keys[next++ % keys.length]}` });
-        },
-      },
-      (error, done) => (error ? reject(error) : resolve(done)),
-    );
-    instance.on("start", () => (firstRequestAt = performance.now()));
-    instance.on("response", (_client, _status, _bytes, responseTimeMs) => {
-      lastResponseAt = performance.now();
-      latenciesMs.push(responseTimeMs);
-    });
-  });
-  // autocannon notices the end of a run on its once-a-second tick, so its own duration is rounded up
-  // to the next second; the run lasts from its start to its last response.
+  const driven = await drive();
   const clientCpu = process.cpuUsage(clientCpuBefore);
   return {
-    seconds: (lastResponseAt - firstRequestAt) / 1000,
+    ...driven,
     serverCpuUs: processCpuMicros(server.pid!) - serverCpuBefore,
     // A PostgreSQL process that exits takes its time with it: never below zero.
     postgresCpuUs: Math.max(0, databaseCpuMicros() - postgresCpuBefore),
     clientCpuUs: clientCpu.user + clientCpu.system,
-    latenciesMs,
-    ok: result["2xx"],
-    other: result.non2xx,
-    errors: result.errors + result.timeouts,
   };
+}
+
+const BODY = JSON.stringify({ hello: "world", n: 42 });
+
+/** `amount` calls from `connections` concurrent clients (autocannon), the keys shared out among them. */
+function load(urlPath: string, keys: string[], amount: number): Promise<Sample> {
+  return measured(async () => {
+    let next = 0;
+    let firstRequestAt = 0;
+    let lastResponseAt = 0;
+    const latenciesMs: number[] = [];
+    const result = await new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url: `${BASE}${urlPath}`,
+          connections: CONNECTIONS,
+          amount,
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: BODY,
+          setupClient: (client) => {
+            if (keys.length > 0) client.setHeaders({ "content-type": "application/json", authorization: `Bearer ${keys[next++ % keys.length]}` });
+          },
+        },
+        (error, done) => (error ? reject(error) : resolve(done)),
+      );
+      instance.on("start", () => (firstRequestAt = performance.now()));
+      instance.on("response", (_client, _status, _bytes, responseTimeMs) => {
+        lastResponseAt = performance.now();
+        latenciesMs.push(responseTimeMs);
+      });
+    });
+    // autocannon notices the end of a run on its once-a-second tick, so its own duration is rounded up
+    // to the next second; the run lasts from its start to its last response.
+    return {
+      seconds: (lastResponseAt - firstRequestAt) / 1000,
+      latenciesMs,
+      ok: result["2xx"],
+      other: result.non2xx,
+      errors: result.errors + result.timeouts,
+    };
+  });
+}
+
+/**
+ * `amount` calls one after another on one kept-alive connection; `then` runs after each answer and
+ * counts in its latency (the direct charge of the floor).
+ */
+function oneAtATime(connection: Client, urlPath: string, key: string | null, amount: number, then?: () => Promise<void>): Promise<Sample> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  return measured(async () => {
+    const latenciesMs: number[] = [];
+    let ok = 0;
+    let other = 0;
+    const startedAt = performance.now();
+    for (let i = 0; i < amount; i++) {
+      const sentAt = performance.now();
+      const response = await connection.request({ method: "POST", path: urlPath, headers, body: BODY });
+      await response.body.arrayBuffer();
+      if (response.statusCode >= 200 && response.statusCode < 300) ok++;
+      else other++;
+      await then?.();
+      latenciesMs.push(performance.now() - sentAt);
+    }
+    return { seconds: (performance.now() - startedAt) / 1000, latenciesMs, ok, other, errors: 0 };
+  });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -159,8 +201,15 @@ try {
   const keys = await Promise.all(Array.from({ length: KEYS }, (_, i) => client.createKey(`bench ${i}`)));
   const price = parseMoney((await client.json<{ tools: { id: string; price: string }[] }>("GET", "/api/v1/tools")).tools.find((t) => t.id === "echo")!.price);
 
+  // The one-connection turns below use a connection of their own and, on PostgreSQL, a plain
+  // client for the floor: the direct charge sent straight to the database after an unmetered call.
+  const connection = new Client(BASE);
+  const charger = bench.databaseUrl ? await directCharger(bench.databaseUrl, price) : null;
   await load("/v1/tools/echo", keys, 2000);
   await load("/v1/echo", [], 2000);
+  await oneAtATime(connection, "/v1/tools/echo", keys[0]!, 200);
+  await oneAtATime(connection, "/v1/echo", null, 200);
+  if (charger) await oneAtATime(connection, "/v1/echo", null, 200, charger.charge);
   const before = parseMoney(await client.balance());
   // The two routes take turns, so a stretch when this shared machine runs slow falls on both.
   const meteredSamples: Sample[] = [];
@@ -169,21 +218,27 @@ try {
     meteredSamples.push(await load("/v1/tools/echo", keys, CALLS / ROUNDS));
     baselineSamples.push(await load("/v1/echo", [], CALLS / ROUNDS));
   }
-  // One connection, the routes taking turns again: the latency a metered call adds when nothing queues.
+  // One connection, one call after another, the routes taking turns again: the latency a metered
+  // call adds when nothing queues, and on PostgreSQL the least it could add (the floor).
   const meteredAlone: Sample[] = [];
   const baselineAlone: Sample[] = [];
+  const floorAlone: Sample[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    meteredAlone.push(await load("/v1/tools/echo", keys, ALONE_CALLS / ROUNDS, 1));
-    baselineAlone.push(await load("/v1/echo", [], ALONE_CALLS / ROUNDS, 1));
+    meteredAlone.push(await oneAtATime(connection, "/v1/tools/echo", keys[0]!, ALONE_CALLS / ROUNDS));
+    baselineAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS));
+    if (charger) floorAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS, charger.charge));
   }
+  await connection.close();
+  await charger?.close();
   const metered = summarize("metered /v1/tools/echo", meteredSamples);
   const baseline = summarize("unmetered /v1/echo", baselineSamples);
   const alone = [summarize("metered, 1 connection", meteredAlone), summarize("unmetered, 1 connection", baselineAlone)] as const;
+  const floor = charger ? summarize("unmetered + direct charge, 1 connection", floorAlone) : null;
   const after = parseMoney(await client.balance());
 
-  const expected = before - price * BigInt(metered.ok + alone[0].ok);
+  const expected = before - price * BigInt(metered.ok + alone[0].ok + (floor?.ok ?? 0));
   console.log(`\ngateway benchmark on ${args.db} — ${CALLS} calls per route in ${ROUNDS} rounds, ${CONNECTIONS} connections, ${keys.length} keys, log level ${args["log-level"]}`);
-  console.table([metered, baseline, ...alone].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+  console.table([metered, baseline, ...alone, ...(floor ? [floor] : [])].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
   const ratio = metered.requestsPerSecond / baseline.requestsPerSecond;
   console.log(`metered / unmetered throughput: ${(ratio * 100).toFixed(1)}%`);
   const cpuOf = (r: Run) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
@@ -192,6 +247,10 @@ try {
   const addedLatencyMs = alone[0].p50 - alone[1].p50;
   const latencyGoalMs = args.db === "postgres" ? 0.5 : 0.8;
   console.log(`added p50 latency at one connection: ${addedLatencyMs.toFixed(2)} ms (goal ≤ ${latencyGoalMs} ms)`);
+  if (floor) {
+    const floorMs = floor.p50 - alone[1].p50;
+    console.log(`  of which the floor, the same durable charge sent straight to PostgreSQL: ${floorMs.toFixed(2)} ms; the gateway's own part: ${(addedLatencyMs - floorMs).toFixed(2)} ms`);
+  }
   console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
 
   server.kill("SIGTERM");

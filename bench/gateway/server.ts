@@ -43,6 +43,8 @@ export function benchServerEnv(options: { dataDir: string; port: number; logLeve
 export interface BenchServer {
   base: string;
   dataDir: string;
+  /** The server's fresh PostgreSQL database; null on PGlite. */
+  databaseUrl: string | null;
   /** `tollgate admin …` on the server's configuration. */
   cli(...argv: string[]): { code: number; out: string; err: string };
   /** Starts the compiled server as `npm start` does (its Node 24 and flags), and waits until it answers. */
@@ -56,16 +58,18 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
   const port = 3900 + Math.floor(Math.random() * 90);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  const databaseUrl = options.db === "postgres" ? await freshPostgres() : null;
   const env: Record<string, string> = {
     ...benchServerEnv({ dataDir, port, logLevel: options.logLevel }),
     UNMETERED_ECHO: "true",
     ALTCHA_MAX_NUMBER: "1000",
-    DATABASE_URL: options.db === "postgres" ? await freshPostgres() : "",
+    DATABASE_URL: databaseUrl ?? "",
     ...options.env,
   };
   return {
     base,
     dataDir,
+    databaseUrl,
     cli(...argv) {
       const result = spawnSync(PROJECT_NODE, [path.join(DIST, "cli.js"), "admin", ...argv], { env, encoding: "utf8" });
       return { code: result.status ?? 1, out: result.stdout, err: result.stderr };

@@ -86,7 +86,8 @@ const CHARGE_CALLS: PreparedStatement = {
            from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
                              $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`,
 };
-const CHARGE_CALL: PreparedStatement = {
+/** What a lone call is charged with; the gateway bench sends it from a plain client too, for the floor of a metered call. */
+export const CHARGE_CALL: PreparedStatement = {
   name: "charge_call",
   text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
            from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,

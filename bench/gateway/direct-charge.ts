@@ -1,0 +1,31 @@
+/**
+ * The database's own part of a metered call, without the gateway: the statement the server charges
+ * a lone call with (`charge_call`, durable), sent by a plain client to the server's database for the
+ * bench's user. At one connection a call through the gateway cannot add less than this.
+ */
+import pg from "pg";
+import { CHARGE_CALL } from "../../src/server/modules/gateway/metering";
+
+export interface DirectCharger {
+  /** Charges `amount` for one echo call on the user's first key; throws unless it is accepted. */
+  charge(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function directCharger(databaseUrl: string, amount: bigint): Promise<DirectCharger> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const [key] = (await client.query<{ user_id: string; id: string }>("select user_id, id from api_keys order by id limit 1")).rows;
+  if (!key) throw new Error("no API key to charge: create the bench's keys first");
+  let sequence = 0;
+  return {
+    async charge() {
+      const at = new Date().toISOString();
+      const requestId = `bench-direct-${process.pid}-${sequence++}`;
+      const values = [key.user_id, key.id, "echo", 1, amount.toString(), requestId, at, 200, 0, at];
+      const [row] = (await client.query<{ o_outcome: string }>({ name: CHARGE_CALL.name, text: CHARGE_CALL.text, values })).rows;
+      if (row?.o_outcome !== "ok") throw new Error(`the direct charge was refused: ${row?.o_outcome ?? "no row"}`);
+    },
+    close: () => client.end(),
+  };
+}
