@@ -1,7 +1,8 @@
 /**
  * The database's own part of a metered call, without the gateway: the statement the server charges
  * a lone call with (`charge_call`, durable), sent by a plain client to the server's database for the
- * bench's user. At one connection a call through the gateway cannot add less than this.
+ * bench's user. At one connection a call through the gateway cannot add less than this. Beside it,
+ * the least any durable write costs: one row into a table of its own, no index, committed.
  */
 import pg from "pg";
 import { CHARGE_CALL } from "../../src/server/modules/gateway/metering";
@@ -9,6 +10,8 @@ import { CHARGE_CALL } from "../../src/server/modules/gateway/metering";
 export interface DirectCharger {
   /** Charges `amount` for one echo call on the user's first key; throws unless it is accepted. */
   charge(): Promise<void>;
+  /** Commits one row into `bench_durable_write`, a table with no index that nothing reads. */
+  durableWrite(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,6 +20,7 @@ export async function directCharger(databaseUrl: string, amount: bigint): Promis
   await client.connect();
   const [key] = (await client.query<{ user_id: string; id: string }>("select user_id, id from api_keys order by id limit 1")).rows;
   if (!key) throw new Error("no API key to charge: create the bench's keys first");
+  await client.query("create table if not exists bench_durable_write (x int)");
   let sequence = 0;
   return {
     async charge() {
@@ -25,6 +29,9 @@ export async function directCharger(databaseUrl: string, amount: bigint): Promis
       const values = [key.user_id, key.id, "echo", 1, amount.toString(), requestId, at, 200, 0, at];
       const [row] = (await client.query<{ o_outcome: string }>({ name: CHARGE_CALL.name, text: CHARGE_CALL.text, values })).rows;
       if (row?.o_outcome !== "ok") throw new Error(`the direct charge was refused: ${row?.o_outcome ?? "no row"}`);
+    },
+    async durableWrite() {
+      await client.query({ name: "bench_durable_write", text: "insert into bench_durable_write values (1)" });
     },
     close: () => client.end(),
   };

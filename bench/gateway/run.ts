@@ -209,7 +209,10 @@ try {
   await load("/v1/echo", [], 2000);
   await oneAtATime(connection, "/v1/tools/echo", keys[0]!, 200);
   await oneAtATime(connection, "/v1/echo", null, 200);
-  if (charger) await oneAtATime(connection, "/v1/echo", null, 200, charger.charge);
+  if (charger) {
+    await oneAtATime(connection, "/v1/echo", null, 200, charger.charge);
+    await oneAtATime(connection, "/v1/echo", null, 200, charger.durableWrite);
+  }
   const before = parseMoney(await client.balance());
   // The two routes take turns, so a stretch when this shared machine runs slow falls on both.
   const meteredSamples: Sample[] = [];
@@ -223,10 +226,14 @@ try {
   const meteredAlone: Sample[] = [];
   const baselineAlone: Sample[] = [];
   const floorAlone: Sample[] = [];
+  const durableWriteAlone: Sample[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     meteredAlone.push(await oneAtATime(connection, "/v1/tools/echo", keys[0]!, ALONE_CALLS / ROUNDS));
     baselineAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS));
-    if (charger) floorAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS, charger.charge));
+    if (charger) {
+      floorAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS, charger.charge));
+      durableWriteAlone.push(await oneAtATime(connection, "/v1/echo", null, ALONE_CALLS / ROUNDS, charger.durableWrite));
+    }
   }
   await connection.close();
   await charger?.close();
@@ -234,11 +241,12 @@ try {
   const baseline = summarize("unmetered /v1/echo", baselineSamples);
   const alone = [summarize("metered, 1 connection", meteredAlone), summarize("unmetered, 1 connection", baselineAlone)] as const;
   const floor = charger ? summarize("unmetered + direct charge, 1 connection", floorAlone) : null;
+  const durableWrite = charger ? summarize("unmetered + durable one-row insert, 1 connection", durableWriteAlone) : null;
   const after = parseMoney(await client.balance());
 
   const expected = before - price * BigInt(metered.ok + alone[0].ok + (floor?.ok ?? 0));
   console.log(`\ngateway benchmark on ${args.db} — ${CALLS} calls per route in ${ROUNDS} rounds, ${CONNECTIONS} connections, ${keys.length} keys, log level ${args["log-level"]}`);
-  console.table([metered, baseline, ...alone, ...(floor ? [floor] : [])].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+  console.table([metered, baseline, ...alone, ...(floor && durableWrite ? [floor, durableWrite] : [])].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
   const ratio = metered.requestsPerSecond / baseline.requestsPerSecond;
   console.log(`metered / unmetered throughput: ${(ratio * 100).toFixed(1)}%`);
   const cpuOf = (r: Run) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
@@ -247,9 +255,11 @@ try {
   const addedLatencyMs = alone[0].p50 - alone[1].p50;
   const latencyGoalMs = args.db === "postgres" ? 0.5 : 0.8;
   console.log(`added p50 latency at one connection: ${addedLatencyMs.toFixed(2)} ms (goal ≤ ${latencyGoalMs} ms)`);
-  if (floor) {
+  if (floor && durableWrite) {
     const floorMs = floor.p50 - alone[1].p50;
+    const durableWriteMs = durableWrite.p50 - alone[1].p50;
     console.log(`  of which the floor, the same durable charge sent straight to PostgreSQL: ${floorMs.toFixed(2)} ms; the gateway's own part: ${(addedLatencyMs - floorMs).toFixed(2)} ms`);
+    console.log(`  any durable write adds at least ${durableWriteMs.toFixed(2)} ms here (one row, no index, committed)`);
   }
   console.log(`balance: ${formatMoney(before)} → ${formatMoney(after)}; expected ${formatMoney(expected)}; difference ${formatMoney(after - expected)}`);
 
