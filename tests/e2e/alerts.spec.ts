@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect as baseExpect, test } from "@playwright/test";
 import { runAdminCli } from "./support/admin-cli";
+import { opened } from "./support/dialogs";
 import { loginViaApi, signInPage } from "./support/auth";
 
 // Each test signs in, runs the operator CLI or the key form and waits for the alerts job: on a
@@ -112,7 +113,7 @@ test("a daily spend limit shows the day's spend and when it resets on the keys p
   await signInPage(page, token);
   await page.goto("/console/api-keys");
   await page.getByTestId("create-key").click();
-  const dialog = page.getByRole("dialog", { name: "Create an API key" });
+  const dialog = await opened(page.getByRole("dialog", { name: "Create an API key" }));
   await dialog.getByLabel("Name").fill("daily");
   await dialog.getByLabel("Spend limit").fill("2");
   await dialog.getByLabel("Limit counts").click();

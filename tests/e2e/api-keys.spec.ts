@@ -1,5 +1,6 @@
-import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { opened } from "./support/dialogs";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -14,20 +15,6 @@ const rowNamed = (page: Page, name: string) => rows(page).filter({ has: page.get
 const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
 const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
 
-/**
- * Waits for an antd dialog's opening zoom to end before the test clicks in it. The dialog is first
- * laid out where it ends, at opacity 0, for a few frames, then zooms in from a fifth of its size
- * around the point last clicked. Playwright takes the transparent, still dialog for visible and
- * stable, and checks the hit target of the press only: a press there and a release once the zoom has
- * moved the button make a click on the wrapper instead, so Create runs nothing. The likely cause of a
- * CI failure under load (no "name is required", no request; not reproduced here). A person does not
- * click a button that is not shown yet.
- */
-async function opened(dialog: Locator): Promise<Locator> {
-  await expect(dialog).toBeVisible();
-  await expect(dialog).not.toHaveClass(/\bant-zoom-/);
-  return dialog;
-}
 
 async function createKeyViaApi(request: APIRequestContext, token: string, name: string): Promise<void> {
   const res = await request.post("/api/v1/console/keys", { data: { name }, headers: { authorization: `Bearer ${token}` } });
@@ -40,6 +27,7 @@ test("creates a key, shows it once with a copy button, and lists it masked after
   await expect(page.getByText("No API keys yet. Create one to call the tools.")).toBeVisible();
 
   await page.getByTestId("create-key").click();
+  await opened(createDialog(page));
   await createDialog(page).getByLabel("Name").fill("deploy bot");
   await createDialog(page).getByLabel("Spend limit").fill("12.5");
   await createDialog(page).getByLabel("IP allowlist").fill("203.0.113.0/24\n2001:db8::/32");

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { opened } from "./support/dialogs";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 
 
@@ -12,7 +13,8 @@ test("a key created in the console is used for a call; billing details shows the
 
   await page.goto("/console/api-keys");
   await page.getByTestId("create-key").click();
-  await page.getByRole("dialog", { name: "Create an API key" }).getByLabel("Name").fill("billing e2e");
+  const dialog = await opened(page.getByRole("dialog", { name: "Create an API key" }));
+  await dialog.getByLabel("Name").fill("billing e2e");
   await page.getByTestId("submit-key").click();
   const secret = await page.getByTestId("new-key-secret").inputValue();
   await page.getByTestId("close-new-key").click();
