@@ -28,6 +28,12 @@ export async function startSplitDocumentProxy(target: string, splitAfter: string
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // The browser may still hold a connection open with a request on it; close() alone waits for it,
+    // and in CI held a test whose assertions had passed until its timeout. The page is done with.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
