@@ -1,26 +1,39 @@
 /**
  * The database's own part of a metered call, without the gateway: the statement the server charges
  * a lone call with (`charge_call`, durable), sent by a plain client to the server's database for the
- * bench's user. At one connection a call through the gateway cannot add less than this. Beside it,
- * the least any durable write costs: one row into a table of its own, no index, committed.
+ * bench's user and first key. At one connection a call through the gateway cannot add less than
+ * this. It is a lower bound: between its charges the backend sleeps only for an unmetered call, a
+ * shorter sleep than between a metered call's, and a backend woken later answers later here; so
+ * "the gateway's own part" (added − floor) is an upper bound. Beside it, the least any durable write
+ * costs: one row into a table of its own, no index, committed.
  */
 import pg from "pg";
 import { CHARGE_CALL } from "../../src/server/modules/gateway/metering";
 
 export interface DirectCharger {
-  /** Charges `amount` for one echo call on the user's first key; throws unless it is accepted. */
+  /** Charges the price it was made with for one echo call on the user's first key; throws unless it is accepted. */
   charge(): Promise<void>;
   /** Commits one row into `bench_durable_write`, a table with no index that nothing reads. */
   durableWrite(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function directCharger(databaseUrl: string, amount: bigint): Promise<DirectCharger> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+/** The user's first key, and the durable write's table made. */
+async function prepare(client: pg.Client): Promise<{ user_id: string; id: string }> {
   const [key] = (await client.query<{ user_id: string; id: string }>("select user_id, id from api_keys order by id limit 1")).rows;
   if (!key) throw new Error("no API key to charge: create the bench's keys first");
   await client.query("create table if not exists bench_durable_write (x int)");
+  return key;
+}
+
+export async function directCharger(databaseUrl: string, amount: bigint): Promise<DirectCharger> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on("error", (error) => console.error("the direct charger's connection failed:", error.message));
+  await client.connect();
+  const key = await prepare(client).catch(async (error: unknown) => {
+    await client.end();
+    throw error;
+  });
   let sequence = 0;
   return {
     async charge() {

@@ -15,7 +15,6 @@ const rowNamed = (page: Page, name: string) => rows(page).filter({ has: page.get
 const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
 const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
 
-
 async function createKeyViaApi(request: APIRequestContext, token: string, name: string): Promise<void> {
   const res = await request.post("/api/v1/console/keys", { data: { name }, headers: { authorization: `Bearer ${token}` } });
   expect(res.status()).toBe(201);
