@@ -253,7 +253,8 @@ export class Gateway {
       const used = end.ok ? this.usedUnits(call, this.reportedUnits(call, tool, await streamed.units()), units) : await this.brokenStreamUnits(call, tool, streamed, end, units);
       if (!end.ok) {
         // The caller's stream breaks too, whatever the call costs.
-        this.log.warn({ tool: call.tool.id, err: end.error, delivered: end.delivered, chargedUnits: used }, "the tool's streamed answer broke");
+        const whose = callerBrokeTheRequest(call.request) ? "the caller's request body broke, which ends the tool's answer" : "the tool's streamed answer broke";
+        this.log.warn({ tool: call.tool.id, err: end.error, delivered: end.delivered, chargedUnits: used }, whose);
       }
       if (used === 0) {
         costKnown(0n);
@@ -322,8 +323,10 @@ export class Gateway {
    * it reached the caller; the units the tool reported before it broke, if it did; all that were
    * held if the tool's total timeout cut it (it ran all the time a call may: as an answer that
    * ended without units, and a caller who asks for an answer longer than that gets none of it
-   * free) or a timeout cut it while the caller was not reading (a slow reader does not get a
-   * stream for free); otherwise nothing, as for any call the tool failed.
+   * free), if a timeout cut it while the caller was not reading (a slow reader does not get a
+   * stream for free), or if the caller's own request body broke (left unfinished when the caller
+   * hung up, or over `maxRequestBytes`): the exchange ends on the caller's side, so it is charged
+   * as a caller who leaves, with the units unknown; otherwise nothing, as for any call the tool failed.
    */
   private async brokenStreamUnits(call: GatewayCall, tool: UpstreamTool, streamed: StreamedToolResponse, end: Extract<StreamEnd, { ok: false }>, held: number): Promise<number> {
     if (end.delivered === 0) return 0;
@@ -334,6 +337,7 @@ export class Gateway {
         })
       : undefined;
     if (reported !== undefined) return this.usedUnits(call, reported, held);
+    if (callerBrokeTheRequest(call.request)) return held;
     return cutByTotalTimeout(end.error) || (end.callerHeldBack && upstreamTimedOut(end.error)) ? held : 0;
   }
 
@@ -367,4 +371,9 @@ export class Gateway {
     await Promise.all([this.charges.drain(), this.refunds.drain(), this.completions.drain()]);
     await Promise.all([...this.tools.values()].map((tool) => (tool.local ? undefined : tool.close())));
   }
+}
+
+/** Whether the caller's request body failed (the caller hung up before finishing it, or sent more than the tool accepts). */
+function callerBrokeTheRequest(request: UpstreamRequest): boolean {
+  return !Buffer.isBuffer(request.body) && request.body.errored !== null;
 }

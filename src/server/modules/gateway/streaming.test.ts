@@ -197,6 +197,17 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
   res.writeHead(404).end();
 }
 
+/**
+ * Answers as soon as the request starts, without waiting for its body: 19 events at once, and the
+ * 20th with the units only when the test opens the gate named by the path.
+ */
+function answerBeforeTheBody(req: http.IncomingMessage, res: http.ServerResponse) {
+  req.on("error", () => undefined).resume();
+  sse(res);
+  for (let n = 1; n < 20; n++) res.write(event({ n }));
+  void gate(req.url ?? "").then(() => res.end(event({ n: 20, usage: { units: 3 } })));
+}
+
 function writeCatalog(base: string): string {
   const tool = (id: string, url: string, extra: object = {}, handler: object = {}) => ({
     id,
@@ -232,6 +243,9 @@ function writeCatalog(base: string): string {
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
         tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
         tool("broken-at-once", "/broken-at-once"),
+        tool("early-per-call", "/early-per-call"),
+        tool("early-per-unit", "/early-per-unit", perUnit, { unitsPath: "usage.units" }),
+        tool("early-small-body", "/early-small-body", {}, { maxRequestBytes: 1024 }),
       ],
     }),
   );
@@ -241,6 +255,7 @@ function writeCatalog(base: string): string {
 beforeAll(async () => {
   upstream = http.createServer((req, res) => {
     seen.set(String(req.headers["x-request-id"]), req.headers);
+    if (req.url?.startsWith("/early")) return answerBeforeTheBody(req, res);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => handle(req, res, Buffer.concat(chunks)));
@@ -640,6 +655,49 @@ describe("request bodies", () => {
     expect(res.statusCode).toBe(401);
     expect(JSON.parse((await readAll(res)).body.toString()).error.code).toBe("invalid_key");
     req.destroy();
+  });
+});
+
+describe("a caller whose own request body breaks after the streamed answer began", () => {
+  for (const [toolId, charged, balanceAfter] of [
+    ["early-per-call", 10_000n, "0.99"],
+    ["early-per-unit", 1_000_000n, "0.00"],
+  ] as const) {
+    it(`is charged as a caller who leaves when it hangs up with its body unfinished, not refunded as a tool failure (${toolId})`, async () => {
+      const { userId, secret } = await funded("1");
+      const { req, response } = request(secret, toolId, { headers: { "content-type": "text/plain", "transfer-encoding": "chunked" } });
+      req.write("the start of a body that is never finished");
+      const res = await response;
+      expect(res.statusCode).toBe(200);
+      await once(res, "data");
+      const requestId = res.headers["x-request-id"] as string;
+      res.on("error", () => undefined);
+      const closed = new Promise((resolve) => res.once("close", resolve));
+      req.destroy();
+      await closed;
+      // The units would have come at the answer's end, which the broken exchange never reaches: the whole hold.
+      expect(await settledUsage(requestId)).toMatchObject({ status: "succeeded", amount: charged });
+      expect(await balanceOf(userId)).toBe(balanceAfter);
+      open(`/${toolId}`);
+      await expectLedgerConsistent();
+    });
+  }
+
+  it("is charged when it sends more than the tool accepts once the answer is streaming, and its stream breaks", async () => {
+    const { userId, secret } = await funded("1");
+    const { req, response } = request(secret, "early-small-body", { headers: { "content-type": "text/plain", "transfer-encoding": "chunked" } });
+    req.write("x".repeat(100));
+    const res = await response;
+    expect(res.statusCode).toBe(200);
+    await once(res, "data");
+    const requestId = res.headers["x-request-id"] as string;
+    req.write("x".repeat(2000));
+    expect((await readAll(res)).broken).toBe(true);
+    expect(await settledUsage(requestId)).toMatchObject({ status: "succeeded", amount: 10_000n });
+    expect(await balanceOf(userId)).toBe("0.99");
+    req.destroy();
+    open("/early-small-body");
+    await expectLedgerConsistent();
   });
 });
 
