@@ -22,6 +22,12 @@ const httpHandler = z.object({
   totalTimeoutMs: z.number().int().min(100).max(300_000).default(120_000),
   /** Largest request body sent on to the upstream (413 beyond it). */
   maxRequestBytes: z.number().int().min(0).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /**
+   * Whether a call may be sent upstream while its hold commits, when the balance this process saw
+   * covers it (decision 038). Off: every call waits for its hold, so an upstream that bills the
+   * operator per request never serves a call that is then refused.
+   */
+  startEarly: z.boolean().default(true),
   /** Dotted path of the units in a JSON answer, or in a server-sent event's JSON data, e.g. "usage.total_tokens". */
   unitsPath: z
     .string()

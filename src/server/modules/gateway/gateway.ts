@@ -36,7 +36,15 @@ export interface GatewayCall {
   callerGone(): boolean;
 }
 
-export type Payer = { userId: number; apiKeyId: number; /** The key has a spend limit, which only the hold's transaction can check. */ keySpendLimited: boolean };
+export type Payer = {
+  userId: number;
+  apiKeyId: number;
+  /**
+   * The key has no spend limit (which only the hold's transaction can check) and has not changed
+   * in the last second, so its calls may start upstream while their holds commit (decision 038).
+   */
+  keyAllowsEarlyStart: boolean;
+};
 
 /** The least a served call is charged, in priced units. */
 const MIN_UNITS = 1;
@@ -69,7 +77,7 @@ export class Gateway {
     private readonly tools: ReadonlyMap<string, RunnableTool>,
     options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
   ) {
-    this.keys = new ApiKeyCache(db);
+    this.keys = new ApiKeyCache(db, clock);
     this.charges = new GroupCommitter((items) => chargeBatch(db, items), {
       maxBatch: 500,
       concurrency: options.concurrency,
@@ -95,8 +103,9 @@ export class Gateway {
   async admit(call: GatewayCall): Promise<Payer> {
     if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
     const now = this.clock.now();
-    const auth = await this.keys.get(call.rawKey, now.getTime());
-    if (!auth) throw new GatewayError("invalid_key");
+    const cached = await this.keys.get(call.rawKey, now.getTime());
+    if (!cached) throw new GatewayError("invalid_key");
+    const auth = cached.found;
     const refusal = apiKeyRefusal(auth, call.clientIp, call.tool.id, now);
     if (refusal) throw new GatewayError(REFUSALS[refusal]);
     if (call.tool.requiresApproval) {
@@ -112,7 +121,7 @@ export class Gateway {
       now.getTime(),
     );
     if (waitMs > 0) throw new GatewayError("rate_limited", undefined, { "retry-after": String(Math.ceil(waitMs / 1000)) });
-    return { userId: auth.user.id, apiKeyId: auth.key.id, keySpendLimited: auth.key.spendLimit !== null };
+    return { userId: auth.user.id, apiKeyId: auth.key.id, keyAllowsEarlyStart: auth.key.spendLimit === null && !cached.changedRecently };
   }
 
   /** Runs an admitted call and charges it if it succeeded. Throws GatewayError; any thrown call costs nothing. */
@@ -147,7 +156,7 @@ export class Gateway {
     const cost = call.tool.priceMicros * BigInt(usedUnits);
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
-    this.seenBalances.record(payer.userId, 0n, charged);
+    this.seenBalances.record(payer.userId, false, 0n, charged);
     if (!charged.ok) throw new GatewayError(charged.reason);
     return { response, cost };
   }
@@ -164,19 +173,18 @@ export class Gateway {
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
-    const startsEarly = !payer.keySpendLimited && this.seenBalances.reserve(payer.userId, amount);
-    const reserved = startsEarly ? amount : 0n;
+    const startsEarly = tool.startsEarly && payer.keyAllowsEarlyStart && this.seenBalances.reserve(payer.userId, amount);
     const holding = this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
     const early = startsEarly ? this.startBeforeHold(call, tool) : undefined;
     let charged: ChargeOutcome;
     try {
       charged = await holding;
     } catch (error) {
-      this.seenBalances.release(payer.userId, reserved);
+      if (startsEarly) this.seenBalances.release(payer.userId, amount);
       early?.cancel();
       throw error;
     }
-    this.seenBalances.record(payer.userId, reserved, charged);
+    this.seenBalances.record(payer.userId, startsEarly, amount, charged);
     if (!charged.ok) {
       early?.cancel();
       throw new GatewayError(charged.reason);

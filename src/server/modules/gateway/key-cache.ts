@@ -1,11 +1,20 @@
 import { LRUCache } from "lru-cache";
 import { sha256Hex } from "../../lib/crypto";
 import { lookupApiKey, type FoundApiKey } from "../keys/authenticate";
+import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 import type { ApiKeyChangeFollower } from "../keys/changes";
 
 /** How long a cached key is trusted while changes from other processes may go unheard. */
 export const UNHEARD_TRUST_MS = 1000;
+/** How long after a change to a key is heard the key counts as recently changed. */
+export const RECENT_CHANGE_MS = 1000;
+
+export interface CachedApiKey {
+  found: FoundApiKey;
+  /** The key changed (its limits, its state) less than `RECENT_CHANGE_MS` ago, as far as this process heard. */
+  changedRecently: boolean;
+}
 
 /**
  * Authenticated keys kept in memory, so a call costs no key query. A change to a key (disable,
@@ -16,30 +25,36 @@ export const UNHEARD_TRUST_MS = 1000;
 export class ApiKeyCache implements ApiKeyChangeFollower {
   /** Expiry is checked against the caller's clock (the app's, which tests may set), not the cache's own. */
   private readonly entries: LRUCache<string, { found: FoundApiKey; cachedAt: number; expiresAt: number }>;
+  /** When a change to each key was last heard, on the clock `get` is given. */
+  private readonly changes = new LRUCache<string, number>({ max: 10_000 });
   private deaf = false;
 
   constructor(
     private readonly db: Db,
+    private readonly clock: Clock,
     private readonly options: { ttlMs: number; maxEntries: number } = { ttlMs: 30_000, maxEntries: 10_000 },
   ) {
     this.entries = new LRUCache({ max: options.maxEntries });
   }
 
-  async get(rawKey: string, nowMs: number): Promise<FoundApiKey | null> {
+  async get(rawKey: string, nowMs: number): Promise<CachedApiKey | null> {
     const hash = sha256Hex(rawKey);
+    const changedAt = this.changes.get(hash);
+    const changedRecently = changedAt !== undefined && nowMs - changedAt < RECENT_CHANGE_MS;
     const cached = this.entries.get(hash);
-    if (cached && cached.expiresAt > nowMs && (!this.deaf || nowMs - cached.cachedAt < UNHEARD_TRUST_MS)) return cached.found;
+    if (cached && cached.expiresAt > nowMs && (!this.deaf || nowMs - cached.cachedAt < UNHEARD_TRUST_MS)) return { found: cached.found, changedRecently };
     const found = await lookupApiKey(this.db, rawKey);
     if (!found) {
       this.entries.delete(hash);
       return null;
     }
     this.entries.set(hash, { found, cachedAt: nowMs, expiresAt: nowMs + this.options.ttlMs });
-    return found;
+    return { found, changedRecently };
   }
 
   evict(keyHash: string): void {
     this.entries.delete(keyHash);
+    this.changes.set(keyHash, this.clock.now().getTime());
   }
 
   changesMayBeMissed(): void {

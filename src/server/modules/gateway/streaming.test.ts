@@ -16,6 +16,7 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 import { chargeBatch, completeBatch, refundAbandonedCalls } from "./metering";
+import { UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS } from "./seen-balances";
 
 /**
  * HTTP tools that stream, called through a listening gateway by real clients (node:http, the
@@ -243,6 +244,7 @@ function writeCatalog(base: string): string {
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
         tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
         tool("broken-at-once", "/broken-at-once"),
+        tool("waits-for-hold", "/headers", {}, { startEarly: false }),
         tool("early-per-call", "/early-per-call"),
         tool("early-per-unit", "/early-per-unit", perUnit, { unitsPath: "usage.units" }),
         tool("early-small-body", "/early-small-body", {}, { maxRequestBytes: 1024 }),
@@ -306,8 +308,8 @@ async function expectLedgerConsistent() {
 }
 
 /** A call through the gateway with node:http; the body is read as it arrives. */
-function request(secret: string | null, toolId: string, options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string | Buffer } = {}) {
-  const req = http.request(`${gateway}/v1/tools/${toolId}`, {
+function request(secret: string | null, toolId: string, options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string | Buffer; base?: string } = {}) {
+  const req = http.request(`${options.base ?? gateway}/v1/tools/${toolId}`, {
     method: options.method ?? "POST",
     headers: { ...(secret ? { authorization: `Bearer ${secret}` } : {}), ...options.headers },
   });
@@ -703,8 +705,8 @@ describe("a caller whose own request body breaks after the streamed answer began
 
 describe("calling the upstream while the hold commits (decision 038)", () => {
   /** A call of a per-call tool (0.01, answered as a stream); whether it reached the upstream shows in `seen`. */
-  async function callTool(secret: string, toolId = "headers") {
-    const res = await request(secret, toolId, { body: "" }).response;
+  async function callTool(secret: string, toolId = "headers", base = gateway) {
+    const res = await request(secret, toolId, { body: "", base }).response;
     return { status: res.statusCode, requestId: String(res.headers["x-request-id"]), body: (await readAll(res)).body.toString() };
   }
   /** Spends from the balance where this server's gateway does not see it: another server's charge, by the same statements. */
@@ -719,14 +721,14 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
    * until `release`; with `spending`, in a transaction of another server that spends that much of
    * the balance when it commits.
    */
-  async function lockUser(userId: number, spending?: { apiKeyId: number; amount: bigint }): Promise<() => Promise<void>> {
+  async function lockUser(userId: number, inLock?: (tx: Db) => Promise<unknown>): Promise<() => Promise<void>> {
     let release = () => undefined as void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked = () => undefined as void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
     const done = t.database.db.transaction(async (tx) => {
       await tx.execute(sql`select id from users where id = ${userId} for update`);
-      if (spending) await spendElsewhere(userId, spending.apiKeyId, spending.amount, tx as unknown as Db);
+      if (inLock) await inLock(tx as unknown as Db);
       locked();
       await released;
     });
@@ -755,7 +757,7 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
 
     const before = upstreamCallCount();
     // This server saw 0.01 left after that hold; another server spends it, and this call's hold waits for that.
-    const release = await lockUser(userId, { apiKeyId, amount: 10_000n });
+    const release = await lockUser(userId, (tx) => spendElsewhere(userId, apiKeyId, 10_000n, tx));
     let answered = false;
     const refused = callTool(secret).finally(() => (answered = true));
     // The balance seen covered it, so the upstream was called (and answered) while the hold waits…
@@ -829,6 +831,115 @@ describe("calling the upstream while the hold commits (decision 038)", () => {
     expect(await usageOf(requestId!)).toMatchObject({ status: "refunded", amount: 0n });
     expect(await balanceOf(userId)).toBe("0.99");
     await expectLedgerConsistent();
+  });
+
+  /** Sets the key's spend limit as another server would, unannounced: this server's key cache still holds the key without one. */
+  const setSpendLimitUnheard = (apiKeyId: number, micros: bigint | null) => (db: Db) => db.execute(sql`update api_keys set spend_limit = ${micros} where id = ${apiKeyId}`);
+  /** Waits until no more calls reach the upstream for 150 ms. */
+  async function upstreamQuiet() {
+    for (let count = -1; count !== upstreamCallCount(); ) {
+      count = upstreamCallCount();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+
+  it("a hold refused for the key's spend limit forgets the balance seen: the next call waits for its hold", async () => {
+    const { userId, apiKeyId, secret } = await fundedWithKeyId("1");
+    expect((await callTool(secret)).status).toBe(200);
+    const before = upstreamCallCount();
+    const limited = await lockUser(userId, setSpendLimitUnheard(apiKeyId, 1n));
+    const refused = callTool(secret);
+    await untilUpstreamCalls(before + 1);
+    await limited();
+    expect((await refused).status).toBe(402);
+    expect(JSON.parse((await refused).body).error.code).toBe("spend_limit_reached");
+
+    await setSpendLimitUnheard(apiKeyId, null)(t.database.db);
+    const release = await lockUser(userId);
+    const next = callTool(secret);
+    await untilUpstreamCalls(before + 1);
+    await release();
+    expect((await next).status).toBe(200);
+    expect(await balanceOf(userId)).toBe("0.98");
+    await expectLedgerConsistent();
+  });
+
+  it("a key changed less than a second ago never starts early, whatever the balance seen", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const created = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "changes" } });
+    const { secret, key } = created.json() as { secret: string; key: { id: number } };
+    expect((await callTool(secret)).status).toBe(200);
+    for (const spendLimit of ["5", null]) {
+      const changed = await t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${key.id}`, headers: user.headers, payload: { spendLimit } });
+      expect(changed.statusCode).toBe(200);
+    }
+    const before = upstreamCallCount();
+    let release = await lockUser(user.userId);
+    const waiting = callTool(secret);
+    await untilUpstreamCalls(before);
+    await release();
+    expect((await waiting).status).toBe(200);
+
+    t.clock.advance(1000);
+    release = await lockUser(user.userId);
+    const early = callTool(secret);
+    await untilUpstreamCalls(before + 2);
+    await release();
+    expect((await early).status).toBe(200);
+    await expectLedgerConsistent();
+  });
+
+  it("a tool whose operator turned early starts off always waits for its hold", async () => {
+    const { userId, secret } = await funded("1");
+    expect((await callTool(secret, "waits-for-hold")).status).toBe(200);
+    const before = upstreamCallCount();
+    const release = await lockUser(userId);
+    const waiting = callTool(secret, "waits-for-hold");
+    await untilUpstreamCalls(before);
+    await release();
+    expect((await waiting).status).toBe(200);
+    expect(upstreamCallCount()).toBe(before + 1);
+  });
+
+  /**
+   * The probe's race: rounds of a burst of 28 calls, each round's holds committing after the key's
+   * spend limit was set elsewhere, the limit removed before the next round (and a paid call between).
+   */
+  async function raceRounds(gateways: string[]) {
+    const { userId, apiKeyId, secret } = await fundedWithKeyId("10");
+    let charged = 0;
+    const known = upstreamCallCount();
+    for (let round = 0; round < 12; round++) {
+      // Calls the balance seen comes from, as the first calls of a burst that commit before the limit.
+      for (const base of gateways) expect((await callTool(secret, "headers", base)).status).toBe(200);
+      charged += gateways.length;
+      const release = await lockUser(userId, setSpendLimitUnheard(apiKeyId, 1n));
+      const burst = Array.from({ length: 28 }, (_, i) => callTool(secret, "headers", gateways[i % gateways.length]));
+      await upstreamQuiet();
+      await release();
+      const results = await Promise.all(burst);
+      expect(results.every((r) => r.status === 402)).toBe(true);
+      await setSpendLimitUnheard(apiKeyId, null)(t.database.db);
+      t.clock.advance(2000);
+    }
+    expect(await balanceOf(userId)).toBe(formatMoney(10_000_000n - BigInt(charged) * 10_000n));
+    await expectLedgerConsistent();
+    return { unpaid: upstreamCallCount() - known - charged };
+  }
+
+  it(`rounds of a burst raced by a spend limit get at most ${UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS} upstream calls served unpaid in all, not per round`, async () => {
+    expect((await raceRounds([gateway])).unpaid).toBeLessThanOrEqual(UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS);
+  });
+
+  it("on two servers of one database, the same rounds get at most twice that", async () => {
+    const other = await createTestApp({ TOOLS_CATALOG: t.config.toolsCatalog, METRICS_TOKEN }, { database: t.database, clock: t.clock });
+    try {
+      await other.app.listen({ port: 0, host: "127.0.0.1" });
+      const otherGateway = `http://127.0.0.1:${(other.app.server.address() as AddressInfo).port}`;
+      expect((await raceRounds([gateway, otherGateway])).unpaid).toBeLessThanOrEqual(2 * UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS);
+    } finally {
+      await other.close();
+    }
   });
 
   it("a key with a spend limit always waits for its hold: a call over the limit never reaches the upstream", async () => {

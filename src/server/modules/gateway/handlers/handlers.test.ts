@@ -101,6 +101,7 @@ describe("http upstream", () => {
     idleTimeoutMs: 2000,
     totalTimeoutMs: 5000,
     maxRequestBytes: 1024,
+    startEarly: true,
   });
   const upstreams: { close(): Promise<void> }[] = [];
   afterAll(() => Promise.all(upstreams.map((u) => u.close())));

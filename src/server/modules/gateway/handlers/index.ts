@@ -21,6 +21,8 @@ export interface UpstreamTool {
   /** Priced per unit: the units the upstream reports are charged (else the call's price is fixed). */
   perUnit: boolean;
   maxRequestBytes: number;
+  /** May be called while its hold commits (the catalog's `startEarly`). */
+  startsEarly: boolean;
   /** Closes its keep-alive connections. */
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function runnableTools(tools: Iterable<Tool>): Promise<Map<string, 
       unitsBefore: tool.unit ? tool.maxUnitsPerCall : 1,
       perUnit: Boolean(tool.unit),
       maxRequestBytes: tool.handler.maxRequestBytes,
+      startsEarly: tool.handler.startEarly,
     });
   }
   return runnable;
