@@ -30,6 +30,11 @@ export const usageRecords = pgTable(
     requestId: text("request_id").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
+    /**
+     * The start of the key's spend period the call's amount was counted in (null: the key counts
+     * its lifetime): a refund leaves that period, which may be later than the call's own stamp.
+     */
+    spendPeriodStart: timestamp("spend_period_start", { withTimezone: true }),
   },
   (t) => [
     index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),

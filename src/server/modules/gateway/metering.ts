@@ -111,13 +111,13 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
   row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
 
 /**
- * Charges a batch of calls with one statement, `charge_calls` (drizzle/0009): it locks the users and
+ * Charges a batch of calls with one statement, `charge_calls` (its current text: drizzle/0019): it locks the users and
  * keys involved in id order, admits each call in arrival order while the locked balance covers it
  * and its key's spend limit allows it, and writes balances, ledger entries, key spend and usage
  * records. A refused call writes nothing. One statement is one round trip: the row locks are held
  * only while it runs, and on PGlite's thread it runs without waiting on the event loop
  * (docs/decisions/012). A batch of one, what every call is when calls arrive one at a time, goes to
- * `charge_call` (drizzle/0014): the same rules without the arrays (docs/decisions/028).
+ * `charge_call` (drizzle/0019): the same rules without the arrays (docs/decisions/028).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
@@ -165,7 +165,7 @@ export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[
   return items.map((item) => settled.has(item.usageId));
 }
 
-/** `settle_call` (drizzle/0015): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
+/** `settle_call` (drizzle/0019): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
 async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
   const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, [
     item.usageId,
@@ -234,9 +234,9 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[], alsoSucceede
 }
 
 /**
- * Takes refunds off their keys' lifetime spend and, for calls charged in the period the key now
- * counts (drizzle/0013), off that period's spend. A key whose period moved on since `d` was read
- * keeps its new period's spend.
+ * Takes refunds off their keys' lifetime spend and, for calls counted in the period the key now
+ * counts (drizzle/0019: the period recorded with the call, or for older rows the call's own), off
+ * that period's spend. A key whose period moved on since `d` was read keeps its new period's spend.
  */
 async function refundKeySpend(tx: Tx, items: RefundItem[]): Promise<void> {
   await tx.execute(sql`
@@ -244,7 +244,7 @@ async function refundKeySpend(tx: Tx, items: RefundItem[]): Promise<void> {
       period_spent = case when api_keys.period_start = d.period_start then greatest(api_keys.period_spent - d.in_period, 0)
                           else api_keys.period_spent end
     from (select k.id, k.period_start, sum(r.amount) as total,
-                 coalesce(sum(r.amount) filter (where spend_period_start(k.spend_limit_period, u.created_at) = k.period_start), 0) as in_period
+                 coalesce(sum(r.amount) filter (where coalesce(u.spend_period_start, spend_period_start(k.spend_limit_period, u.created_at)) = k.period_start), 0) as in_period
           from unnest(${arr(items.map((i) => i.usageId))}::bigint[], ${arr(items.map((i) => i.amount.toString()))}::bigint[]) as r(usage_id, amount)
           join usage_records u on u.id = r.usage_id join api_keys k on k.id = u.api_key_id
           group by k.id, k.period_start) as d

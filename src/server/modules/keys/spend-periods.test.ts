@@ -180,6 +180,49 @@ describe("a daily spend limit", () => {
   });
 });
 
+describe("a hold stamped before the period's end and counted after it", () => {
+  // Another server's clock runs seconds ahead, or a later batch committed first: the key had moved
+  // on to the new day (or month) when a hold stamped in the old one was counted, so the hold counts
+  // in the new period, and its refund must leave that period.
+  for (const [period, before, after] of [
+    ["day", "2026-03-07T15:59:59.999Z", "2026-03-07T16:00:00Z"],
+    ["month", "2026-03-31T15:59:59.999Z", "2026-03-31T16:00:00Z"],
+  ] as const) {
+    for (const holds of [1, 2]) {
+      it(`gives its refund back to the ${period} it was counted in (${holds === 1 ? "settled alone" : "settled in a batch"})`, async () => {
+        t.clock.set(after);
+        const user = await createUserWithSession(t, { balance: "1" });
+        const key = await newKey(user, { spendLimit: "0.50", spendLimitPeriod: period });
+        expect((await chargeBatch(t.database.db, [item(user.userId, key.id, "0.01", new Date(after))]))[0]).toMatchObject({ ok: true });
+        const held = Array.from({ length: holds }, () => ({ ...item(user.userId, key.id, "0.10", new Date(before)), ended: undefined }));
+        const charged = await chargeBatch(t.database.db, held);
+        expect(await keyView(user, key.id)).toMatchObject({ periodSpent: formatMoney(10_000n + 100_000n * BigInt(holds)) });
+        // Each call used 0.01 of its 0.10 hold.
+        const settled = await refundBatch(
+          t.database.db,
+          held.map((c, i) => ({
+            usageId: (charged[i] as { usageId: number }).usageId,
+            userId: user.userId,
+            apiKeyId: key.id,
+            amount: parseMoney("0.09"),
+            requestId: c.requestId,
+            at: new Date(after),
+            finalStatus: "succeeded" as const,
+            units: 1,
+            httpStatus: 200,
+            latencyMs: 1,
+          })),
+        );
+        expect(settled).toEqual(held.map(() => true));
+        const spent = formatMoney(10_000n + 10_000n * BigInt(holds));
+        expect(await keyView(user, key.id)).toMatchObject({ periodSpent: spent, spent });
+        expect(await balanceOf(user.userId)).toBe(formatMoney(1_000_000n - 10_000n - 10_000n * BigInt(holds)));
+        expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+      });
+    }
+  }
+});
+
 describe("under concurrency", () => {
   it("many calls racing a daily limit never spend past it, through the gateway and through racing batches", async () => {
     t.clock.set("2026-03-20T04:00:00Z");
