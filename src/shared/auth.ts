@@ -43,9 +43,12 @@ export const AUTH_ERROR_CODES = {
   invalidPhone: "invalid_phone",
   invalidCode: "invalid_code",
   loginLimited: "login_limited",
+  accountDisabled: "account_disabled",
   smsFailed: "sms_send_failed",
   captchaUnavailable: "captcha_unavailable",
 } as const;
+
+export const ACCOUNT_DISABLED_MESSAGE = "this account has been disabled by the site's operator: contact them";
 
 /** The one answer to a wrong, expired or already used code. */
 export const INVALID_CODE_MESSAGE = "the verification code is wrong or has expired";

@@ -32,6 +32,7 @@ export const API_ERRORS = {
   service_unavailable: { status: 503, meaning: "The service is temporarily unavailable. Retry later." },
   invalid_phone: { status: 400, meaning: "The phone number is not a valid mainland China mobile number: 11 digits starting with 1 and a digit 3 to 9." },
   invalid_code: { status: 400, meaning: "The verification code is wrong, has expired or was already used, or was asked for in another browser. Ask for a new one." },
+  account_disabled: { status: 403, meaning: "This account has been disabled by the site's operator. Contact them at the address on the site." },
   login_limited: { status: 429, meaning: "Too many wrong codes from your network. Wait the seconds the `Retry-After` header gives." },
   sms_send_failed: { status: 502, meaning: "The text message could not be sent. Try again later." },
   captcha_unavailable: { status: 503, meaning: "The captcha service cannot be reached. Try again later." },

@@ -3,6 +3,7 @@ export const GATEWAY_ERRORS = {
   invalid_key: { status: 401, message: "the API key is missing, unknown, disabled or expired" },
   insufficient_balance: { status: 402, message: "the balance does not cover this call: top up to continue" },
   spend_limit_reached: { status: 402, message: "this API key has reached its spend limit" },
+  account_disabled: { status: 403, message: "the account this API key belongs to has been disabled by the site's operator: contact them" },
   ip_not_allowed: { status: 403, message: "this API key may not be used from this IP address" },
   tool_not_allowed: { status: 403, message: "this API key may not call this tool" },
   tool_not_approved: { status: 403, message: "this tool needs an approved application: apply in the console" },

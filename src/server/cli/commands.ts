@@ -1,5 +1,7 @@
 import type { CliCommand } from "./command";
-import { creditCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
+import { creditCommand, debitCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
+import { usersDisableCommand, usersEnableCommand, usersFindCommand, usersShowCommand } from "../modules/users/cli";
+import { auditCommand } from "./audit";
 import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
 import { codesCreateCommand } from "../modules/redemption/cli";
 import { statsCommand } from "../modules/stats/cli";
@@ -9,6 +11,7 @@ import { sessionsListCommand, sessionsRevokeCommand } from "../modules/auth/cli"
 export const COMMANDS: CliCommand[] = [
   codesCreateCommand,
   creditCommand,
+  debitCommand,
   ledgerVerifyCommand,
   applicationsListCommand,
   applicationsApproveCommand,
@@ -16,4 +19,9 @@ export const COMMANDS: CliCommand[] = [
   statsCommand,
   sessionsListCommand,
   sessionsRevokeCommand,
+  usersFindCommand,
+  usersShowCommand,
+  usersDisableCommand,
+  usersEnableCommand,
+  auditCommand,
 ];

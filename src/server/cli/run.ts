@@ -4,11 +4,33 @@ import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
 import { UsageError, type CliCommand, type CliContext } from "./command";
+import { recordCommand } from "./audit";
 import { COMMANDS } from "./commands";
 
 function help(commands: CliCommand[]): string {
-  return ["usage: tollgate admin <command> [arguments]", "", ...commands.map((c) => `  ${c.usage.padEnd(60)} ${c.summary}`)].join("\n");
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    "usage: tollgate admin <command> [arguments]",
+    "",
+    "commands:",
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "tollgate admin <command> --help shows a command's arguments and examples.",
+  ].join("\n");
 }
+
+function commandHelp(command: CliCommand): string {
+  const examples = command.examples ?? [];
+  return [
+    `usage: tollgate admin ${command.usage}`,
+    "",
+    command.summary,
+    ...(examples.length > 0 ? ["", "examples:", ...examples.map((e) => `  tollgate admin ${e}`)] : []),
+  ].join("\n");
+}
+
+/** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
+const NEGATIVE_NUMBER = /^-\d/;
 
 /** Finds the command whose name matches the longest run of leading words. */
 function resolve(words: string[], commands: CliCommand[]): { command: CliCommand; rest: string[] } | null {
@@ -54,20 +76,44 @@ export async function runCli(
 ): Promise<number> {
   const out = printable(deps.out ?? ((line: string) => process.stdout.write(`${line}\n`)));
   const err = printable(deps.err ?? ((line: string) => process.stderr.write(`${line}\n`)));
-  if (argv[0] !== "admin" || argv.length < 2 || argv.includes("--help")) {
-    (argv.includes("--help") ? out : err)(help(commands));
-    return argv.includes("--help") ? 0 : 64;
-  }
+  const asksHelp = argv.includes("--help") || argv.includes("-h");
   const words = argv.slice(1);
-  const firstOption = words.findIndex((w) => w.startsWith("--"));
+  const firstOption = words.findIndex((w) => w.startsWith("-"));
   const head = firstOption === -1 ? words : words.slice(0, firstOption);
-  const found = resolve(head, commands);
+  const found = argv[0] === "admin" ? resolve(head, commands) : null;
+  if (found && asksHelp) {
+    out(commandHelp(found.command));
+    return 0;
+  }
+  if (argv[0] !== "admin" || argv.length < 2 || asksHelp) {
+    (asksHelp ? out : err)(help(commands));
+    return asksHelp ? 0 : 64;
+  }
   if (!found) {
     err(`unknown command: ${head.join(" ")}\n\n${help(commands)}`);
     return 64;
   }
   const { command } = found;
   const rest = words.slice(head.length - found.rest.length);
+  const clock = deps.clock ?? systemClock;
+  const startedAt = clock.now();
+  const code = await runCommand(command, rest, { db: deps.database.db, config: deps.config, clock, out, err });
+  await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code }).catch((error: unknown) =>
+    err(`warning: the command ran, but could not be written to the operator audit log: ${describeFailure(error)}`),
+  );
+  return code;
+}
+
+/** Parses a resolved command's arguments and runs it; returns its exit code. */
+async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
+  const { err } = ctx;
+  const takesValue = (word: string | undefined) => word?.startsWith("--") && !word.includes("=") && command.options?.[word.slice(2)] === true;
+  const negative = rest.find((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
+  if (negative !== undefined) {
+    const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
+    err(`"${negative}": amounts and counts are never negative${instead}\nusage: tollgate admin ${command.usage}`);
+    return 64;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -82,7 +128,6 @@ export async function runCli(
     err(`${(error as Error).message}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
-  const ctx: CliContext = { db: deps.database.db, config: deps.config, clock: deps.clock ?? systemClock, out, err };
   try {
     return await command.run(ctx, { positionals: parsed.positionals, options: parsed.values });
   } catch (error) {

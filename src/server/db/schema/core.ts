@@ -11,6 +11,9 @@ export const users = pgTable("users", {
   referralCode: text("referral_code").notNull().unique(),
   referredBy: bigint("referred_by", { mode: "number" }),
   createdAt: createdAt(),
+  /** Set by an operator (`admin users disable`): no sign-in, no gateway call; the ledger is untouched. */
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  disabledReason: text("disabled_reason"),
 });
 
 export const sessions = pgTable(

@@ -6,3 +6,4 @@ export * from "./auth";
 export * from "./gateway";
 export * from "./applications";
 export * from "./alerts";
+export * from "./operators";

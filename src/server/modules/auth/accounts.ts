@@ -15,10 +15,13 @@ export function newReferralCode(): string {
  * The user with this phone, created on first login. A `recommendCode` naming an existing user's
  * referral code records that user as the referrer, at creation only; any other value is ignored.
  */
-export async function findOrCreateUser(tx: Tx, input: { phone: string; recommendCode?: string | null; now: Date }): Promise<{ userId: number; created: boolean }> {
-  const byPhone = async () => (await tx.select({ id: users.id }).from(users).where(eq(users.phone, input.phone)))[0];
+export async function findOrCreateUser(
+  tx: Tx,
+  input: { phone: string; recommendCode?: string | null; now: Date },
+): Promise<{ userId: number; created: boolean; disabled: boolean }> {
+  const byPhone = async () => (await tx.select({ id: users.id, disabledAt: users.disabledAt }).from(users).where(eq(users.phone, input.phone)))[0];
   const existing = await byPhone();
-  if (existing) return { userId: existing.id, created: false };
+  if (existing) return { userId: existing.id, created: false, disabled: existing.disabledAt !== null };
   const recommend = input.recommendCode?.trim();
   const referrer = recommend ? (await tx.select({ id: users.id }).from(users).where(eq(users.referralCode, recommend)))[0] : undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -27,10 +30,10 @@ export async function findOrCreateUser(tx: Tx, input: { phone: string; recommend
       .values({ phone: input.phone, referralCode: newReferralCode(), referredBy: referrer?.id ?? null, createdAt: input.now })
       .onConflictDoNothing()
       .returning({ id: users.id });
-    if (created) return { userId: created.id, created: true };
+    if (created) return { userId: created.id, created: true, disabled: false };
     // Someone else created this phone meanwhile, or the referral code was taken: look, then draw again.
     const raced = await byPhone();
-    if (raced) return { userId: raced.id, created: false };
+    if (raced) return { userId: raced.id, created: false, disabled: raced.disabledAt !== null };
   }
   throw new Error("could not allocate a unique referral code");
 }

@@ -1,4 +1,4 @@
-import { AUTH_ERROR_CODES, INVALID_CODE_MESSAGE } from "#shared/auth";
+import { ACCOUNT_DISABLED_MESSAGE, AUTH_ERROR_CODES, INVALID_CODE_MESSAGE } from "#shared/auth";
 import type { AuthLimits } from "./config";
 import type { Db } from "../../db/client";
 import { AppError } from "../../errors";
@@ -55,6 +55,7 @@ export async function login(
       return { kind: "failed", reason: client ? check : "no_client" } as const;
     }
     const user = await findOrCreateUser(tx, { phone, recommendCode: input.recommendCode, now });
+    if (user.disabled) return { kind: "disabled", userId: user.userId } as const;
     const session = await createSession(tx, { userId: user.userId, ip, userAgent: origin.userAgent, now });
     await rememberClient(tx, target, client!, now);
     return { kind: "ok", ...user, ...session } as const;
@@ -68,6 +69,9 @@ export async function login(
         "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
       });
     }
+    case "disabled":
+      await recordAuthEvent(db, origin, { type: "login_failed", at: now, reason: "account_disabled", phone, userId: outcome.userId });
+      throw new AppError(403, AUTH_ERROR_CODES.accountDisabled, ACCOUNT_DISABLED_MESSAGE);
     case "failed":
       await recordAuthEvent(db, origin, { type: "login_failed", at: now, reason: outcome.reason, phone });
       throw AppError.badRequest(INVALID_CODE_MESSAGE, AUTH_ERROR_CODES.invalidCode);

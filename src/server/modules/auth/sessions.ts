@@ -55,7 +55,7 @@ export async function revokeSession(db: Db, sessionId: number, now: Date): Promi
 }
 
 /** Returns how many live sessions it ended. */
-export async function revokeAllSessions(db: Db, userId: number, now: Date): Promise<number> {
+export async function revokeAllSessions(db: Db | Tx, userId: number, now: Date): Promise<number> {
   const revoked = await db
     .update(sessions)
     .set({ revokedAt: now })

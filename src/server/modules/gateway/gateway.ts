@@ -18,6 +18,7 @@ import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole 
 
 const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
   unknown: "invalid_key",
+  account_disabled: "account_disabled",
   disabled: "invalid_key",
   expired: "invalid_key",
   ip_not_allowed: "ip_not_allowed",

@@ -6,7 +6,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { ipAllowed } from "./ip-allowlist";
 import { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "./key-view";
 
-export type ApiKeyRefusal = "unknown" | "disabled" | "expired" | "ip_not_allowed" | "tool_not_allowed" | "spend_limit_reached";
+export type ApiKeyRefusal = "unknown" | "account_disabled" | "disabled" | "expired" | "ip_not_allowed" | "tool_not_allowed" | "spend_limit_reached";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -43,10 +43,12 @@ export async function lookupApiKey(db: Db, rawKey: string): Promise<FoundApiKey 
 
 /**
  * Why a found key may not make this call now, or null when it may. Checked in this order:
- * disabled, expired, ip_not_allowed, tool_not_allowed, spend_limit_reached.
+ * account_disabled (its owner, by an operator), disabled, expired, ip_not_allowed,
+ * tool_not_allowed, spend_limit_reached.
  */
 export function apiKeyRefusal(found: FoundApiKey, clientIp: string, toolId: string, now: Date): ApiKeyRefusal | null {
   const { key } = found;
+  if (found.user.disabledAt) return "account_disabled";
   const status = apiKeyStatus(key, now);
   if (status !== "active") return status;
   if (!ipAllowed(key.ipAllowlist, clientIp)) return "ip_not_allowed";

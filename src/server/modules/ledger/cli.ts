@@ -3,7 +3,7 @@ import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
 import { findUser } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
-import { credit } from "./ledger";
+import { credit, debit } from "./ledger";
 import { verifyLedger, type LedgerProblem } from "./verify";
 
 function describeProblem(p: LedgerProblem): string {
@@ -17,45 +17,63 @@ function describeProblem(p: LedgerProblem): string {
   }
 }
 
-export const creditCommand: CliCommand = {
-  name: "credit",
-  summary: "credit a user's balance (an operator adjustment in the ledger)",
-  usage: 'credit <phone|user-id> <amount> --reason "…" [--key <idempotency key>] [--force]',
-  options: { reason: true, key: true, force: false },
-  async run(ctx, { positionals, options }) {
-    const [who, amountText, ...extra] = positionals;
-    if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
-    if (!isMoney(amountText) || parseMoney(amountText) <= 0n) throw new UsageError(`"${amountText}" is not a positive amount such as 50 or 9.90`);
-    const cap = ctx.config.money.operatorCreditMaxMicros;
-    if (parseMoney(amountText) > cap && options.force !== true) {
-      throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
-    }
-    const reason = typeof options.reason === "string" ? options.reason.trim() : "";
-    if (!reason) throw new UsageError("--reason is required: it is what the user sees as the reference");
-    if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
-    const user = await findUser(ctx.db, who);
-    if (!user) {
-      ctx.err(`no user with phone or id "${who}"`);
-      return 1;
-    }
-    const posted = await credit(ctx.db, {
-      userId: user.id,
-      amount: parseMoney(amountText),
-      kind: "adjustment",
-      method: "operator",
-      reference: reason,
-      // A repeated --key (say, a ticket number) credits once however often the command is run.
-      idempotencyKey: typeof options.key === "string" ? `operator:${options.key}` : `operator:${randomUUID()}`,
-      at: ctx.clock.now(),
-    });
-    ctx.out(
-      posted.replayed
-        ? `already credited with this --key (entry ${posted.entryId}): nothing changed; balance after that entry ${formatMoney(posted.balance)}`
-        : `credited ${formatMoney(posted.amount)} to user ${user.id} (${maskPhone(user.phone)}); balance now ${formatMoney(posted.balance)} (entry ${posted.entryId})`,
-    );
-    return 0;
-  },
-};
+/** `admin credit` and `admin debit`: an operator adjustment of one user's balance, with a reason the user sees. */
+function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
+  const credits = direction === "credit";
+  return {
+    name: direction,
+    summary: credits
+      ? "credit a user's balance (an operator adjustment in the ledger)"
+      : "take money off a user's balance (an operator adjustment in the ledger); refused if the balance is lower",
+    usage: `${direction} <phone|user-id> <amount> --reason "…" [--key <idempotency key>]${credits ? " [--force]" : ""}`,
+    examples: credits
+      ? ['credit 13800138000 50 --reason "refund for ticket 881" --key ticket-881']
+      : ['debit 42 9.90 --reason "correction of ticket 881" --key ticket-881-fix'],
+    options: credits ? { reason: true, key: true, force: false } : { reason: true, key: true },
+    async run(ctx, { positionals, options }) {
+      const [who, amountText, ...extra] = positionals;
+      if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
+      if (!isMoney(amountText) || parseMoney(amountText) <= 0n) throw new UsageError(`"${amountText}" is not a positive amount such as 50 or 9.90`);
+      const cap = ctx.config.money.operatorCreditMaxMicros;
+      if (credits && parseMoney(amountText) > cap && options.force !== true) {
+        throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
+      }
+      const reason = typeof options.reason === "string" ? options.reason.trim() : "";
+      if (!reason) throw new UsageError("--reason is required: it is what the user sees as the reference");
+      if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+      const user = await findUser(ctx.db, who);
+      if (!user) {
+        ctx.err(`no user with phone or id "${who}"`);
+        return 1;
+      }
+      const move = {
+        userId: user.id,
+        amount: parseMoney(amountText),
+        kind: "adjustment" as const,
+        method: "operator",
+        reference: reason,
+        // A repeated --key (say, a ticket number) moves money once however often the command is run.
+        idempotencyKey: typeof options.key === "string" ? `operator:${options.key}` : `operator:${randomUUID()}`,
+        at: ctx.clock.now(),
+      };
+      const posted = credits ? await credit(ctx.db, move) : await debit(ctx.db, move);
+      if (!posted.ok) {
+        ctx.err(`user ${user.id}'s balance is ${formatMoney(posted.balance)}, less than ${formatMoney(move.amount)}: nothing was taken`);
+        return 1;
+      }
+      const done = credits ? `credited ${formatMoney(posted.amount)} to` : `took ${formatMoney(-posted.amount)} from`;
+      ctx.out(
+        posted.replayed
+          ? `already ${credits ? "credited" : "debited"} with this --key (entry ${posted.entryId}, ${formatMoney(posted.amount)}): nothing changed; balance after that entry ${formatMoney(posted.balance)}`
+          : `${done} user ${user.id} (${maskPhone(user.phone)}); balance now ${formatMoney(posted.balance)} (entry ${posted.entryId})`,
+      );
+      return 0;
+    },
+  };
+}
+
+export const creditCommand = adjustmentCommand("credit");
+export const debitCommand = adjustmentCommand("debit");
 
 export const ledgerVerifyCommand: CliCommand = {
   name: "ledger verify",

@@ -1,0 +1,36 @@
+import os from "node:os";
+import { desc } from "drizzle-orm";
+import { beijingDateTime } from "#shared/beijing-time";
+import type { Db } from "../db/client";
+import { operatorAudit } from "../db/schema/index";
+import { parseCount } from "./args";
+import type { CliCommand } from "./command";
+import { printRecords } from "./records";
+
+/** Writes one run of a command to the operator audit log, as the account and host it ran as. */
+export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number }): Promise<void> {
+  await db.insert(operatorAudit).values({ ...entry, hostUser: os.userInfo().username, host: os.hostname() });
+}
+
+export const auditCommand: CliCommand = {
+  name: "audit",
+  summary: "the operator audit log: every admin command run, newest first (who, when, from where, exit code)",
+  usage: "audit [--limit 50] [--json]",
+  examples: ["audit", "audit --limit 500 --json"],
+  options: { limit: true, json: false },
+  async run(ctx, { options }) {
+    const limit = options.limit === undefined ? 50 : parseCount(options.limit, "--limit", 1, 10_000);
+    const rows = await ctx.db.select().from(operatorAudit).orderBy(desc(operatorAudit.at), desc(operatorAudit.id)).limit(limit);
+    printRecords(ctx, rows, {
+      json: options.json === true,
+      toJson: (r) => ({ id: r.id, at: r.at.toISOString(), hostUser: r.hostUser, host: r.host, command: r.command, argv: r.argv, exitCode: r.exitCode }),
+      columns: [
+        { header: "AT", value: (r) => beijingDateTime(r.at) },
+        { header: "WHO", value: (r) => `${r.hostUser}@${r.host}` },
+        { header: "EXIT", value: (r) => String(r.exitCode) },
+        { header: "COMMAND", value: (r) => r.argv.map((word) => (/^[\w./:@+,=-]+$/.test(word) ? word : JSON.stringify(word))).join(" ") },
+      ],
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,27 @@
+import type { CliContext } from "./command";
+
+export type Column<T> = { header: string; value: (row: T) => string };
+
+/**
+ * Prints records as one JSON document (`--json`, for scripts) or as a table aligned under a header
+ * row. `json` is what the document holds for each row: plain values, amounts as decimal strings.
+ */
+export function printRecords<T>(ctx: CliContext, rows: T[], options: { json: boolean; columns: Column<T>[]; toJson: (row: T) => unknown }): void {
+  if (options.json) {
+    ctx.out(JSON.stringify(rows.map(options.toJson), null, 2));
+    return;
+  }
+  const cells = [options.columns.map((c) => c.header), ...rows.map((row) => options.columns.map((c) => c.value(row)))];
+  const widths = options.columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
+  for (const line of cells) ctx.out(line.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+/** Prints one record as aligned `field  value` lines, or as one JSON document. */
+export function printRecord(ctx: CliContext, fields: [string, string][], options: { json: boolean; document: unknown }): void {
+  if (options.json) {
+    ctx.out(JSON.stringify(options.document, null, 2));
+    return;
+  }
+  const width = Math.max(...fields.map(([name]) => name.length));
+  for (const [name, value] of fields) ctx.out(`${name.padEnd(width)}  ${value}`);
+}

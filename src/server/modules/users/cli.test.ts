@@ -1,0 +1,182 @@
+import os from "node:os";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { users } from "../../db/schema/index";
+import { runCli } from "../../cli/run";
+import { phoneLoginClient } from "../../testing/phone-login";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+
+/** The operator's toolkit against the real app: users found, shown, disabled and enabled; debits; the audit log. */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+async function userWithKey(balance = "5", phone?: string): Promise<TestUser & { secret: string; keyId: number }> {
+  const user = await createUserWithSession(t, { balance, phone });
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "ops" } });
+  expect(res.statusCode).toBe(201);
+  return { ...user, secret: res.json().secret, keyId: res.json().key.id };
+}
+
+const echo = (secret: string) => t.app.inject({ method: "POST", url: "/v1/tools/echo", payload: { hi: 1 }, headers: { authorization: `Bearer ${secret}` } });
+const balanceOf = async (userId: number) => (await t.database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
+
+describe("tollgate admin users find", () => {
+  it("finds a user by whole phone, by id, by their API key and by the key as the console masks it", async () => {
+    const user = await userWithKey("1", "13700001234");
+    const masked = `tg_…${user.secret.slice(-4)}`;
+    for (const words of ["13700001234", "+86 137 0000 1234", String(user.userId), user.secret, masked]) {
+      const found = await cli("users", "find", words, "--json");
+      expect([words, found.code]).toEqual([words, 0]);
+      expect((JSON.parse(found.out) as { id: number }[]).map((u) => u.id)).toContain(user.userId);
+    }
+  });
+
+  it("lists every user a few digits match, under a header row, and exits 1 when nothing matches", async () => {
+    const a = await createUserWithSession(t, { phone: "13655550001" });
+    const b = await createUserWithSession(t, { phone: "13855550002" });
+    const found = await cli("users", "find", "55550");
+    expect(found.code).toBe(0);
+    const [header, ...rows] = found.out.split("\n");
+    expect(header).toMatch(/^ID +PHONE +BALANCE +SIGNED UP +STATE$/);
+    expect(rows.map((r) => r.split(/ +/)[0])).toEqual([String(a.userId), String(b.userId)]);
+    expect(rows[0]).toContain("2026-03-01 16:00:00 +08:00");
+    // Columns line up: every row's phone starts where the header's PHONE does.
+    expect(new Set(found.out.split("\n").map((line) => line.search(/PHONE|13[68]5/)))).toEqual(new Set([header!.indexOf("PHONE")]));
+    expect(found.err).toBe("2 users found");
+
+    const none = await cli("users", "find", "tg_…zzzz", "--json");
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.out)).toEqual([]);
+  });
+});
+
+describe("tollgate admin users show", () => {
+  it("shows the phone in full, the balance, keys masked with their spend, grants, open holds and last calls", async () => {
+    const user = await userWithKey("2");
+    expect((await echo(user.secret)).statusCode).toBe(200);
+    const shown = await cli("users", "show", String(user.userId), "--json");
+    expect(shown.code).toBe(0);
+    const document = JSON.parse(shown.out);
+    expect(document).toMatchObject({ id: user.userId, phone: user.phone, balance: "1.9999", disabledAt: null, grants: [], openHolds: [] });
+    expect(document.keys).toEqual([expect.objectContaining({ id: user.keyId, key: `tg_…${user.secret.slice(-4)}`, status: "active", spent: "0.0001" })]);
+    expect(document.lastCalls).toEqual([expect.objectContaining({ tool: "echo", status: "succeeded", amount: "0.0001" })]);
+    expect(shown.out).not.toContain(user.secret);
+
+    const text = await cli("users", "show", user.phone);
+    expect(text.out).toMatch(/^id +\d+$/m);
+    expect(text.out).toMatch(/^balance +1\.9999$/m);
+    expect(text.out).toMatch(/^keys +#\d+ tg_…\S{4} active spent 0\.0001 "ops"$/m);
+  });
+
+  it("says so for an unknown user and for a wrong number of words", async () => {
+    const unknown = await cli("users", "show", "987654321");
+    expect(unknown).toMatchObject({ code: 1, err: 'no user with phone or id "987654321"' });
+    expect((await cli("users", "show")).code).toBe(64);
+  });
+});
+
+describe("tollgate admin users disable and enable", () => {
+  it("a disabled user cannot sign in, their sessions end, their keys are refused with a code of their own; enabling undoes it; the ledger is untouched", async () => {
+    const user = await userWithKey("1");
+    expect((await echo(user.secret)).statusCode).toBe(200);
+    expect((await cli("users", "disable", String(user.userId))).code).toBe(64);
+
+    const disabled = await cli("users", "disable", String(user.userId), "--reason", "chargeback on order 1234");
+    expect(disabled).toMatchObject({ code: 0 });
+    const refused = await echo(user.secret);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe("account_disabled");
+    expect((await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers })).statusCode).toBe(401);
+
+    const login = phoneLoginClient(t);
+    const sent = await login.requestCode(user.phone);
+    expect(sent.json().status).toBe("success");
+    const signIn = await login.login(user.phone, login.latestCode(user.phone));
+    expect(signIn.statusCode).toBe(403);
+    expect(signIn.json()).toMatchObject({ code: "account_disabled" });
+
+    const again = await cli("users", "disable", String(user.userId), "--reason", "twice");
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/disabled already/);
+    expect(JSON.parse((await cli("users", "show", String(user.userId), "--json")).out)).toMatchObject({ disabledReason: "chargeback on order 1234" });
+
+    expect((await cli("users", "enable", String(user.userId))).code).toBe(0);
+    expect((await echo(user.secret)).statusCode).toBe(200);
+    expect((await cli("users", "enable", String(user.userId))).code).toBe(1);
+    expect(await balanceOf(user.userId)).toBe(999_800n);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("reaches a second server on the same database: its cached key is refused too", async () => {
+    const other = await createTestApp({}, { database: t.database, clock: t.clock });
+    try {
+      const user = await userWithKey("1");
+      const call = () => other.app.inject({ method: "POST", url: "/v1/tools/echo", payload: {}, headers: { authorization: `Bearer ${user.secret}` } });
+      expect((await call()).statusCode).toBe(200);
+      expect((await cli("users", "disable", user.phone, "--reason", "abuse")).code).toBe(0);
+      // The other server hears of the change through the key-change notice (PostgreSQL NOTIFY; on PGlite, in-process).
+      let status = (await call()).statusCode;
+      for (let tries = 0; status !== 403 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = (await call()).statusCode;
+      }
+      expect(status).toBe(403);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("tollgate admin debit", () => {
+  it("takes money off a balance once per --key, refuses more than the balance, and says how to take money off when given a negative credit", async () => {
+    const user = await userWithKey("3");
+    const taken = await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--key", "ticket-9-fix");
+    expect(taken.code).toBe(0);
+    expect(taken.out).toMatch(/took 1\.25 from user \d+ .*; balance now 1\.75/);
+    expect((await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--key", "ticket-9-fix")).out).toMatch(/already debited/);
+    const tooMuch = await cli("debit", String(user.userId), "2", "--reason", "too much");
+    expect(tooMuch.code).toBe(1);
+    expect(tooMuch.err).toBe(`user ${user.userId}'s balance is 1.75, less than 2.00: nothing was taken`);
+    const negative = await cli("credit", String(user.userId), "-5", "--reason", "x");
+    expect(negative.code).toBe(64);
+    expect(negative.err).toContain('"-5": amounts and counts are never negative: to take money off a balance, use `tollgate admin debit`');
+    expect(await balanceOf(user.userId)).toBe(1_750_000n);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
+
+describe("tollgate admin audit", () => {
+  it("records every command run, with its words, exit code and the account it ran as; a reason may start with a minus sign when written --reason=…", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    expect((await cli("credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--key", "audit-test")).code).toBe(0);
+    expect((await cli("users", "show", "424242424")).code).toBe(1);
+    const audit = await cli("audit", "--limit", "2", "--json");
+    expect(audit.code).toBe(0);
+    const [last, first] = JSON.parse(audit.out) as { command: string; argv: string[]; exitCode: number; hostUser: string }[];
+    expect(first).toMatchObject({ command: "credit", argv: ["credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--key", "audit-test"], exitCode: 0, hostUser: os.userInfo().username });
+    expect(last).toMatchObject({ command: "users show", exitCode: 1 });
+    const table = await cli("audit", "--limit", "3");
+    expect(table.out.split("\n")[0]).toMatch(/^AT +WHO +EXIT +COMMAND$/);
+    expect(table.out).toContain(`credit ${user.userId} 0.5 "--reason=-5% goodwill" --key audit-test`);
+  });
+
+  it("help lists every command aligned, and a command's help shows its examples", async () => {
+    const help = await cli("--help");
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^ {2}users disable +stop a user/m);
+    const one = await cli("users", "find", "--help");
+    expect(one.out).toContain("examples:\n  tollgate admin users find 13800138000");
+  });
+});

@@ -1,0 +1,140 @@
+import { beijingDateTime } from "#shared/beijing-time";
+import { formatMoney } from "#shared/money";
+import { maskApiKey } from "#shared/api-keys";
+import { findUser } from "../../cli/args";
+import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
+import { printRecord, printRecords } from "../../cli/records";
+import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
+
+const when = (at: Date | null) => (at ? beijingDateTime(at) : "-");
+const userJson = (user: UserRow) => ({
+  id: user.id,
+  phone: user.phone,
+  balance: formatMoney(user.balance),
+  createdAt: user.createdAt.toISOString(),
+  disabledAt: user.disabledAt?.toISOString() ?? null,
+  disabledReason: user.disabledReason,
+});
+
+/** The one user the command's single positional names (phone or id), or an error line and null. */
+async function oneUser(ctx: CliContext, positionals: string[]): Promise<UserRow | null> {
+  const [who, ...extra] = positionals;
+  if (!who || extra.length > 0) throw new UsageError("give one user: a phone number or a user id");
+  const user = await findUser(ctx.db, who);
+  if (!user) ctx.err(`no user with phone or id "${who}"`);
+  return user;
+}
+
+export const usersFindCommand: CliCommand = {
+  name: "users find",
+  summary: "find users by phone (whole, or 4+ digits of it), user id, API key, or masked key (tg_…wxyz)",
+  usage: "users find <phone|digits|user-id|key|tg_…wxyz> [--json]",
+  examples: ["users find 13800138000", "users find 8000", "users find tg_…x9Zq --json"],
+  options: { json: false },
+  async run(ctx, { positionals, options }) {
+    const [words, ...extra] = positionals;
+    if (!words || extra.length > 0) throw new UsageError("give one thing to look for");
+    const found = await findUsers(ctx.db, words);
+    printRecords(ctx, found, {
+      json: options.json === true,
+      toJson: userJson,
+      columns: [
+        { header: "ID", value: (u) => String(u.id) },
+        { header: "PHONE", value: (u) => u.phone },
+        { header: "BALANCE", value: (u) => formatMoney(u.balance) },
+        { header: "SIGNED UP", value: (u) => when(u.createdAt) },
+        { header: "STATE", value: (u) => (u.disabledAt ? "disabled" : "active") },
+      ],
+    });
+    if (options.json !== true) ctx.err(`${found.length} user${found.length === 1 ? "" : "s"} found${found.length === 50 ? " (the first 50: narrow the search)" : ""}`);
+    return found.length === 0 ? 1 : 0;
+  },
+};
+
+export const usersShowCommand: CliCommand = {
+  name: "users show",
+  summary: "one user: phone, sign-up, balance, keys with their spend, grants, open holds, last calls",
+  usage: "users show <phone|user-id> [--json]",
+  examples: ["users show 42", "users show 13800138000 --json"],
+  options: { json: false },
+  async run(ctx, { positionals, options }) {
+    const user = await oneUser(ctx, positionals);
+    if (!user) return 1;
+    const details = (await userDetails(ctx.db, user.id, ctx.clock.now()))!;
+    const keys = details.keys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      key: maskApiKey(k.prefix, k.last4),
+      status: k.status,
+      spent: formatMoney(k.spent),
+      spendLimit: k.spendLimit === null ? null : formatMoney(k.spendLimit),
+      spendLimitPeriod: k.spendLimitPeriod,
+      periodSpent: formatMoney(k.periodSpend),
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    }));
+    const calls = (rows: typeof details.lastCalls) =>
+      rows.map((c) => ({ requestId: c.requestId, tool: c.toolId, status: c.status, units: c.units, amount: formatMoney(c.amount), at: c.createdAt.toISOString() }));
+    const document = {
+      ...userJson(details.user),
+      keys,
+      grants: details.grants.map((g) => ({ tool: g.toolId, grantedAt: g.grantedAt.toISOString() })),
+      openHolds: calls(details.openHolds),
+      lastCalls: calls(details.lastCalls),
+    };
+    const list = (rows: string[]) => (rows.length === 0 ? "none" : rows.join("\n" + " ".repeat(12)));
+    printRecord(
+      ctx,
+      [
+        ["id", String(user.id)],
+        ["phone", user.phone],
+        ["signed up", when(user.createdAt)],
+        ["balance", formatMoney(user.balance)],
+        ["state", user.disabledAt ? `disabled ${when(user.disabledAt)}: ${user.disabledReason ?? ""}` : "active"],
+        ["keys", list(keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`))],
+        ["grants", list(document.grants.map((g) => `${g.tool} since ${when(new Date(g.grantedAt))}`))],
+        ["open holds", list(details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${when(h.createdAt)}`))],
+        ["last calls", list(details.lastCalls.map((c) => `${when(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`))],
+      ],
+      { json: options.json === true, document },
+    );
+    return 0;
+  },
+};
+
+export const usersDisableCommand: CliCommand = {
+  name: "users disable",
+  summary: "stop a user: no sign-in, sessions ended, keys refused at the gateway; the balance and ledger stay",
+  usage: 'users disable <phone|user-id> --reason "…"',
+  examples: ['users disable 42 --reason "chargeback on order 1234"'],
+  options: { reason: true },
+  async run(ctx, { positionals, options }) {
+    const reason = typeof options.reason === "string" ? options.reason.trim() : "";
+    if (!reason) throw new UsageError("--reason is required: it says why, for the next operator");
+    if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+    const user = await oneUser(ctx, positionals);
+    if (!user) return 1;
+    if (!(await disableUser(ctx.db, { userId: user.id, reason, now: ctx.clock.now() }))) {
+      ctx.err(`user ${user.id} is disabled already (since ${when(user.disabledAt)}): nothing changed`);
+      return 1;
+    }
+    ctx.out(`disabled user ${user.id} (${user.phone}): sessions ended, keys refused from now on`);
+    return 0;
+  },
+};
+
+export const usersEnableCommand: CliCommand = {
+  name: "users enable",
+  summary: "let a disabled user sign in and call again",
+  usage: "users enable <phone|user-id>",
+  examples: ["users enable 42"],
+  async run(ctx, { positionals }) {
+    const user = await oneUser(ctx, positionals);
+    if (!user) return 1;
+    if (!(await enableUser(ctx.db, user.id))) {
+      ctx.err(`user ${user.id} is not disabled: nothing changed`);
+      return 1;
+    }
+    ctx.out(`enabled user ${user.id} (${user.phone}): they may sign in and call again`);
+    return 0;
+  },
+};

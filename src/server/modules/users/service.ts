@@ -1,0 +1,119 @@
+import { and, desc, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
+import { API_KEY_PATTERN } from "#shared/api-keys";
+import { normalizePhone } from "#shared/phone";
+import type { Db, Tx } from "../../db/client";
+import { apiKeys, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { sha256Hex } from "../../lib/crypto";
+import { revokeAllSessions } from "../auth/sessions";
+import { announceApiKeyChange } from "../keys/changes";
+import { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "../keys/key-view";
+
+export type UserRow = typeof users.$inferSelect;
+
+/** The most users one search lists. */
+const FOUND_MAX = 50;
+
+/**
+ * Users an operator's words may name: a whole phone number, a user id, a whole API key, a key as
+ * the console masks it (`tg_…wxyz`, or its last four characters after `…`), or at least four
+ * digits of a phone number. Oldest first, at most 50.
+ */
+export async function findUsers(db: Db, words: string): Promise<UserRow[]> {
+  const text = words.trim();
+  const conditions = [];
+  const phone = normalizePhone(text);
+  if (phone) conditions.push(eq(users.phone, phone));
+  if (/^\d{1,15}$/.test(text)) conditions.push(eq(users.id, Number(text)));
+  if (/^\d{4,11}$/.test(text)) conditions.push(like(users.phone, `%${text}%`));
+  const keyOwners = await keyOwnersNamed(db, text);
+  if (keyOwners.length > 0) conditions.push(inArray(users.id, keyOwners));
+  if (conditions.length === 0) return [];
+  return db
+    .select()
+    .from(users)
+    .where(or(...conditions))
+    .orderBy(users.id)
+    .limit(FOUND_MAX);
+}
+
+async function keyOwnersNamed(db: Db, text: string): Promise<number[]> {
+  const masked = /^(?:tg_)?…([A-Za-z0-9_-]{4})$/.exec(text);
+  const condition = API_KEY_PATTERN.test(text) ? eq(apiKeys.keyHash, sha256Hex(text)) : masked ? eq(apiKeys.last4, masked[1]!) : null;
+  if (!condition) return [];
+  const rows = await db.selectDistinct({ userId: apiKeys.userId }).from(apiKeys).where(condition);
+  return rows.map((r) => r.userId);
+}
+
+type CallSummary = { requestId: string; toolId: string; status: string; units: number; amount: bigint; createdAt: Date };
+
+export interface UserDetails {
+  user: UserRow;
+  keys: (ApiKeyRow & { status: string; periodSpend: bigint })[];
+  grants: { toolId: string; grantedAt: Date }[];
+  openHolds: CallSummary[];
+  lastCalls: CallSummary[];
+}
+
+/** Everything an operator looks at for one user: keys (never their secrets), grants, holds still open, the last calls. */
+export async function userDetails(db: Db, userId: number, now: Date): Promise<UserDetails | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
+  if (!user) return null;
+  const keys = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.deletedAt)))
+    .orderBy(apiKeys.id);
+  const grants = await db.select({ toolId: toolGrants.toolId, grantedAt: toolGrants.grantedAt }).from(toolGrants).where(eq(toolGrants.userId, userId)).orderBy(toolGrants.toolId);
+  const call = { requestId: usageRecords.requestId, toolId: usageRecords.toolId, status: usageRecords.status, units: usageRecords.units, amount: usageRecords.amount, createdAt: usageRecords.createdAt };
+  const openHolds = await db
+    .select(call)
+    .from(usageRecords)
+    .where(and(eq(usageRecords.userId, userId), eq(usageRecords.status, "pending")))
+    .orderBy(usageRecords.createdAt);
+  const lastCalls = await db.select(call).from(usageRecords).where(eq(usageRecords.userId, userId)).orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(10);
+  return {
+    user,
+    keys: keys.map((key) => ({ ...key, status: apiKeyStatus(key, now), periodSpend: currentPeriodSpend(key, now) })),
+    grants,
+    openHolds,
+    lastCalls,
+  };
+}
+
+/**
+ * Disables a user: no sign-in from now on, every session ended, every key refused at the gateway
+ * (each process forgets its cached keys now, through the key-change notices). The ledger and
+ * the balance stay as they are. False when the user was disabled already.
+ */
+export async function disableUser(db: Db, input: { userId: number; reason: string; now: Date }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [changed] = await tx
+      .update(users)
+      .set({ disabledAt: input.now, disabledReason: input.reason })
+      .where(and(eq(users.id, input.userId), isNull(users.disabledAt)))
+      .returning({ id: users.id });
+    if (!changed) return false;
+    await revokeAllSessions(tx, input.userId, input.now);
+    await announceKeysOf(tx, input.userId);
+    return true;
+  });
+}
+
+/** Lets a disabled user sign in and call again. False when the user was not disabled. */
+export async function enableUser(db: Db, userId: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [changed] = await tx
+      .update(users)
+      .set({ disabledAt: null, disabledReason: null })
+      .where(and(eq(users.id, userId), sql`${users.disabledAt} is not null`))
+      .returning({ id: users.id });
+    if (!changed) return false;
+    await announceKeysOf(tx, userId);
+    return true;
+  });
+}
+
+async function announceKeysOf(db: Db | Tx, userId: number): Promise<void> {
+  const keys = await db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.userId, userId));
+  for (const { keyHash } of keys) await announceApiKeyChange(db, keyHash);
+}
