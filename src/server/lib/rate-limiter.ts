@@ -136,11 +136,21 @@ export async function createRateLimiter(options: {
   };
 }
 
+const PERIOD_MS = { minute: 60_000, hour: HOUR_MS } as const;
+
 /**
- * Counts one of `perHour` console actions of one kind (`what`, e.g. "test events") under `key`,
- * or refuses it with 429 and when to retry. Fails open to this process's count when Redis is down.
+ * Counts one of `limit` requests of one kind (`what`, e.g. "test events") a minute or an hour under
+ * `key`, or refuses it with 429 and when to retry. Fails open to this process's count when Redis is down.
  */
+export async function takeAllowance(
+  limiter: RateLimiter,
+  input: { key: string; limit: number; per: keyof typeof PERIOD_MS; what: string; nowMs: number },
+): Promise<void> {
+  const waitMs = await limiter.hit({ key: input.key, limit: input.limit, windowMs: PERIOD_MS[input.per], whenRedisDown: "local" }, input.nowMs);
+  if (waitMs > 0) throw AppError.tooManyRequests(`at most ${input.limit} ${input.what} a${input.per === "hour" ? "n" : ""} ${input.per}; try again in ${waitText(waitMs)}`, waitMs / 1000);
+}
+
+/** Counts one of `perHour` console actions of one kind under `key` (takeAllowance by the hour). */
 export async function takeHourlyAllowance(limiter: RateLimiter, input: { key: string; perHour: number; what: string; nowMs: number }): Promise<void> {
-  const waitMs = await limiter.hit({ key: input.key, limit: input.perHour, windowMs: HOUR_MS, whenRedisDown: "local" }, input.nowMs);
-  if (waitMs > 0) throw AppError.tooManyRequests(`at most ${input.perHour} ${input.what} an hour; try again in ${waitText(waitMs)}`, waitMs / 1000);
+  await takeAllowance(limiter, { key: input.key, limit: input.perHour, per: "hour", what: input.what, nowMs: input.nowMs });
 }

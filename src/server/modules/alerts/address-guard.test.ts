@@ -40,7 +40,12 @@ describe("the webhook address guard, with loopback not admitted", () => {
     const s = sender(address);
     const result = await s.send("https://hooks.example.com/tollgate", {}, "{}");
     await s.close();
-    expect(result).toEqual({ ok: false, httpStatus: null, error: "hooks.example.com does not resolve to a public address" });
+    expect(result).toEqual({
+      ok: false,
+      httpStatus: null,
+      error: "hooks.example.com does not resolve to a public address",
+      detail: expect.stringContaining(`resolves to ${address}`),
+    });
   });
 
   it.each(BLOCKED)("refuses %s (%s) written as the URL's host", (_label, address) => {
@@ -68,6 +73,44 @@ describe("the webhook address guard, with loopback not admitted", () => {
     // The user sees that the name is refused, not what it resolves to on the server's side.
     expect((await s.send("https://hooks.example.com/", {}, "{}")).error).toBe("hooks.example.com does not resolve to a public address");
     await s.close();
+  });
+});
+
+/** A resolver that fails as the system's does for a name it cannot resolve. */
+const failsWith =
+  (code: string): LookupFunction =>
+  (host, _options, callback) =>
+    callback(Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code, syscall: "getaddrinfo", hostname: host }), "", 0);
+
+describe("what a user is told of an address that fails", () => {
+  const send = async (resolve: LookupFunction) => {
+    const s = createWebhookSender({ allowLoopback: false, timeoutMs: 2000, resolve });
+    const result = await s.send("https://db.internal/hook?token=abc", {}, "{}");
+    await s.close();
+    return result;
+  };
+
+  it("is the same whether the name is missing, unresolvable for now, or resolves to a refused address; the log gets why", async () => {
+    const [missing, retry, privateOne] = [await send(failsWith("ENOTFOUND")), await send(failsWith("EAI_AGAIN")), await send(resolvesTo("10.0.0.5"))];
+    for (const result of [missing, retry, privateOne]) {
+      expect(result).toMatchObject({ ok: false, httpStatus: null, error: "db.internal does not resolve to a public address" });
+    }
+    expect([missing.detail, retry.detail, privateOne.detail]).toEqual([
+      expect.stringContaining("ENOTFOUND: getaddrinfo ENOTFOUND db.internal"),
+      expect.stringContaining("EAI_AGAIN: getaddrinfo EAI_AGAIN db.internal"),
+      expect.stringContaining("resolves to 10.0.0.5"),
+    ]);
+  });
+
+  it("names neither the address nor the system's error when the connection fails", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const s = createWebhookSender({ allowLoopback: true, timeoutMs: 2000 });
+    const result = await s.send(`http://localhost:${port}/hook`, {}, "{}");
+    await s.close();
+    expect(result).toMatchObject({ ok: false, httpStatus: null, error: "could not connect to localhost", detail: expect.stringContaining("ECONNREFUSED") });
   });
 });
 

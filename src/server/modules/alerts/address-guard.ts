@@ -21,13 +21,15 @@ function isLoopback(address: string): boolean {
 }
 
 /**
- * The message names the host, not the address it resolved to: it reaches the user (the delivery's
- * last error), and the address would tell them how this server resolves internal names.
+ * The message names the host, not the address it resolved to, nor why it failed to resolve: it
+ * reaches the user (the delivery's last error), and either would tell them how this server
+ * resolves internal names (a name that resolves to a private address and one that does not exist
+ * must read the same). The resolver's own error, when there was one, is the `cause`, for the log.
  */
 export class BlockedAddressError extends Error {
   readonly code = "EBLOCKEDADDRESS";
-  constructor(host: string) {
-    super(`${host} does not resolve to a public address`);
+  constructor(host: string, cause?: unknown) {
+    super(`${host} does not resolve to a public address`, cause === undefined ? undefined : { cause });
     this.name = "BlockedAddressError";
   }
 }
@@ -44,17 +46,19 @@ export function addressAllowed(address: string, options: GuardOptions): boolean 
 type LookupAnswer = { address: string; family: number };
 
 /**
- * A `lookup` for the socket itself: it resolves as usual, then refuses the connection when any
- * address the name resolves to is not allowed. Being the lookup of the connection, it checks the
- * address actually connected to, not one looked up earlier (no DNS rebinding between check and use).
+ * A `lookup` for the socket itself: it resolves as usual, then refuses the connection when the
+ * name does not resolve or any address it resolves to is not allowed, with one error for both.
+ * Being the lookup of the connection, it checks the address actually connected to, not one looked
+ * up earlier (no DNS rebinding between check and use).
  */
 export function guardedLookup(options: GuardOptions, resolve: LookupFunction = dns.lookup): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-      if (error) return callback(error, "", 0);
+      if (error) return callback(new BlockedAddressError(hostname, error), "", 0);
       const list = (Array.isArray(addresses) ? addresses : [{ address: addresses, family: 0 }]) as LookupAnswer[];
       const blocked = list.find((a) => !addressAllowed(a.address, options));
-      if (blocked || list.length === 0) return callback(new BlockedAddressError(hostname), "", 0);
+      if (list.length === 0) return callback(new BlockedAddressError(hostname, new Error("no address")), "", 0);
+      if (blocked) return callback(new BlockedAddressError(hostname, new Error(`resolves to ${blocked.address}`)), "", 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAnswer[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });

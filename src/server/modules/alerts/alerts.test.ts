@@ -303,6 +303,20 @@ describe("the test event", () => {
     ]);
   });
 
+  it("to a name that does not resolve says only that it does not resolve to a public address; the operator's log says why", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    expect((await settings(user, { threshold: "0.5", webhookUrl: "https://tollgate-probe.invalid/hook?token=private-token" })).statusCode).toBe(200);
+    expect((await sendTest(user)).statusCode).toBe(202);
+    await t.app.alertsJob.runOnce();
+    const [delivery] = (await settings(user)).json().deliveries;
+    // The same words as a name that resolves to a refused address (address-guard.test.ts), so a user cannot tell which internal names exist.
+    expect(delivery).toMatchObject({ eventType: "test", status: "failed", lastError: "tollgate-probe.invalid does not resolve to a public address" });
+    const logged = t.logs().split("\n").filter((line) => line.includes("webhook not delivered") && line.includes(`"userId":${user.userId}`));
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0]!)).toMatchObject({ host: "tollgate-probe.invalid", detail: expect.stringMatching(/getaddrinfo (ENOTFOUND|EAI_AGAIN) tollgate-probe\.invalid/) });
+    expect(logged[0]).not.toContain("private-token");
+  });
+
   it("goes one at a time: another is refused while one is on its way, and accepted once it has been delivered", async () => {
     const { user } = await withAlerts("1", "0.5");
     let answer = () => undefined as void;

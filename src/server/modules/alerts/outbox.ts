@@ -176,6 +176,8 @@ async function sendWebhook(deps: DeliveryDeps, delivery: Claimed, now: Date): Pr
     body,
   });
   const result = await deps.webhooks.send(delivery.webhook_url, headers, body);
+  // The host only: a webhook URL's path or query may hold the receiver's own token.
+  if (result.detail) deps.log.warn({ deliveryId: delivery.id, userId: delivery.user_id, host: new URL(delivery.webhook_url).hostname, detail: result.detail }, "webhook not delivered");
   await deps.db.execute(sql`
     insert into alert_attempts (delivery_id, attempted_at, http_status, error)
     values (${delivery.id}, ${now.toISOString()}::timestamptz, ${result.httpStatus}, ${result.error})`);

@@ -1,10 +1,13 @@
 import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
 import { loadOnce } from "../../lib/load-once";
-import { guardedLookup, webhookUrlProblem, type GuardOptions } from "./address-guard";
+import { BlockedAddressError, guardedLookup, webhookUrlProblem, type GuardOptions } from "./address-guard";
 
-/** What the receiver said, or why there was no answer. Only a 2xx counts as delivered. */
-export type WebhookResult = { ok: boolean; httpStatus: number | null; error: string | null };
+/**
+ * What the receiver said, or why there was no answer. Only a 2xx counts as delivered. `error` is
+ * shown to the user in a few fixed wordings; `detail`, the system's own error, is for the log only.
+ */
+export type WebhookResult = { ok: boolean; httpStatus: number | null; error: string | null; detail?: string };
 
 /** The most of a receiver's answer that is read; the rest is dropped. */
 const MAX_RESPONSE_BYTES = 4096;
@@ -54,7 +57,7 @@ export function createWebhookSender(options: GuardOptions & { timeoutMs: number;
         const ok = answer.statusCode >= 200 && answer.statusCode < 300;
         return { ok, httpStatus: answer.statusCode, error: ok ? null : `the receiver answered ${answer.statusCode}` };
       } catch (error) {
-        return { ok: false, httpStatus: null, error: describe(error) };
+        return { ok: false, httpStatus: null, ...describe(error, new URL(url).hostname) };
       }
     },
     close: async () => {
@@ -64,9 +67,18 @@ export function createWebhookSender(options: GuardOptions & { timeoutMs: number;
   };
 }
 
-function describe(error: unknown): string {
-  const e = error as { name?: string; message?: string; code?: string; cause?: { message?: string; code?: string } };
-  if (e.name === "TimeoutError" || e.name === "AbortError" || e.code?.includes("TIMEOUT")) return "no answer in time";
-  const cause = e.cause?.message ?? e.message ?? "unknown error";
-  return cause.slice(0, 300);
+/**
+ * The user's wording for a failed exchange: the resolver's and the socket's own messages name
+ * addresses and tell an existing internal name from a missing one, so they go to the log only.
+ */
+function describe(error: unknown, host: string): { error: string; detail: string } {
+  const e = error as { name?: string; message?: string; code?: string; cause?: unknown };
+  const detail = [e, e.cause as typeof e | undefined]
+    .filter((x) => x?.message)
+    .map((x) => (x!.code ? `${x!.code}: ${x!.message}` : x!.message!))
+    .join(" <- ")
+    .slice(0, 500);
+  if (e.name === "TimeoutError" || e.name === "AbortError" || e.code?.includes("TIMEOUT")) return { error: "no answer in time", detail };
+  if (error instanceof BlockedAddressError) return { error: error.message, detail };
+  return { error: `could not connect to ${host}`, detail };
 }

@@ -45,7 +45,7 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
 export default async function gatewayRoutes(app: FastifyInstance) {
   // Two batches in flight: one runs while the next waits at the database, so the database never
   // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
-  const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, await runnableTools(app.catalog.values()), {
+  const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, await runnableTools(app.catalog.values(), app.log), {
     concurrency: 2,
     onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
   });

@@ -15,6 +15,7 @@ import type { Db } from "../../db/client";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
+import { MAX_INFLATED_FOR_UNITS } from "./handlers/http-upstream";
 import { chargeBatch, completeBatch, refundAbandonedCalls } from "./metering";
 import { UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS } from "./seen-balances";
 
@@ -53,6 +54,18 @@ const TOKENS = { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 };
 const sse = (res: http.ServerResponse, extra: http.OutgoingHttpHeaders = {}) =>
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...extra });
 const event = (value: unknown) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
+
+/**
+ * An event stream of 16 MiB in about 16 KB of gzip: units 2 at the start, 16 MiB of blank lines,
+ * units 3 at the end. Made once, on first use.
+ */
+let bomb: Buffer | undefined;
+function gzipBomb(): Buffer {
+  bomb ??= zlib.gzipSync(Buffer.concat([Buffer.from(event({ usage: { units: 2 } })), Buffer.alloc(16 * 1024 * 1024, "\n"), Buffer.from(event({ usage: { units: 3 } }))]), {
+    level: 9,
+  });
+  return bomb;
+}
 
 async function writeBig(res: http.ServerResponse) {
   res.writeHead(200, { "content-type": "application/octet-stream" });
@@ -191,6 +204,10 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffe
     sse(res, { "content-encoding": "gzip" });
     return res.end(zlib.gzipSync(event({ text: "squeezed" }) + event({ usage: { units: 8 } }) + event("[DONE]")));
   }
+  if (url.startsWith("/gzip-bomb")) {
+    sse(res, { "content-encoding": "gzip" });
+    return res.end(gzipBomb());
+  }
   if (url.startsWith("/count")) {
     res.writeHead(200, { "content-type": "text/plain" });
     return res.end(`received ${body.length} bytes`);
@@ -242,6 +259,7 @@ function writeCatalog(base: string): string {
         tool("held", "/held", { price: "0.001", unit: "token", maxUnitsPerCall: 10 }, { unitsPath: "usage.units" }),
         tool("gzip-json", "/gzip-json", perUnit, { unitsPath: "usage.units" }),
         tool("gzip-sse", "/gzip-sse", perUnit, { unitsPath: "usage.units" }),
+        tool("gzip-bomb", "/gzip-bomb", perUnit, { unitsPath: "usage.units" }),
         tool("small-body", "/count", {}, { maxRequestBytes: 1024 }),
         tool("broken-at-once", "/broken-at-once"),
         tool("waits-for-hold", "/headers", {}, { startEarly: false }),
@@ -564,6 +582,38 @@ describe("streamed answers", () => {
       expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units });
     }
     expect(await balanceOf(userId)).toBe("1.986");
+  });
+});
+
+describe("a compressed event stream that inflates enormously", () => {
+  it("is inflated only up to the limit read for units, relayed whole, and charged as an answer without units: all it held", async () => {
+    const { userId, secret } = await funded("2");
+    const res = await request(secret, "gzip-bomb", { headers: { "accept-encoding": "gzip" }, body: "" }).response;
+    const { body, broken } = await readAll(res);
+    expect(broken).toBe(false);
+    expect(body.equals(gzipBomb())).toBe(true);
+    const requestId = res.headers["x-request-id"] as string;
+    expect(res.trailers["x-tollgate-cost"]).toBe("1.00");
+    expect(await usageOf(requestId)).toMatchObject({ status: "succeeded", units: 1000, amount: 1_000_000n });
+    expect(await balanceOf(userId)).toBe("1.00");
+
+    const lines = t
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes(requestId))
+      .map((line) => JSON.parse(line) as { msg: string; inflatedBytes?: number; limitBytes?: number });
+    const stopped = lines.find((line) => line.msg.includes("inflates past the limit read for units"));
+    expect(stopped?.limitBytes).toBe(MAX_INFLATED_FOR_UNITS);
+    // Stopped at the first inflated chunk past the limit, not at the 16 MiB the answer holds.
+    expect(stopped?.inflatedBytes).toBeGreaterThan(MAX_INFLATED_FOR_UNITS);
+    expect(stopped?.inflatedBytes).toBeLessThanOrEqual(MAX_INFLATED_FOR_UNITS + 64 * 1024);
+    expect(lines.some((line) => line.msg.includes("a per-unit tool reported no units"))).toBe(true);
+
+    // The gateway goes on reading the units of compressed answers within the limit.
+    const next = await request(secret, "gzip-sse", { headers: { "accept-encoding": "gzip" }, body: "" }).response;
+    await readAll(next);
+    expect(await usageOf(next.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 8 });
+    await expectLedgerConsistent();
   });
 });
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestRedis, type TestRedis } from "../../testing/redis-server";
 import { createTestApp, type TestApp } from "../../testing/test-app";
+import { CHECK_RESULT_TTL_MS } from "./routes";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
 let redis: TestRedis;
@@ -20,7 +21,9 @@ afterAll(async () => {
   await redis.stop();
 });
 
+/** One poll a period, as a load balancer makes them: each sees a fresh check. */
 const ready = async () => {
+  t.clock.advance(CHECK_RESULT_TTL_MS);
   const response = await t.app.inject({ method: "GET", url: "/api/v1/ready" });
   return { status: response.statusCode, body: response.json() as unknown };
 };
@@ -37,7 +40,10 @@ const readinessLines = () =>
     .map((line) => JSON.parse(line) as { level: number; msg: string; check: string; err?: { message: string } });
 const WARN = 40;
 const INFO = 30;
-const health = async () => (await t.app.inject({ method: "GET", url: "/api/v1/health" })).statusCode;
+const health = async () => {
+  t.clock.advance(CHECK_RESULT_TTL_MS);
+  return (await t.app.inject({ method: "GET", url: "/api/v1/health" })).statusCode;
+};
 
 it("is ready with the database and Redis reachable", async () => {
   expect(await ready()).toEqual({ status: 200, body: { status: "ready", draining: false, checks: { database: true, redis: true } } });

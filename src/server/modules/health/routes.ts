@@ -1,6 +1,19 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { pingDatabase } from "../../db/client";
+import { takeAllowance } from "../../lib/rate-limiter";
+
+/**
+ * How long a dependency's answer stands. Polls within it share one check, so however many clients
+ * poll, the database gets at most one round trip from them a second; a load balancer sees a
+ * failure at most this much later.
+ */
+export const CHECK_RESULT_TTL_MS = 1000;
+/**
+ * Health and readiness polls one IP may make a minute, the two routes together: a load balancer
+ * checking both every second uses 120, and an anonymous loop no more than this.
+ */
+export const HEALTH_POLLS_PER_IP_PER_MINUTE = 300;
 
 const healthResponse = z.object({
   status: z.enum(["ok", "degraded"]),
@@ -33,6 +46,26 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!ok && before !== false) app.log.warn({ check: name, err: cause ?? new Error(`the ${name} check answered no`) }, `readiness: ${name} does not answer`);
     return ok;
   };
+  /** The last answer of each check while it stands, also while it is still under way. */
+  const held = new Map<string, { at: number; answer: Promise<boolean> }>();
+  const recent = (name: string, run: () => Promise<boolean>): Promise<boolean> => {
+    const now = app.clock.now().getTime();
+    const last = held.get(name);
+    if (last && now >= last.at && now - last.at < CHECK_RESULT_TTL_MS) return last.answer;
+    const answer = check(name, run);
+    held.set(name, { at: now, answer });
+    return answer;
+  };
+  // Anyone may poll these, so each IP has an allowance of its own.
+  app.addHook("onRequest", async (request) => {
+    await takeAllowance(app.rateLimiter, {
+      key: `health:${request.ip}`,
+      limit: HEALTH_POLLS_PER_IP_PER_MINUTE,
+      per: "minute",
+      what: "health and readiness checks",
+      nowMs: app.clock.now().getTime(),
+    });
+  });
   const databaseAnswers = async () => {
     let cause: unknown;
     if (await pingDatabase(app.db, (error) => (cause = error))) return true;
@@ -43,7 +76,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     "/health",
     { schema: { tags: ["system"], summary: "Liveness and database reachability", response: { 200: healthResponse, 503: healthResponse } } },
     async (_request, reply) => {
-      const reachable = await check("database", databaseAnswers);
+      const reachable = await recent("database", databaseAnswers);
       return reply
         .code(reachable ? 200 : 503)
         .header("cache-control", "no-store")
@@ -62,7 +95,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (_request, reply) => {
       const named = [["database", databaseAnswers] as const, ...app.lifecycle.readinessChecks];
-      const results = await Promise.all(named.map(async ([name, run]) => [name, await check(name, run)] as const));
+      const results = await Promise.all(named.map(async ([name, run]) => [name, await recent(name, run)] as const));
       const checks = Object.fromEntries(results);
       const draining = app.lifecycle.draining;
       const ready = !draining && results.every(([, ok]) => ok);

@@ -128,6 +128,31 @@ describe("Alipay (against a local fake that signs like Alipay)", () => {
     expect(await balanceOf(buyer)).toBe("20.00");
   });
 
+  it("refuses a validly signed notification whose amount is malformed: 400, an error line for the operator, nothing credited", async () => {
+    const buyer = await createUserWithSession(t);
+    const order = (await startPayment(buyer, { method: "alipay", amount: "7", channel: "qr" })).json();
+    const fakeOrder = fake.orders.get(order.orderId)!;
+    for (const total_amount of ["7.0.0", "7e0", "-7.00", "7.001", " 7.00"]) {
+      const refused = await fake.deliver(fake.notificationFor(fakeOrder, { total_amount }));
+      expect([refused.status, refused.body], total_amount).toEqual([400, "failure"]);
+    }
+    const logged = t
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes(order.orderId) && line.includes("signed but malformed"))
+      .map((line) => JSON.parse(line) as { level: number; operator: boolean; reason: string });
+    expect(logged.map((l) => [l.level, l.operator])).toEqual(Array.from({ length: 5 }, () => [50, true]));
+    expect(logged[0]!.reason).toContain('total_amount "7.0.0"');
+    expect(await balanceOf(buyer)).toBe("0.00");
+    expect(await creditsFor(order.orderId)).toHaveLength(0);
+    expect(await charges(buyer)).toEqual([expect.objectContaining({ status: "pending" })]);
+
+    // Alipay retries; its well-formed notification still credits once.
+    expect((await fake.pay(order.orderId)).body).toBe("success");
+    expect(await balanceOf(buyer)).toBe("7.00");
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
   it("ignores notifications about unpaid states and refuses unknown orders", async () => {
     const buyer = await createUserWithSession(t);
     const order = (await startPayment(buyer, { method: "alipay", amount: "3", channel: "qr" })).json();

@@ -13,7 +13,7 @@ import { AppError } from "../../errors";
 import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { signedIn } from "../../plugins/auth";
 import { configuredPaymentProviders } from "../../providers/payment/index";
-import { PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
+import { MalformedNotificationError, PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
 import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";
 
 /**
@@ -143,7 +143,9 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         } catch (error) {
           if (error instanceof PaymentSignatureError) request.log.warn({ provider: provider.id, reason: error.message }, "payment notification refused");
           else if (error instanceof PaymentMismatchError) logMismatch(request.log, provider.id, error);
-          else if (error instanceof PaymentProviderError) request.log.warn({ provider: provider.id, reason: error.message }, "payment query failed");
+          else if (error instanceof MalformedNotificationError) {
+            request.log.error({ provider: provider.id, reason: error.message, operator: true }, "payment notification is signed but malformed: nothing credited, check it by hand");
+          } else if (error instanceof PaymentProviderError) request.log.warn({ provider: provider.id, reason: error.message }, "payment query failed");
           else throw error;
           return send(reply, provider.acknowledgement.rejected);
         }

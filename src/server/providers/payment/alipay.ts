@@ -2,6 +2,7 @@ import { formatMoney, parseMoney } from "#shared/money";
 import type { AlipayConfig } from "../../modules/payments/config";
 import { alipaySignContent, alipayTime, rsa2Sign, rsa2Verify, signedResponseText } from "./alipay-sign";
 import {
+  MalformedNotificationError,
   PaymentProviderError,
   PaymentSignatureError,
   type PaymentNotification,
@@ -11,6 +12,8 @@ import {
 } from "./types";
 
 const PAID_STATUSES = new Set(["TRADE_SUCCESS", "TRADE_FINISHED"]);
+/** Alipay's amounts: yuan with at most two decimals, as in "50.00" (its limit is 100,000,000). */
+const ALIPAY_AMOUNT = /^\d{1,9}(?:\.\d{1,2})?$/;
 
 /** Alipay open platform: computer-website pay (alipay.trade.page.pay) and QR code pay (alipay.trade.precreate), RSA2. */
 export function createAlipayProvider(config: AlipayConfig, fetchImpl: typeof fetch = fetch): PaymentProvider {
@@ -100,7 +103,10 @@ export function createAlipayProvider(config: AlipayConfig, fetchImpl: typeof fet
       }
       if (fields.app_id !== config.appId) throw new PaymentSignatureError("the notification is for another app");
       if (!fields.out_trade_no || !fields.trade_no || !fields.total_amount) {
-        throw new PaymentSignatureError("the notification lacks out_trade_no, trade_no or total_amount");
+        throw new MalformedNotificationError(`the notification for ${fields.out_trade_no || "no order"} lacks out_trade_no, trade_no or total_amount`);
+      }
+      if (!ALIPAY_AMOUNT.test(fields.total_amount)) {
+        throw new MalformedNotificationError(`the notification for ${fields.out_trade_no} has total_amount ${JSON.stringify(fields.total_amount.slice(0, 40))}, not an amount`);
       }
       return {
         outTradeNo: fields.out_trade_no,

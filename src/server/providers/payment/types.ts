@@ -49,6 +49,17 @@ export class PaymentSignatureError extends Error {
   }
 }
 
+/**
+ * A notification with the provider's valid signature that cannot be applied: a field is missing
+ * or malformed. Money may have arrived, so nothing is credited and the operator must look.
+ */
+export class MalformedNotificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedNotificationError";
+  }
+}
+
 export class PaymentProviderError extends Error {
   constructor(message: string) {
     super(message);

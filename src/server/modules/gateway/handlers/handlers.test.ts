@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echo } from "./echo";
 import { httpUpstream } from "./http-upstream";
@@ -106,7 +107,7 @@ describe("http upstream", () => {
   const upstreams: { close(): Promise<void> }[] = [];
   afterAll(() => Promise.all(upstreams.map((u) => u.close())));
   const httpCall = (pathname: string, toolRequest: ToolRequest, timeoutMs?: number) => {
-    const upstream = httpUpstream(config(pathname, timeoutMs));
+    const upstream = httpUpstream(config(pathname, timeoutMs), pino({ level: "silent" }));
     upstreams.push(upstream);
     const call: UpstreamRequest = { ...toolRequest, headers: { "content-type": "application/json" }, requestId: "test-request" };
     return upstream.run(call) as Promise<{ status: number; units?: number; body: Buffer }>;

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { FastifyBaseLogger } from "fastify";
 import { Readable } from "node:stream";
 import { Agent, request as undiciRequest, type Dispatcher } from "undici";
 import type { HttpHandlerConfig } from "../../catalog/catalog-file";
@@ -78,23 +79,46 @@ function upstreamHeaders(config: HttpHandlerConfig, request: UpstreamRequest): R
   return { ...headers, ...config.headers };
 }
 
-/** Reads units from the body as it passes, decompressing a copy if the upstream compressed it anyway. */
-function bodyUnitsReader(config: HttpHandlerConfig, contentType: string, contentEncoding: string | undefined) {
+/**
+ * The most of a compressed event stream the gateway inflates to read its units: as much as it
+ * reads of a JSON answer, room for a long completion's events. Inflating and reading cost CPU for
+ * every byte out, and a small answer can inflate a thousandfold (a 255 KB gzip answer took 14 s to
+ * read); past this, the answer counts as one that reports no units. Streams are asked for
+ * uncompressed (upstreamHeaders), so only an upstream that compresses anyway comes near it.
+ */
+export const MAX_INFLATED_FOR_UNITS = MAX_BUFFERED_ANSWER;
+
+/**
+ * Reads units from the body as it passes, decompressing a copy if the upstream compressed it
+ * anyway, up to MAX_INFLATED_FOR_UNITS (`onLimit` hears when it stops there).
+ */
+function bodyUnitsReader(config: HttpHandlerConfig, contentType: string, contentEncoding: string | undefined, onLimit: (inflatedBytes: number) => void) {
   const path = config.unitsPath;
   if (!path || !/^text\/event-stream\b/i.test(contentType.trim())) return null;
   const events = new SseUnits(path);
   const decompressor = decompressorFor(contentEncoding);
   if (!decompressor) return { write: (chunk: Buffer) => events.write(chunk), end: async () => (events.end(), events.units) };
-  decompressor.on("data", (chunk: Buffer) => events.write(chunk));
+  let inflated = 0;
+  let overLimit = false;
   const done = new Promise<void>((resolve) => {
     decompressor.once("end", resolve);
     decompressor.once("error", () => resolve());
+    decompressor.once("close", resolve);
+  });
+  decompressor.on("data", (chunk: Buffer) => {
+    if (overLimit) return;
+    inflated += chunk.length;
+    if (inflated <= MAX_INFLATED_FOR_UNITS) return events.write(chunk);
+    overLimit = true;
+    decompressor.destroy();
+    onLimit(inflated);
   });
   return {
-    write: (chunk: Buffer) => void decompressor.write(chunk),
+    write: (chunk: Buffer) => void (overLimit || decompressor.write(chunk)),
     end: async () => {
-      decompressor.end();
+      if (!overLimit) decompressor.end();
       await done;
+      if (overLimit) return undefined;
       events.end();
       return events.units;
     },
@@ -132,7 +156,7 @@ async function unitsInBufferedJson(body: Buffer, path: string, contentEncoding: 
  * is relayed as it arrives. Units come from the x-tool-units trailer, else the body at
  * `unitsPath`, else the x-tool-units header (docs/site/operators.md).
  */
-export function httpUpstream(config: HttpHandlerConfig): { run: UpstreamHandler; close(): Promise<void> } {
+export function httpUpstream(config: HttpHandlerConfig, log: FastifyBaseLogger): { run: UpstreamHandler; close(): Promise<void> } {
   const pool: Dispatcher = new Agent({
     connect: { timeout: config.connectTimeoutMs },
     headersTimeout: config.timeoutMs,
@@ -188,7 +212,12 @@ export function httpUpstream(config: HttpHandlerConfig): { run: UpstreamHandler;
       return { status: answer.statusCode, contentType, headers: passed, body, units: trailerUnits() ?? bodyUnits ?? headerUnits };
     }
 
-    const reader = bodyUnitsReader(config, contentType, contentEncoding);
+    const reader = bodyUnitsReader(config, contentType, contentEncoding, (inflatedBytes) =>
+      log.warn(
+        { requestId: request.requestId, inflatedBytes, limitBytes: MAX_INFLATED_FOR_UNITS },
+        "a compressed answer inflates past the limit read for units: the rest is relayed unread, as an answer that reports no units",
+      ),
+    );
     answer.body.once("close", stopTimers);
     return {
       status: answer.statusCode,

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from "fastify";
 import type { Tool } from "../../catalog/catalog-file";
 import { echo } from "./echo";
 import { pinyin, pinyinUnits } from "./pinyin";
@@ -39,7 +40,7 @@ const BUILTINS: Record<"echo" | "qrcode" | "pinyin", BuiltinTool> = {
  * The catalog's tools, ready to run. The HTTP client (undici) is imported only for a catalog that
  * has HTTP upstreams: ~30 MB a process of built-in tools does not hold.
  */
-export async function runnableTools(tools: Iterable<Tool>): Promise<Map<string, RunnableTool>> {
+export async function runnableTools(tools: Iterable<Tool>, log: FastifyBaseLogger): Promise<Map<string, RunnableTool>> {
   const runnable = new Map<string, RunnableTool>();
   for (const tool of tools) {
     if (tool.handler.type === "builtin") {
@@ -47,7 +48,7 @@ export async function runnableTools(tools: Iterable<Tool>): Promise<Map<string, 
       continue;
     }
     const { httpUpstream } = await import("./http-upstream");
-    const upstream = httpUpstream(tool.handler);
+    const upstream = httpUpstream(tool.handler, log);
     runnable.set(tool.id, {
       local: false,
       run: upstream.run,
