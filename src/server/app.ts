@@ -12,6 +12,7 @@ import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
 import idempotencyPlugin from "./plugins/idempotency";
+import instanceLeasePlugin from "./plugins/instance-lease";
 import bodyBudgetPlugin from "./plugins/body-budget";
 import schedulerPlugin from "./plugins/scheduler";
 import lifecyclePlugin from "./plugins/lifecycle";
@@ -86,6 +87,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(metricsPlugin);
   await app.register(securityPlugin);
   await app.register(authPlugin);
+  await app.register(instanceLeasePlugin);
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
   app.decorate("alertsJob", createAlertsJob(app));

@@ -59,6 +59,7 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   BODY_MEMORY_MB: z.coerce.number().int().min(1).max(65536).default(256),
   GATEWAY_ABANDONED_AFTER_SECONDS: z.coerce.number().int().min(5).max(86400).default(600),
+  INSTANCE_LEASE_SECONDS: z.coerce.number().int().min(3).max(600).default(15),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -144,6 +145,12 @@ const configSchema = envSchema.transform((e, ctx) => {
      * refunded, and its Idempotency-Key may run again. Must exceed every tool's timeout.
      */
     gatewayAbandonedAfterMs: e.GATEWAY_ABANDONED_AFTER_SECONDS * 1000,
+    /**
+     * How long a process counts as alive after it last renewed its lease (it renews every third of
+     * this): a gateway call's Idempotency-Key claim whose process stopped renewing is resolved at
+     * the next retry (lib/instance-lease.ts).
+     */
+    instanceLeaseMs: e.INSTANCE_LEASE_SECONDS * 1000,
     /** Low-balance alerts: SMS cap, job interval, webhook limits (modules/alerts/config.ts). */
     alerts: alertsConfigFrom(e),
   };

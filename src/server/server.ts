@@ -4,6 +4,7 @@ import { buildApp } from "./app";
 import { startControlSocket } from "./cli/control-socket";
 import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
 import { loadConfigOrExit, type AppConfig } from "./config";
+import { endOtherLeases } from "./lib/instance-lease";
 import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 
 const REQUIRED_NODE_MAJOR = 24;
@@ -16,6 +17,8 @@ const REQUIRED_NODE_MAJOR = 24;
 async function serve(config: AppConfig): Promise<void> {
   const app = await buildApp(config);
   if (app.database.kind === "pglite") {
+    // This process owns the embedded database: any other lease is of the process before a restart.
+    await endOtherLeases(app.db, app.instanceId, app.clock.now());
     const stopControlSocket = await startControlSocket(app);
     app.addHook("onClose", stopControlSocket);
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
-import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
+import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type HeldClaim, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
 import { loginClientOf } from "../modules/auth/login-cookie";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -20,7 +20,7 @@ export type SecretReissuer = (ref: number, now: Date) => Promise<Record<string, 
 
 declare module "fastify" {
   interface FastifyRequest {
-    idempotencyClaim: { scope: string; key: string } | null;
+    idempotencyClaim: HeldClaim | null;
     withheldSecret: WithheldSecret | null;
   }
   interface FastifyInstance {
@@ -71,7 +71,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | null {
  */
 export default fp(
   async function idempotencyPlugin(app: FastifyInstance) {
-    const store = createIdempotencyStore(app.db, app.config.sessionSecret);
+    const store = createIdempotencyStore(app.db, app.config.sessionSecret, app.instanceId);
     app.decorate("idempotency", store);
     app.decorate("secretReissuers", new Map<string, SecretReissuer>());
     app.decorateRequest("idempotencyClaim", null);
@@ -101,11 +101,12 @@ export default fp(
         route: `${request.method} ${request.url}`,
         fingerprint: JSON.stringify(request.body ?? null),
         now: app.clock.now(),
+        requestId: request.id,
         ttlMs: request.routeOptions.config.idempotencyTtlMs,
       });
       switch (claim.outcome) {
         case "claimed":
-          request.idempotencyClaim = { scope, key };
+          request.idempotencyClaim = { scope, key, requestId: request.id };
           return;
         case "mismatch":
           throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request");
@@ -135,9 +136,9 @@ export default fp(
         const body = withheld ? withoutFields(payload as string, withheld.fields) : payload;
         kept = { statusCode: reply.statusCode, contentType: reply.getHeader("content-type")?.toString(), body: Buffer.from(body ?? "").toString("base64"), withheld };
       }
-      await store.settle(claim.scope, claim.key, kept, request.log);
+      await store.settle(claim, kept, request.log);
       return payload;
     });
   },
-  { name: "idempotency", dependencies: ["config", "db", "auth"] },
+  { name: "idempotency", dependencies: ["config", "db", "auth", "instance-lease"] },
 );

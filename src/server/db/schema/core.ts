@@ -46,9 +46,22 @@ export const idempotencyKeys = pgTable(
     statusCode: integer("status_code"),
     /** The first response, sealed with AES-256-GCM (it may hold a secret shown once). */
     sealedResponse: text("sealed_response"),
-    /** Gateway calls: the claiming call's request id, to learn its fate if its process died. */
+    /** The claiming request's id: only it settles the claim, and a gateway call's fate is learnt by it if its process died. */
     requestId: text("request_id"),
+    /** The process holding the claim (`instance_leases.id`); null on claims made before drizzle/0018. */
+    instanceId: text("instance_id"),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
 );
+
+/**
+ * One row per running server process (each of WEB_CONCURRENCY workers), alive while `expiresAt`
+ * is ahead: the process renews it on a timer, so a process killed stops renewing and its
+ * Idempotency-Key claims can be resolved at the next retry (lib/instance-lease.ts).
+ */
+export const instanceLeases = pgTable("instance_leases", {
+  id: text("id").primaryKey(),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+});

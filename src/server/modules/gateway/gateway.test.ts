@@ -7,8 +7,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "#shared/money";
 import { apiKeys, ledgerEntries, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { createIdempotencyStore } from "../../lib/idempotency-store";
+import { renewLease } from "../../lib/instance-lease";
 import { refuseUpdates } from "../../testing/faults";
-import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createTestApp, TEST_SECRET, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 import { chargeBatch, refundAbandonedCalls, refundBatch } from "./metering";
@@ -525,6 +527,72 @@ describe("calls abandoned by a stopped server", () => {
     await expectLedgerConsistent();
   });
 
+  it("a retry resolves a claim at once when its process's lease has run out, long before the window: refunded once, run afresh once; a holder still renewing its lease keeps it", async () => {
+    const { user, key } = await funded("1");
+    const leaseMs = t.config.instanceLeaseMs;
+    expect(leaseMs * 3).toBeLessThan(t.config.gatewayAbandonedAfterMs);
+    // Another server process on the same database, holding a lease it renews.
+    const otherProcess = { id: "other-process", leaseMs };
+    await renewLease(t.database.db, { ...otherProcess, now: t.clock.now() });
+    const otherStore = createIdempotencyStore(t.database.db, TEST_SECRET, otherProcess.id);
+    const payload = { city: "leased" };
+    const fingerprint = `\n${Buffer.from(JSON.stringify(payload)).toString("base64")}`;
+    const payer = { userId: user.userId, apiKeyId: key.id, units: 1, amount: 10_000n, at: t.clock.now() };
+    // Its upstream call charged and running (pending); and a built-in call charged, its answer not yet kept.
+    const claimed = (idempotencyKey: string, toolId: string, requestId: string) =>
+      otherStore.claim({ scope: `apikey:${key.id}`, key: idempotencyKey, route: `POST ${toolId}`, fingerprint, now: t.clock.now(), requestId });
+    expect(await claimed("leased-claim-01", "weather", "leased-call-1")).toEqual({ outcome: "claimed" });
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "leased-call-1" }]);
+    expect(await claimed("leased-claim-02", "echo", "leased-call-2")).toEqual({ outcome: "claimed" });
+    await chargeBatch(t.database.db, [{ ...payer, toolId: "echo", requestId: "leased-call-2", ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() } }]);
+    const retry = (idempotencyKey: string, toolId: string) => call(key.secret, toolId, payload, { "idempotency-key": idempotencyKey });
+    const expectInProgress = async () => {
+      for (const [idempotencyKey, toolId] of [["leased-claim-01", "weather"], ["leased-claim-02", "echo"]] as const) {
+        const early = await retry(idempotencyKey, toolId);
+        expect(early.statusCode).toBe(409);
+        expect(early.json().error.code).toBe("idempotency_in_progress");
+      }
+    };
+
+    // Alive: renewing, however long its calls take.
+    await expectInProgress();
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(leaseMs - 1000);
+      await renewLease(t.database.db, { ...otherProcess, now: t.clock.now() });
+      await expectInProgress();
+    }
+    expect(await balanceOf(user.userId)).toBe("0.98");
+
+    // Killed: it renews no more, and once its lease has run out the next retries take over.
+    t.clock.advance(leaseMs + 1);
+    const retries = await Promise.all(Array.from({ length: 6 }, () => retry("leased-claim-01", "weather")));
+    const ran = retries.filter((r) => r.statusCode === 200 && r.headers["idempotent-replayed"] === undefined);
+    expect(ran).toHaveLength(1);
+    for (const other of retries.filter((r) => !ran.includes(r))) {
+      if (other.statusCode === 200) expect(other.headers["idempotent-replayed"]).toBe("true");
+      else expect(other.json().error.code).toBe("idempotency_in_progress");
+    }
+    const builtin = await retry("leased-claim-02", "echo");
+    expect(builtin.statusCode).toBe(200);
+    expect(builtin.headers["idempotent-replayed"]).toBeUndefined();
+    for (const requestId of ["leased-call-1", "leased-call-2"]) {
+      const [dead] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId));
+      expect(dead).toMatchObject({ status: "refunded", amount: 0n });
+    }
+    // Had the process only stalled, its late release cannot free a claim a retry took over.
+    await otherStore.release({ scope: `apikey:${key.id}`, key: "leased-claim-01", requestId: "leased-call-1" });
+    for (const [idempotencyKey, toolId] of [["leased-claim-01", "weather"], ["leased-claim-02", "echo"]] as const) {
+      const replayed = await retry(idempotencyKey, toolId);
+      expect(replayed.statusCode).toBe(200);
+      expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    }
+    // Each dead call refunded once and its retry charged once.
+    expect(await balanceOf(user.userId)).toBe("0.98");
+    const refunds = (await t.database.db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, user.userId))).filter((e) => e.kind === "refund");
+    expect(refunds.map((e) => e.reference).sort()).toEqual(["leased-call-1", "leased-call-2"]);
+    await expectLedgerConsistent();
+  });
+
   it("free an Idempotency-Key their process left claimed once the window passes: a call never answered is refunded and run afresh, a charged stream is never run twice", async () => {
     const { user, key } = await funded("1");
     const payload = { city: "x" };
@@ -545,11 +613,11 @@ describe("calls abandoned by a stopped server", () => {
     await chargeBatch(t.database.db, [{ ...payer, toolId: "echo", requestId: "dead-call-2", ended }]);
     // Killed after a stream had begun and was charged, before its key was settled.
     await claimLikeADeadProcess("weather", "dead-claim-03", "dead-call-3");
-    await t.app.idempotency.begin(`apikey:${key.id}`, "dead-claim-03", 200);
+    await t.app.idempotency.begin({ scope: `apikey:${key.id}`, key: "dead-claim-03", requestId: "dead-call-3" }, 200);
     await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-3", ended }]);
     // Killed in the middle of a stream: its head went out, its hold still pending.
     await claimLikeADeadProcess("weather", "dead-claim-04", "dead-call-4");
-    await t.app.idempotency.begin(`apikey:${key.id}`, "dead-claim-04", 200);
+    await t.app.idempotency.begin({ scope: `apikey:${key.id}`, key: "dead-claim-04", requestId: "dead-call-4" }, 200);
     await chargeBatch(t.database.db, [{ ...payer, toolId: "weather", requestId: "dead-call-4" }]);
     expect(await balanceOf(user.userId)).toBe("0.96");
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { IDEMPOTENCY_KEY_PATTERN, type StoredResponse } from "../../lib/idempotency-store";
+import { IDEMPOTENCY_KEY_PATTERN, type HeldClaim, type StoredResponse } from "../../lib/idempotency-store";
 import { succeeded, type Gateway, type GatewayCall, type GatewayResult, type Payer } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
@@ -17,10 +17,10 @@ export type IdempotentOutcome = { ran: GatewayResult } | { replay: StoredRespons
 /**
  * An admitted call with an `Idempotency-Key`, claimed per API key through the app's one
  * Idempotency-Key store: a repeat gets the first charged answer back, free; a call that was not
- * charged frees the key. An answer is kept before it is sent, so a claim a dead process left
- * without one (past the abandoned-call window) was never answered: its call is refunded and the
- * retry runs afresh, unless it was a stream that began and was charged. A retry is never refused
- * for a day.
+ * charged frees the key. An answer is kept before it is sent, so a claim left without one by a
+ * process that is gone (its lease ran out; or past the abandoned-call window, whoever holds it)
+ * was never answered: its call is refunded and the retry runs afresh, unless it was a stream that
+ * began and was charged. A retry waits seconds after a crash, not the window (docs/decisions/046).
  */
 export async function runIdempotently(
   app: FastifyInstance,
@@ -32,6 +32,7 @@ export async function runIdempotently(
   call.request.body = await readWhole(call.request.body, gateway.maxRequestBytes(call.tool));
   const body = call.request.body;
   const scope = `apikey:${payer.apiKeyId}`;
+  const held: HeldClaim = { scope, key, requestId: call.requestId };
   const now = app.clock.now();
   const claim = await app.idempotency.claim({
     scope,
@@ -42,8 +43,8 @@ export async function runIdempotently(
     requestId: call.requestId,
     abandoned: {
       olderThan: new Date(now.getTime() - app.config.gatewayAbandonedAfterMs),
-      resolve: async (requestId, answerBegun) =>
-        (await resolveUnansweredCall(app.db, { requestId, now, answerBegun })) === "run" ? "run" : STREAM_NOT_REPLAYABLE,
+      resolve: async (tx, requestId, answerBegun) =>
+        (await resolveUnansweredCall(tx, { requestId, now, answerBegun })) === "run" ? "run" : STREAM_NOT_REPLAYABLE,
     },
   });
   if (claim.outcome === "replay") return { replay: claim.response };
@@ -54,23 +55,23 @@ export async function runIdempotently(
   try {
     result = await gateway.run(call, payer);
   } catch (error) {
-    await app.idempotency.release(scope, key);
+    await app.idempotency.release(held);
     throw error;
   }
   const { response } = result;
   if (!succeeded(response)) {
-    await app.idempotency.release(scope, key);
+    await app.idempotency.release(held);
   } else if (isStreamed(response)) {
     // A stream cannot be kept for replay. Until it is settled a retry is refused as in progress;
     // then a charged one answers every retry with its own 409, and a refunded one frees the key.
     await app.idempotency
-      .begin(scope, key, response.status)
+      .begin(held, response.status)
       .catch((error: unknown) => request.log.error({ err: error }, "could not mark a streamed call's Idempotency-Key as answered; if this process dies before the stream is settled, a retry may run it again"));
     void (result.cost as Promise<bigint>)
-      .then((cost) => app.idempotency.settle(scope, key, cost > 0n ? STREAM_NOT_REPLAYABLE : null, request.log))
+      .then((cost) => app.idempotency.settle(held, cost > 0n ? STREAM_NOT_REPLAYABLE : null, request.log))
       .catch((error: unknown) => request.log.error({ err: error }, "could not settle a streamed call's Idempotency-Key; it stays claimed"));
   } else {
-    await keepBeforeSending(app, { scope, key, requestId: call.requestId, request }, {
+    await keepBeforeSending(app, held, request, {
       statusCode: response.status,
       contentType: response.contentType,
       body: Buffer.from(response.body).toString("base64"),
@@ -84,15 +85,15 @@ export async function runIdempotently(
  * a call never answered. An answer that cannot be kept is not sent: its call is refunded and the
  * key freed (as far as the database allows), and the caller gets an error to retry.
  */
-async function keepBeforeSending(app: FastifyInstance, claim: { scope: string; key: string; requestId: string; request: FastifyRequest }, answer: StoredResponse): Promise<void> {
+async function keepBeforeSending(app: FastifyInstance, claim: HeldClaim, request: FastifyRequest, answer: StoredResponse): Promise<void> {
   try {
-    await app.idempotency.complete(claim.scope, claim.key, answer);
+    await app.idempotency.complete(claim, answer);
   } catch (error) {
-    claim.request.log.error({ err: error }, "could not keep a call's answer for replay; it is not sent, and the call is refunded");
+    request.log.error({ err: error }, "could not keep a call's answer for replay; it is not sent, and the call is refunded");
     await resolveUnansweredCall(app.db, { requestId: claim.requestId, now: app.clock.now(), answerBegun: false })
-      .then(() => app.idempotency.release(claim.scope, claim.key))
+      .then(() => app.idempotency.release(claim))
       .catch((refundError: unknown) =>
-        claim.request.log.error({ err: refundError }, "could not refund a call whose answer was not kept; a retry past the abandoned-call window will"),
+        request.log.error({ err: refundError }, "could not refund a call whose answer was not kept; a retry past the abandoned-call window will"),
       );
     throw new GatewayError("internal_error");
   }

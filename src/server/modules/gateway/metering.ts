@@ -292,15 +292,15 @@ export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now
 }
 
 /**
- * What happens to a call whose Idempotency-Key claim holds no answer: its process died (the claim
- * outlived the abandoned-call window), or its answer could not be kept. An answer is kept for
- * replay before it is sent, so a call with none was never answered, unless it streamed
+ * What happens to a call whose Idempotency-Key claim holds no answer: its process died (its lease
+ * ran out, or the claim outlived the abandoned-call window), or its answer could not be kept. An
+ * answer is kept for replay before it is sent, so a call with none was never answered, unless it streamed
  * (`answerBegun`: a stream's head goes out before it is charged, and it cannot be kept). Returns
  * "run" when a retry may run it afresh: it never was charged, it was refunded, or it is refunded
  * now (still pending, or charged for good without an answer begun); "answered" when its stream
  * began and was charged for good: it must not run twice.
  */
-export async function resolveUnansweredCall(db: Db, input: { requestId: string; now: Date; answerBegun: boolean }): Promise<"run" | "answered"> {
+export async function resolveUnansweredCall(db: Db | Tx, input: { requestId: string; now: Date; answerBegun: boolean }): Promise<"run" | "answered"> {
   return db.transaction(async (tx) => {
     const [row] = await queryRows<RefundableRow & { status: string }>(
       tx,
