@@ -1,5 +1,8 @@
 -- The operator's toolkit (issue 39): a user an operator disabled cannot sign in or call the
--- gateway, and every `tollgate admin` command is recorded.
+-- gateway, a redemption code an operator voided cannot be redeemed, and every `tollgate admin`
+-- command is recorded.
+ALTER TABLE "redemption_codes" ADD COLUMN "voided_at" timestamp with time zone;
+--> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "disabled_at" timestamp with time zone;
 --> statement-breakpoint
 ALTER TABLE "users" ADD COLUMN "disabled_reason" text;

@@ -40,6 +40,7 @@ export const API_ERRORS = {
   redemption_code_unknown: { status: 400, meaning: "The redemption code does not exist. Check it and try again." },
   redemption_code_used: { status: 400, meaning: "The redemption code has already been used." },
   redemption_code_expired: { status: 400, meaning: "The redemption code has expired." },
+  redemption_code_void: { status: 400, meaning: "The redemption code was withdrawn by the site's operator. Ask whoever sold it to you for another." },
   payment_method_unavailable: { status: 400, meaning: "The payment method is not offered on this site." },
   payment_provider_failed: { status: 502, meaning: "The payment provider is not available right now. Try again later." },
   tool_not_applicable: { status: 400, meaning: "The tool does not exist, or it needs no approval: every API key may call it." },

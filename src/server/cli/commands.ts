@@ -3,13 +3,16 @@ import { creditCommand, debitCommand, ledgerVerifyCommand } from "../modules/led
 import { usersDisableCommand, usersEnableCommand, usersFindCommand, usersShowCommand } from "../modules/users/cli";
 import { auditCommand } from "./audit";
 import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
-import { codesCreateCommand } from "../modules/redemption/cli";
+import { codesCreateCommand, codesExportCommand, codesListCommand, codesVoidCommand } from "../modules/redemption/cli";
 import { statsCommand } from "../modules/stats/cli";
 import { sessionsListCommand, sessionsRevokeCommand } from "../modules/auth/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
 export const COMMANDS: CliCommand[] = [
   codesCreateCommand,
+  codesListCommand,
+  codesVoidCommand,
+  codesExportCommand,
   creditCommand,
   debitCommand,
   ledgerVerifyCommand,

@@ -51,6 +51,8 @@ export const redemptionCodes = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     redeemedBy: bigint("redeemed_by", { mode: "number" }).references(() => users.id),
     redeemedAt: timestamp("redeemed_at", { withTimezone: true }),
+    /** Withdrawn by an operator (`admin codes void`) before anyone redeemed it: it can no longer be redeemed. */
+    voidedAt: timestamp("voided_at", { withTimezone: true }),
   },
   (t) => [index("redemption_codes_batch_idx").on(t.batch), check("redemption_codes_amount_positive", sql`${t.amount} > 0`)],
 );

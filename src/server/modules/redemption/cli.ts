@@ -1,6 +1,11 @@
+import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { parseCount } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
+import { printRecords } from "../../cli/records";
+import { csvRecords } from "../../lib/csv";
+import { maskedCode } from "./codes";
+import { CODE_STATES, codeState, listCodes, voidCodes, type CodeRow, type CodeState } from "./operator-codes";
 import { MAX_CODES_PER_BATCH, createCodes } from "./service";
 
 const EXPIRY = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?)?$/;
@@ -40,8 +45,114 @@ export const codesCreateCommand: CliCommand = {
     for (const code of codes) ctx.out(code);
     ctx.err(
       `created ${count} code${count === 1 ? "" : "s"} of ${formatMoney(amount)} each, batch ${batch}, ` +
-        `${expiresAt ? `valid until ${expiresAt.toISOString()}` : "never expiring"}. They are shown only now: keep them safe.`,
+        `${expiresAt ? `valid until ${beijingDateTime(expiresAt)}` : "never expiring"}. They are shown only now: keep them safe.`,
     );
     return 0;
+  },
+};
+
+const codeJson = (code: CodeRow, now: Date) => ({
+  id: code.id,
+  code: maskedCode(code.suffix),
+  amount: formatMoney(code.amount),
+  batch: code.batch,
+  state: codeState(code, now),
+  createdAt: code.createdAt.toISOString(),
+  expiresAt: code.expiresAt?.toISOString() ?? null,
+  redeemedBy: code.redeemedBy,
+  redeemedAt: code.redeemedAt?.toISOString() ?? null,
+  voidedAt: code.voidedAt?.toISOString() ?? null,
+});
+
+function stateOption(value: string | boolean | undefined): CodeState | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "string" && (CODE_STATES as readonly string[]).includes(value)) return value as CodeState;
+  throw new UsageError(`--state: one of ${CODE_STATES.join(", ")}`);
+}
+
+const batchOption = (value: string | boolean | undefined) => (typeof value === "string" && value.trim() ? value.trim() : undefined);
+
+export const codesListCommand: CliCommand = {
+  name: "codes list",
+  summary: "list redemption codes (masked: only their last four characters are kept), newest first",
+  usage: "codes list [--batch <batch>] [--state unused|redeemed|void|expired] [--limit 100] [--json]",
+  examples: ["codes list --state unused", "codes list --batch 20270101-3f9a --json"],
+  options: { batch: true, state: true, limit: true, json: false },
+  async run(ctx, { options }) {
+    const now = ctx.clock.now();
+    const limit = options.limit === undefined ? 100 : parseCount(options.limit, "--limit", 1, MAX_CODES_PER_BATCH);
+    const codes = await listCodes(ctx.db, { batch: batchOption(options.batch), state: stateOption(options.state), now, limit });
+    printRecords(ctx, codes, {
+      json: options.json === true,
+      toJson: (code) => codeJson(code, now),
+      columns: [
+        { header: "CODE", value: (c) => maskedCode(c.suffix) },
+        { header: "AMOUNT", value: (c) => formatMoney(c.amount) },
+        { header: "BATCH", value: (c) => c.batch },
+        { header: "STATE", value: (c) => codeState(c, now) },
+        { header: "CREATED", value: (c) => beijingDateTime(c.createdAt) },
+        { header: "EXPIRES", value: (c) => (c.expiresAt ? beijingDateTime(c.expiresAt) : "never") },
+        { header: "REDEEMED BY", value: (c) => (c.redeemedBy === null ? "-" : `user ${c.redeemedBy} at ${beijingDateTime(c.redeemedAt!)}`) },
+      ],
+    });
+    if (options.json !== true) ctx.err(`${codes.length} code${codes.length === 1 ? "" : "s"}${codes.length === limit ? ` (the first ${limit}: --limit shows more)` : ""}`);
+    return 0;
+  },
+};
+
+export const codesVoidCommand: CliCommand = {
+  name: "codes void",
+  summary: "withdraw a code, or every unredeemed code of a batch, so it can no longer be redeemed",
+  usage: "codes void <code> | codes void --batch <batch>",
+  examples: ["codes void K7PQ-2XMD-9RTW-4HJB", "codes void --batch 20270101-3f9a"],
+  options: { batch: true },
+  async run(ctx, { positionals, options }) {
+    const batch = batchOption(options.batch);
+    const [code, ...extra] = positionals;
+    if ((code === undefined) === (batch === undefined) || extra.length > 0) throw new UsageError("give one code, or --batch, not both");
+    const result = await voidCodes(ctx.db, code !== undefined ? { code } : { batch: batch! }, ctx.clock.now());
+    if ("refused" in result) {
+      const why = { unknown: "there is no such code", redeemed: "it was redeemed already", void: "it is void already", expired: "", unused: "" }[result.refused];
+      ctx.err(`the code was not voided: ${why}`);
+      return 1;
+    }
+    if (result.voided === 0) {
+      ctx.err(`batch ${batch} has no code left to void (none, or all redeemed or void already)`);
+      return 1;
+    }
+    ctx.out(`voided ${result.voided} code${result.voided === 1 ? "" : "s"}: they can no longer be redeemed`);
+    return 0;
+  },
+};
+
+export const codesExportCommand: CliCommand = {
+  name: "codes export",
+  summary: "a batch's codes as CSV (formula-safe): masked code, amount, state, times, who redeemed it",
+  usage: "codes export --batch <batch> [--csv]",
+  examples: ["codes export --batch 20270101-3f9a --csv > batch.csv"],
+  options: { batch: true, csv: false },
+  async run(ctx, { options }) {
+    const batch = batchOption(options.batch);
+    if (!batch) throw new UsageError("--batch is required");
+    const now = ctx.clock.now();
+    const codes = await listCodes(ctx.db, { batch, now, limit: MAX_CODES_PER_BATCH });
+    const when = (at: Date | null) => (at ? at.toISOString() : "");
+    const records = csvRecords([
+      ["code", "amount", "batch", "state", "created_at", "expires_at", "redeemed_by", "redeemed_at", "voided_at"],
+      ...codes.map((c) => [
+        maskedCode(c.suffix),
+        { numeric: formatMoney(c.amount) },
+        c.batch,
+        codeState(c, now),
+        when(c.createdAt),
+        when(c.expiresAt),
+        c.redeemedBy === null ? "" : String(c.redeemedBy),
+        when(c.redeemedAt),
+        when(c.voidedAt),
+      ]),
+    ]);
+    for (const line of records) ctx.out(line);
+    ctx.err(`${codes.length} code${codes.length === 1 ? "" : "s"} of batch ${batch}`);
+    return codes.length === 0 ? 1 : 0;
   },
 };

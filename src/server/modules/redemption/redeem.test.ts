@@ -35,6 +35,59 @@ const redeem = (user: TestUser, code: string, ip = "10.9.9.9") =>
 const balanceOf = async (user: TestUser) =>
   (await t.app.inject({ method: "GET", url: "/api/v1/tools/user-info", headers: user.headers })).json().balance as string;
 
+async function admin(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("tollgate admin codes list, void and export", () => {
+  it("lists a batch's codes masked with their states, voids one and then the rest, and a void code cannot be redeemed", async () => {
+    const created = await createCodes(["--amount", "2", "--count", "3"]);
+    const batch = /batch (\S+),/.exec(created.summary)![1]!;
+    const [redeemed, voided, rest] = created.codes as [string, string, string];
+    const user = await createUserWithSession(t);
+    expect((await redeem(user, redeemed, freshIp())).statusCode).toBe(200);
+
+    const voidOne = await admin("codes", "void", voided);
+    expect(voidOne).toMatchObject({ code: 0, out: "voided 1 code: they can no longer be redeemed" });
+    expect(await admin("codes", "void", voided)).toMatchObject({ code: 1, err: "the code was not voided: it is void already" });
+    expect(await admin("codes", "void", redeemed)).toMatchObject({ code: 1, err: "the code was not voided: it was redeemed already" });
+    expect(await admin("codes", "void", "NOPE-NOPE-NOPE-NOPE")).toMatchObject({ code: 1 });
+    const refused = await redeem(user, voided, freshIp());
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().code).toBe("redemption_code_void");
+
+    const listed = await admin("codes", "list", "--batch", batch, "--json");
+    const states = (JSON.parse(listed.out) as { code: string; state: string; redeemedBy: number | null }[]).map((c) => [c.code, c.state, c.redeemedBy]);
+    expect(states.sort()).toEqual(
+      [
+        [`****-${redeemed.slice(-4)}`, "redeemed", user.userId],
+        [`****-${voided.slice(-4)}`, "void", null],
+        [`****-${rest.slice(-4)}`, "unused", null],
+      ].sort(),
+    );
+    expect(listed.out).not.toContain(rest);
+    const unused = await admin("codes", "list", "--batch", batch, "--state", "unused");
+    expect(unused.out.split("\n")).toEqual([expect.stringMatching(/^CODE +AMOUNT +BATCH +STATE +CREATED +EXPIRES +REDEEMED BY$/), expect.stringMatching(/^\*{4}-\S{4} +2\.00 +\S+ +unused +2026-03-01 16:00:00 \+08:00 +never +-$/)]);
+    expect((await admin("codes", "list", "--state", "spent")).code).toBe(64);
+
+    expect(await admin("codes", "void", "--batch", batch)).toMatchObject({ code: 0, out: "voided 1 code: they can no longer be redeemed" });
+    expect((await admin("codes", "void", "--batch", batch)).code).toBe(1);
+    expect((await redeem(user, rest, freshIp())).json().code).toBe("redemption_code_void");
+
+    const csv = await admin("codes", "export", "--batch", batch, "--csv");
+    expect(csv.code).toBe(0);
+    const lines = csv.out.split("\n");
+    expect(lines[0]).toBe("code,amount,batch,state,created_at,expires_at,redeemed_by,redeemed_at,voided_at");
+    expect(lines.slice(1).map((l) => l.split(",")[3]).sort()).toEqual(["redeemed", "void", "void"]);
+    expect((await admin("codes", "export")).code).toBe(64);
+    expect(await balanceOf(user)).toBe("2.00");
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
+
 describe("tollgate admin codes create", () => {
   it("prints long codes in an unambiguous alphabet and stores only their hashes", async () => {
     const { code, codes, summary } = await createCodes(["--amount", "50", "--count", "5"]);
@@ -72,11 +125,11 @@ describe("tollgate admin codes create", () => {
     process.env.TZ = "America/New_York";
     try {
       const atTime = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00"]);
-      expect(atTime.summary).toContain("valid until 2027-01-01T10:00:00.000Z");
+      expect(atTime.summary).toContain("valid until 2027-01-01 18:00:00 +08:00");
       const atDay = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01"]);
-      expect(atDay.summary).toContain("valid until 2027-01-01T15:59:59.999Z");
+      expect(atDay.summary).toContain("valid until 2027-01-01 23:59:59 +08:00");
       const explicit = await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T18:00Z"]);
-      expect(explicit.summary).toContain("valid until 2027-01-01T18:00:00.000Z");
+      expect(explicit.summary).toContain("valid until 2027-01-02 02:00:00 +08:00");
       expect((await createCodes(["--amount", "5", "--count", "1", "--expires", "2027-01-01T25:00"])).code).toBe(64);
     } finally {
       if (zone === undefined) delete process.env.TZ;

@@ -15,6 +15,7 @@ export const REDEEM_ERRORS = {
   unknown: "redemption_code_unknown",
   used: "redemption_code_used",
   expired: "redemption_code_expired",
+  void: "redemption_code_void",
 } as const;
 
 const CODE_FAILURES = new Set<string>(Object.values(REDEEM_ERRORS));
@@ -74,6 +75,7 @@ export async function redeemCode(
         and(
           eq(redemptionCodes.codeHash, codeHash),
           isNull(redemptionCodes.redeemedAt),
+          isNull(redemptionCodes.voidedAt),
           or(isNull(redemptionCodes.expiresAt), gt(redemptionCodes.expiresAt, input.now)),
         ),
       )
@@ -85,6 +87,7 @@ export async function redeemCode(
         const message = code.redeemedBy === input.userId ? "you have already redeemed this code" : "this redemption code has already been used";
         throw AppError.badRequest(message, REDEEM_ERRORS.used);
       }
+      if (code.voidedAt) throw AppError.badRequest("this redemption code was withdrawn by the site's operator and can no longer be redeemed", REDEEM_ERRORS.void);
       throw AppError.badRequest("this redemption code has expired", REDEEM_ERRORS.expired);
     }
     const reference = maskedCode(claimed.suffix);
