@@ -1,6 +1,7 @@
 import type { CliCommand } from "./command";
 import { creditCommand, debitCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
 import { usersDisableCommand, usersEnableCommand, usersFindCommand, usersShowCommand } from "../modules/users/cli";
+import { callsRefundCommand, callsShowCommand } from "../modules/gateway/cli";
 import { auditCommand } from "./audit";
 import { applicationsApproveCommand, applicationsListCommand, applicationsRejectCommand } from "../modules/applications/cli";
 import { codesCreateCommand, codesExportCommand, codesListCommand, codesVoidCommand } from "../modules/redemption/cli";
@@ -26,5 +27,7 @@ export const COMMANDS: CliCommand[] = [
   usersShowCommand,
   usersDisableCommand,
   usersEnableCommand,
+  callsShowCommand,
+  callsRefundCommand,
   auditCommand,
 ];

@@ -34,6 +34,8 @@ export interface RefundItem {
   units: number;
   httpStatus: number | null;
   latencyMs: number;
+  /** How the refund's ledger entry reads, when not the gateway's own (`refund:<request id>`). */
+  entry?: { method: string; reference: string; idempotencyKey: string };
 }
 
 export interface CompletionItem {
@@ -207,9 +209,10 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[], alsoSucceede
     const after = balances.get(item.userId)! + item.amount;
     balances.set(item.userId, after);
     userTotals.set(item.userId, (userTotals.get(item.userId) ?? 0n) + item.amount);
+    const entry = item.entry ?? { method: "gateway", reference: item.requestId, idempotencyKey: `refund:${item.requestId}` };
     entries.push(
-      sql`(${item.userId}, ${item.amount.toString()}::bigint, ${after.toString()}::bigint, 'refund'::ledger_kind, 'gateway',
-           ${item.requestId}, ${`refund:${item.requestId}`}, ${item.at.toISOString()}::timestamptz)`,
+      sql`(${item.userId}, ${item.amount.toString()}::bigint, ${after.toString()}::bigint, 'refund'::ledger_kind, ${entry.method},
+           ${entry.reference}, ${entry.idempotencyKey}, ${item.at.toISOString()}::timestamptz)`,
     );
   }
   await creditBalances(tx, userTotals);
@@ -310,6 +313,29 @@ export async function resolveUnansweredCall(db: Db | Tx, input: { requestId: str
     if (row.status === "succeeded" && input.answerBegun) return "answered";
     await refundInTransaction(tx, [fullRefund(row, input.now)], true);
     return "run";
+  });
+}
+
+export type OperatorRefund = { refunded: bigint; userId: number } | { refused: "unknown" | "pending" | "refunded" | "free" };
+
+/**
+ * An operator's refund of a call charged for good (`admin calls refund`): what it still costs comes
+ * back once, as a refund entry naming the operator's reason, and the call reads as refunded. A call
+ * still running, already refunded, or that cost nothing is refused.
+ */
+export async function refundChargedCall(db: Db, input: { requestId: string; reason: string; now: Date }): Promise<OperatorRefund> {
+  return db.transaction(async (tx) => {
+    const [row] = await queryRows<RefundableRow & { status: string; http_status: number | null; latency_ms: number | null }>(
+      tx,
+      sql`select ${REFUNDABLE_COLUMNS}, status, http_status, latency_ms from usage_records where request_id = ${input.requestId} for update`,
+    );
+    if (!row) return { refused: "unknown" };
+    if (row.status === "pending" || row.status === "refunded") return { refused: row.status };
+    if (BigInt(row.amount) === 0n) return { refused: "free" };
+    const refund = fullRefund(row, input.now);
+    const entry = { method: "operator", reference: `${input.reason} (call ${row.request_id})`, idempotencyKey: `operator-refund:${row.request_id}` };
+    await refundInTransaction(tx, [{ ...refund, httpStatus: row.http_status, latencyMs: row.latency_ms ?? 0, entry }], true);
+    return { refunded: refund.amount, userId: refund.userId };
   });
 }
 

@@ -1,0 +1,89 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../cli/run";
+import { apiKeys, users } from "../../db/schema/index";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+import { chargeBatch } from "./metering";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+async function chargedCall() {
+  const user = await createUserWithSession(t, { balance: "1" });
+  const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "calls" } });
+  const res = await t.app.inject({ method: "POST", url: "/v1/tools/echo", payload: { hi: 1 }, headers: { authorization: `Bearer ${key.json().secret}` } });
+  expect(res.statusCode).toBe(200);
+  return { user, keyId: key.json().key.id as number, requestId: res.headers["x-request-id"] as string };
+}
+
+const balanceOf = async (userId: number) => (await t.database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
+
+describe("tollgate admin calls show", () => {
+  it("shows a call by its request id with the ledger entries it moved, and says so for an unknown id", async () => {
+    const { user, requestId } = await chargedCall();
+    const shown = await cli("calls", "show", requestId, "--json");
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out)).toMatchObject({
+      requestId,
+      userId: user.userId,
+      tool: "echo",
+      status: "succeeded",
+      httpStatus: 200,
+      amount: "0.0001",
+      ledger: [{ kind: "charge", method: "echo", amount: "-0.0001", reference: requestId }],
+    });
+    expect((await cli("calls", "show", requestId)).out).toMatch(/^status +succeeded \(HTTP 200\)$/m);
+    expect(await cli("calls", "show", "no-such-call")).toMatchObject({ code: 1 });
+  });
+});
+
+describe("tollgate admin calls refund", () => {
+  it("gives a charged call's cost back once, with the reason the user sees, and takes it off the key's spend", async () => {
+    const { user, keyId, requestId } = await chargedCall();
+    expect((await cli("calls", "refund", requestId)).code).toBe(64);
+    const refunded = await cli("calls", "refund", requestId, "--reason", "garbage answer, ticket 77");
+    expect(refunded).toMatchObject({ code: 0, out: `refunded 0.0001 to user ${user.userId} for call ${requestId}` });
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+    expect(key!.spent).toBe(0n);
+    const shown = JSON.parse((await cli("calls", "show", requestId, "--json")).out);
+    expect(shown).toMatchObject({ status: "refunded", amount: "0.00" });
+    expect(shown.ledger[1]).toMatchObject({ kind: "refund", method: "operator", amount: "0.0001", reference: `garbage answer, ticket 77 (call ${requestId})` });
+
+    const again = await cli("calls", "refund", requestId, "--reason", "twice");
+    expect(again).toMatchObject({ code: 1, err: "not refunded: the call was refunded already: a call is refunded once" });
+    expect(await cli("calls", "refund", "no-such-call", "--reason", "x")).toMatchObject({ code: 1 });
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("refunds once when ten operators race to refund the same call", async () => {
+    const { user, requestId } = await chargedCall();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => cli("calls", "refund", requestId, "--reason", `race ${i}`)));
+    expect(results.filter((r) => r.code === 0)).toHaveLength(1);
+    expect(results.filter((r) => r.code === 1)).toHaveLength(9);
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("refuses a call still running: its own settlement will say what it costs", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "pending" } });
+    const at = t.clock.now();
+    await chargeBatch(t.database.db, [{ userId: user.userId, apiKeyId: key.json().key.id, toolId: "echo", units: 1, amount: 10_000n, requestId: "still-running-1", at }]);
+    expect(await cli("calls", "refund", "still-running-1", "--reason", "early")).toMatchObject({ code: 1, err: "not refunded: the call is still running: refund it once it has ended" });
+    expect(await balanceOf(user.userId)).toBe(990_000n);
+  });
+});
