@@ -33,5 +33,10 @@ for (const [report, label] of [
   skipped += counts.skipped;
   console.log(`${label}: ${counts.passed} passed, ${counts.failed} failed`);
 }
-if (fs.existsSync(".test-output/phases.txt")) process.stdout.write(fs.readFileSync(".test-output/phases.txt", "utf8"));
+if (fs.existsSync(".test-output/phases.txt")) {
+  const phases = fs.readFileSync(".test-output/phases.txt", "utf8");
+  const total = (unit) => [...phases.matchAll(new RegExp(`${unit}\\s+([\\d.]+) s`, "g"))].reduce((sum, match) => sum + Number(match[1]), 0);
+  process.stdout.write(phases);
+  console.log(`${"all phases".padEnd(24)} wall ${String(total("wall")).padStart(5)} s  cpu ${total("cpu").toFixed(1).padStart(7)} s`);
+}
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
