@@ -36,7 +36,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // Vitest's default on two cores is one file at a time; the files are independent (a database
-    // copy and folders of their own, free ports) and wait on their databases and child processes.
+    // copy and folders of their own, free ports) and wait on their databases. scripts/test.sh runs
+    // ONCE's files one at a time: they start processes of their own that keep both cores busy.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {

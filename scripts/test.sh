@@ -40,7 +40,8 @@ run_vitest() {
 # One build for both legs, prerendered with the names the browser tests' server runs with.
 phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a && npm run build'
 status=0
-phase "vitest once" run_vitest once --project once || status=1
+# One file at a time: these start servers, nginx, builds and an npm install that use every core.
+phase "vitest once" run_vitest once --project once --maxWorkers=1 || status=1
 phase "vitest PGlite" run_vitest pglite --project both || status=1
 phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || status=1
 export DATABASE_URL="$POSTGRES_URL"
