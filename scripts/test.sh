@@ -39,6 +39,8 @@ run_vitest() {
 
 # One build for both legs, prerendered with the names the browser tests' server runs with.
 phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a && npm run build'
+# The tests that start the compiled server use this build's, instead of compiling it again each.
+export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
 # One file at a time: these start servers, nginx, builds and an npm install that use every core.
 phase "vitest once" run_vitest once --project once --maxWorkers=1 || status=1
