@@ -1,4 +1,3 @@
-import os from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -35,10 +34,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Vitest's default on two cores is one file at a time; the files are independent (a database
-    // copy and folders of their own, free ports) and wait on their databases. scripts/test.sh runs
-    // ONCE's files one at a time: they start processes of their own that keep both cores busy.
-    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // One file at a time on two cores (Vitest's default there): two at once, on a machine other
+    // work kept busy, PGlite's statements waited past the 30 s test limit (README.md, "Testing").
     projects: [
       {
         extends: true,

@@ -42,8 +42,7 @@ phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a &
 # The tests that start the compiled server use this build's, instead of compiling it again each.
 export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
-# One file at a time: these start servers, nginx, builds and an npm install that use every core.
-phase "vitest once" run_vitest once --project once --maxWorkers=1 || status=1
+phase "vitest once" run_vitest once --project once || status=1
 phase "vitest PGlite" run_vitest pglite --project both || status=1
 phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || status=1
 export DATABASE_URL="$POSTGRES_URL"
