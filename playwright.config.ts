@@ -15,9 +15,32 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
+/**
+ * Specs of what the pages do, where the database only stores what the server tests already check
+ * on both databases: scripts/test.sh runs them once, on PGlite. Every other spec runs on both
+ * (E2E_DATABASE_SPECS_ONLY leaves these out), so a new spec lands there without anyone listing it.
+ * README.md ("Testing") gives the rule for adding one here.
+ */
+export const PAGES_ONLY = [
+  "accessibility",
+  "captcha-adapters",
+  "docs-site",
+  "foundation-errors",
+  "foundation-i18n",
+  "foundation-retry",
+  "foundation-routes",
+  "foundation-updates",
+  "layouts",
+  "legal-pages",
+  "login",
+  "pages",
+  "tool-answers",
+].map((name) => `**/${name}.spec.ts`);
+
 export default defineConfig({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
+  testIgnore: process.env.E2E_DATABASE_SPECS_ONLY ? PAGES_ONLY : [],
   // One folder per server port, so suites run side by side never clear each other's results.
   outputDir: `test-results/${E2E_PORT}`,
   fullyParallel: true,
@@ -27,9 +50,8 @@ export default defineConfig({
   // Races show up against the 7 s per-check limit below.
   timeout: 60_000,
   expect: { timeout: 7_000 },
-  reporter: process.env.CI
-    ? [["list"], ["json", { outputFile: ".test-output/playwright.json" }]]
-    : [["list"], ["json", { outputFile: `.test-output/playwright-${E2E_PORT}.json` }]],
+  // scripts/test.sh names one report per database (E2E_REPORT).
+  reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? (process.env.CI ? ".test-output/playwright.json" : `.test-output/playwright-${E2E_PORT}.json`) }]],
   use: {
     baseURL: E2E_BASE_URL,
     trace: "retain-on-failure",

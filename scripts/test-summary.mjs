@@ -1,4 +1,5 @@
-// Prints one closing line for the whole run, from the two runners' JSON reports.
+// Closes scripts/test.sh: one line per run of each runner and for the whole, from their JSON
+// reports (a report that is missing counts as a failure), and the time each phase took.
 import fs from "node:fs";
 
 function read(file) {
@@ -8,22 +9,34 @@ function read(file) {
     return null;
   }
 }
-const vitest = read(".test-output/vitest.json");
-// scripts/test.sh empties .test-output first; Playwright names its report after the port outside CI.
-const playwrightReport = fs.readdirSync(".test-output").find((name) => /^playwright(-\d+)?\.json$/.test(name));
-const playwright = playwrightReport ? read(`.test-output/${playwrightReport}`) : null;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-if (vitest) {
-  passed += vitest.numPassedTests;
-  failed += vitest.numFailedTests;
-  skipped += vitest.numPendingTests + vitest.numTodoTests;
-} else failed += 1;
-if (playwright) {
-  passed += playwright.stats.expected + playwright.stats.flaky;
-  failed += playwright.stats.unexpected;
-  skipped += playwright.stats.skipped;
-} else failed += 1;
-console.log(`unit+server: ${vitest ? vitest.numPassedTests : 0} passed; browser: ${playwright ? playwright.stats.expected : 0} passed`);
+for (const [report, label] of [
+  ["vitest-once", "unit+server, files run once"],
+  ["vitest-pglite", "unit+server on PGlite"],
+  ["playwright-pglite", "browser on PGlite"],
+  ["vitest-postgres", "unit+server on PostgreSQL"],
+  ["playwright-postgres", "browser on PostgreSQL"],
+]) {
+  const json = read(`.test-output/${report}.json`);
+  if (!json) {
+    failed += 1;
+    console.log(`${label}: no report`);
+    continue;
+  }
+  const counts = report.startsWith("vitest")
+    ? { passed: json.numPassedTests, failed: json.numFailedTests, skipped: json.numPendingTests + json.numTodoTests }
+    : { passed: json.stats.expected + json.stats.flaky, failed: json.stats.unexpected, skipped: json.stats.skipped };
+  passed += counts.passed;
+  failed += counts.failed;
+  skipped += counts.skipped;
+  console.log(`${label}: ${counts.passed} passed, ${counts.failed} failed`);
+}
+if (fs.existsSync(".test-output/phases.txt")) {
+  const phases = fs.readFileSync(".test-output/phases.txt", "utf8");
+  const total = (unit) => [...phases.matchAll(new RegExp(`${unit}\\s+([\\d.]+) s`, "g"))].reduce((sum, match) => sum + Number(match[1]), 0);
+  process.stdout.write(phases);
+  console.log(`${"all phases".padEnd(24)} wall ${String(total("wall")).padStart(5)} s  cpu ${total("cpu").toFixed(1).padStart(7)} s`);
+}
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);

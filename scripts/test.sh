@@ -1,17 +1,52 @@
 #!/usr/bin/env bash
-# Runs every test: unit and server tests (Vitest), then the browser tests (Playwright, Debian's
-# Chromium) against a fresh build. Uses PGlite, or the PostgreSQL server named by DATABASE_URL.
+# Runs every test on both databases (README.md, "Testing"): one build; the Vitest files that do not
+# use the run's database, once; Vitest and Playwright on embedded PGlite; then on the PostgreSQL
+# server (DATABASE_URL, or the local one) every Vitest file and browser spec where the database
+# matters (vitest.config.ts and playwright.config.ts say which). Each phase's wall and CPU time goes
+# to .test-output/phases.txt and the closing summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 PYTHON="$(bash scripts/ensure-test-tools.sh)"
 export PYTHON
+POSTGRES_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+unset DATABASE_URL
 rm -rf .test-output && mkdir -p .test-output
-echo "== database: ${DATABASE_URL:+PostgreSQL server}${DATABASE_URL:-embedded PGlite}"
-# Prerendered with the names the browser tests' server runs with, as a deployment builds with its own.
-(set -a && . tests/e2e/support/site-identity.env && set +a && npm run build)
+
+# CPU seconds of every process this shell has waited for (and of theirs): bash's `times`, which
+# must run in this shell, not in a $(…) subshell.
+cpu_seconds() {
+  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); n += t[1] * 60 + t[2] } printf "%.1f", n }' .test-output/.times
+}
+# Runs one phase and records its wall and CPU time; returns its exit code.
+phase() {
+  local label=$1 start=$SECONDS cpu code=0
+  shift
+  times >.test-output/.times
+  cpu=$(cpu_seconds)
+  echo "== $label"
+  "$@" || code=$?
+  times >.test-output/.times
+  printf '%-24s wall %5d s  cpu %7.1f s%s\n' "$label" $((SECONDS - start)) "$(awk -v a="$cpu" -v b="$(cpu_seconds)" 'BEGIN { print b - a }')" \
+    "$([ "$code" = 0 ] || echo "  (exit $code)")" >>.test-output/phases.txt
+  return "$code"
+}
+run_vitest() {
+  local leg=$1
+  shift
+  npx vitest run "$@" --reporter=default --reporter=json --outputFile.json=".test-output/vitest-$leg.json"
+}
+
+# One build for both legs, prerendered with the names the browser tests' server runs with.
+phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a && npm run build'
+# The tests that start the compiled server use this build's, instead of compiling it again each.
+export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json=.test-output/vitest.json || status=$?
-npx playwright test || status=$?
+phase "vitest once" run_vitest once --project once || status=1
+phase "vitest PGlite" run_vitest pglite --project both || status=1
+phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || status=1
+export DATABASE_URL="$POSTGRES_URL"
+phase "vitest PostgreSQL" run_vitest postgres --project both || status=1
+phase "playwright PostgreSQL" env E2E_REPORT=.test-output/playwright-postgres.json E2E_DATABASE_SPECS_ONLY=1 npx playwright test || status=1
 node scripts/test-summary.mjs
 exit $status

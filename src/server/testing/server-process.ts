@@ -18,8 +18,14 @@ export const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(ROOT,
   .split(" ")
   .filter((word) => word.startsWith("--"));
 
-/** Compiles the server into a new folder inside the package (so it finds node_modules and drizzle/). */
+/**
+ * Compiles the server into a new folder inside the package (so it finds node_modules and drizzle/),
+ * or, under scripts/test.sh, gives the dist/ its `npm run build` has just made (TEST_COMPILED_SERVER):
+ * the same build step, once for every file rather than a build in each file's start-up hook.
+ */
 export async function buildServerForTest(): Promise<{ dir: string; remove(): void }> {
+  const built = process.env.TEST_COMPILED_SERVER;
+  if (built) return { dir: built, remove: () => undefined };
   fs.mkdirSync(path.join(ROOT, ".test-output"), { recursive: true });
   const dir = fs.mkdtempSync(path.join(ROOT, ".test-output", "dist-"));
   await buildServer(ROOT, dir);

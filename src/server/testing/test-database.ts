@@ -17,14 +17,18 @@ function withDatabase(url: string, database: string): string {
  */
 export async function createTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (!url) {
-    return openPglite({ template: fs.readFileSync(inject("pgliteTemplate")), onThread: true });
+  const template = inject(url ? "postgresTemplate" : "pgliteTemplate");
+  if (!template) {
+    throw new Error(
+      "no migrated template for this file: vitest.config.ts lists it in ONCE, the files run on one database only; a file that opens the run's database must run on both, so take it off that list",
+    );
   }
+  if (!url) return openPglite({ template: fs.readFileSync(template), onThread: true });
   const name = `tollgate_t_${process.ppid}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    await admin.query(`create database "${name}" template "${inject("postgresTemplate")}"`);
+    await admin.query(`create database "${name}" template "${template}"`);
   } finally {
     await admin.end();
   }
