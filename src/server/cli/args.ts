@@ -11,6 +11,14 @@ export function parseCount(text: string | boolean | undefined, name: string, min
   return value;
 }
 
+/** The `--reason` an operator must give (at most 200 characters); `why` says what it is for. */
+export function requiredReason(option: string | boolean | undefined, why: string): string {
+  const reason = typeof option === "string" ? option.trim() : "";
+  if (!reason) throw new UsageError(`--reason is required: ${why}`);
+  if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+  return reason;
+}
+
 /** The user a command names by phone number or by id; null when there is none. */
 export async function findUser(db: Db, who: string) {
   const phone = normalizePhone(who);

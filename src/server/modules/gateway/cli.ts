@@ -1,6 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
+import { requiredReason } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { printRecord } from "../../cli/records";
 import { ledgerEntries, usageRecords } from "../../db/schema/index";
@@ -69,9 +70,7 @@ export const callsRefundCommand: CliCommand = {
   options: { reason: true },
   async run(ctx, { positionals, options }) {
     const requestId = oneRequestId(positionals);
-    const reason = typeof options.reason === "string" ? options.reason.trim() : "";
-    if (!reason) throw new UsageError("--reason is required: the user sees it as the refund's reference");
-    if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+    const reason = requiredReason(options.reason, "the user sees it as the refund's reference");
     const result = await refundChargedCall(ctx.db, { requestId, reason, now: ctx.clock.now() });
     if ("refused" in result) {
       const why = {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
-import { findUser } from "../../cli/args";
+import { findUser, requiredReason } from "../../cli/args";
 import { UsageError, type CliCommand } from "../../cli/command";
 import { credit, debit } from "./ledger";
 import { verifyLedger, type LedgerProblem } from "./verify";
@@ -38,9 +38,7 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
       if (credits && parseMoney(amountText) > cap && options.force !== true) {
         throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
       }
-      const reason = typeof options.reason === "string" ? options.reason.trim() : "";
-      if (!reason) throw new UsageError("--reason is required: it is what the user sees as the reference");
-      if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+      const reason = requiredReason(options.reason, "it is what the user sees as the reference");
       const user = await findUser(ctx.db, who);
       if (!user) {
         ctx.err(`no user with phone or id "${who}"`);

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { runCli } from "../../cli/run";
+import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -35,12 +36,7 @@ const redeem = (user: TestUser, code: string, ip = "10.9.9.9") =>
 const balanceOf = async (user: TestUser) =>
   (await t.app.inject({ method: "GET", url: "/api/v1/tools/user-info", headers: user.headers })).json().balance as string;
 
-async function admin(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const admin = (...argv: string[]) => adminCli(t)(...argv);
 
 describe("tollgate admin codes list, void and export", () => {
   it("lists a batch's codes masked with their states, voids one and then the rest, and a void code cannot be redeemed", async () => {

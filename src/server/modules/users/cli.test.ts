@@ -2,8 +2,8 @@ import os from "node:os";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { users } from "../../db/schema/index";
-import { runCli } from "../../cli/run";
 import { phoneLoginClient } from "../../testing/phone-login";
+import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -15,12 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(["admin", ...argv], { database: t.database, config: t.config, clock: t.clock, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = (...argv: string[]) => adminCli(t)(...argv);
 
 async function userWithKey(balance = "5", phone?: string): Promise<TestUser & { secret: string; keyId: number }> {
   const user = await createUserWithSession(t, { balance, phone });

@@ -1,7 +1,7 @@
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { maskApiKey } from "#shared/api-keys";
-import { findUser } from "../../cli/args";
+import { findUser, requiredReason } from "../../cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
 import { printRecord, printRecords } from "../../cli/records";
 import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
@@ -108,9 +108,7 @@ export const usersDisableCommand: CliCommand = {
   examples: ['users disable 42 --reason "chargeback on order 1234"'],
   options: { reason: true },
   async run(ctx, { positionals, options }) {
-    const reason = typeof options.reason === "string" ? options.reason.trim() : "";
-    if (!reason) throw new UsageError("--reason is required: it says why, for the next operator");
-    if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
+    const reason = requiredReason(options.reason, "it says why, for the next operator");
     const user = await oneUser(ctx, positionals);
     if (!user) return 1;
     if (!(await disableUser(ctx.db, { userId: user.id, reason, now: ctx.clock.now() }))) {
