@@ -59,6 +59,7 @@ export const zhCN: Messages = {
     serviceLevel: "服务等级协议",
   },
   home: {
+    title: "按量计费的开发者 API",
     headline: "面向开发者的按量计费 API，一个余额统一支付",
     lead: "手机号登录，充值，创建 API 密钥，即可调用任意工具。每次成功调用按价扣费；失败的调用不收费。",
     cta: "立即开始",

@@ -16,6 +16,7 @@ import { seedAntdCache } from "../lib/antd-token-seed";
 import antdTokenSeed from "virtual:antd-console-token";
 import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
+import { pageTitle, useDocumentTitle } from "../lib/page-title";
 import { siteConfig } from "../lib/site-config";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
 
@@ -46,6 +47,8 @@ export default function ConsoleLayout() {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const { pathname } = useLocation();
+  const page = pathname.replace(/\/+$/, "") as keyof typeof NAV_LABELS;
+  useDocumentTitle(NAV_LABELS[page] ? pageTitle(t(NAV_LABELS[page])) : siteConfig.siteName);
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
@@ -90,7 +93,7 @@ export default function ConsoleLayout() {
             <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220}>
               <Menu
                 mode="inline"
-                selectedKeys={[pathname.replace(/\/+$/, "")]}
+                selectedKeys={[page]}
                 aria-label="console"
                 items={CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> }))}
               />
