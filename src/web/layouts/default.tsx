@@ -52,6 +52,7 @@ export default function ConsoleLayout() {
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
+  const exactBalance = useSession((s) => s.userInfo?.exactBalance);
   // The session is restored from a store update, which React renders in one uninterrupted task: the
   // whole page at once, hundreds of milliseconds on a phone. Rendered from the deferred token, the
   // page is a transition React splits into short tasks, leaving the main thread free between them.
@@ -86,6 +87,12 @@ export default function ConsoleLayout() {
               <a href="/docs.html">{t("nav.docs")}</a>
               <LanguageSwitch />
               <AccountBadge />
+              {/* SPEC.md's two decimals hide a change of less than a cent: the exact balance beside them where it differs. */}
+              {exactBalance ? (
+                <small className="account-balance-exact" data-testid="header-balance-exact">
+                  {exactBalance}
+                </small>
+              ) : null}
               {token ? <ConsoleUserMenu /> : null}
             </div>
           </Layout.Header>
