@@ -24,6 +24,7 @@ export const zhCN: Messages = {
     privacyAgreement: "《隐私协议》",
     phoneRequired: "请输入手机号",
     phoneInvalid: "请输入正确的手机号",
+    phoneMainlandOnly: "仅支持中国大陆手机号（+86）。",
     codeInvalid: "请输入 6 位验证码",
     consentMissing: "请先阅读并勾选《用户协议》和《隐私协议》。",
     captchaNotLoaded: "验证码组件加载失败，请稍后重试",
