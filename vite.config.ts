@@ -1,8 +1,8 @@
 import path from "node:path";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
-import { antdConsoleCss } from "./scripts/antd-styles/vite-plugin";
-import { markdownHtml } from "./scripts/markdown/vite-plugin";
+import { antdConsoleCss } from "./scripts/antd-styles/vite-plugin.ts";
+import { markdownHtml } from "./scripts/markdown/vite-plugin.ts";
 
 const RR_RELOAD = /window\.location\.reload\(\);\s*return new Promise\(\(\) => \{\s*\}\);/;
 
@@ -93,6 +93,23 @@ function formItemExtraMeasuredWithErrors(): Plugin {
   };
 }
 
+/**
+ * React Router 7 starts its child compiler with `envFile: false`, which Vite 8 reports as deprecated
+ * each time (changed in React Router 8: remix-run/react-router#15229): the same setting as Vite names it now.
+ */
+function envDirNotEnvFile(): Plugin {
+  return {
+    name: "tollgate:env-dir-not-env-file",
+    config(config) {
+      // Vite's own types no longer list the option.
+      const legacy = config as { envFile?: boolean };
+      if (legacy.envFile !== false) return;
+      delete legacy.envFile;
+      config.envDir = false;
+    },
+  };
+}
+
 /** The chunk every page loads first: React, React DOM, the router and the site's frame. */
 const FIRST_LOAD_CHUNK = "framework";
 const FIRST_LOAD_MODULES = [
@@ -102,7 +119,7 @@ const FIRST_LOAD_MODULES = [
 ];
 
 export default defineConfig({
-  plugins: [guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), formItemExtraMeasuredWithErrors(), markdownHtml(), antdConsoleCss(), reactRouter()],
+  plugins: [envDirNotEnvFile(), guardedRouteModuleReload(), styleNonceFallback(), textareaMeasureWithoutStyleAttribute(), formItemExtraMeasuredWithErrors(), markdownHtml(), antdConsoleCss(), reactRouter()],
   // Prerendered pages show the site identity of the build's environment (src/web/lib/site-config.ts).
   envPrefix: ["VITE_", "SITE_NAME", "COMPANY_NAME", "CONTACT_EMAIL", "LEGAL_EFFECTIVE_DATE"],
   define: {
@@ -118,6 +135,9 @@ export default defineConfig({
         path.basename(hostId).startsWith(`${FIRST_LOAD_CHUNK}-`) ? deps.filter((dep) => dep.endsWith(".css")) : deps,
     },
     rolldownOptions: {
+      // Most of the build's time is the console's antd stylesheet, read on purpose (decision 034):
+      // a report of it after every build would be one to ignore.
+      checks: { bundlerTimings: false },
       // One file gzips ~2 kB smaller than the nine rolldown would otherwise split the first load into.
       output: { codeSplitting: { groups: [{ name: FIRST_LOAD_CHUNK, test: (id) => FIRST_LOAD_MODULES.some((module) => module.test(id)) }] } },
     },

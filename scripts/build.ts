@@ -2,10 +2,12 @@
  * Builds the web app with one build id, writes builds/latest.json and builds/meta/{id}.json
  * (SPEC.md §7), and precompresses text assets so the server sends them without compressing per request.
  */
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
+import { stripVTControlCharacters } from "node:util";
 import zlib from "node:zlib";
 import { buildServer } from "./build-server";
 import { writeConsoleShells } from "./console-shells";
@@ -17,11 +19,32 @@ const root = path.resolve(import.meta.dirname, "..");
 const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
 const buildId = process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 
-execFileSync(path.join(root, "node_modules", ".bin", "react-router"), ["build"], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
-});
+/**
+ * React Router 7 loads its own config through a Vite server it starts with `envFile: false` and no
+ * plugins, which Vite 8 reports as deprecated at every start: nothing a build can change (React
+ * Router 8 passes `envDir: false`, remix-run/react-router#15229; vite.config.ts renames it where a
+ * plugin can), so that one line is left out of what the build prints.
+ */
+const UPSTREAM_DEPRECATION = "The `envFile` option is deprecated, please use `envDir: false` instead.";
+
+function runReactRouterBuild(): Promise<void> {
+  const child = spawn(path.join(root, "node_modules", ".bin", "react-router"), ["build"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, BUILD_ID: buildId, NODE_ENV: "production" },
+  });
+  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    readline.createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
+      if (stripVTControlCharacters(line).trim() !== UPSTREAM_DEPRECATION) to.write(`${line}\n`);
+    });
+  }
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`react-router build exited with ${code}`))));
+  });
+}
+
+await runReactRouterBuild();
 
 writeConsoleShells(clientDir);
 writePublicPages(clientDir);

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Plugin } from "vite";
 import type { AntdCacheSeed } from "../../src/web/lib/antd-token-seed";
-import { splitStylesheet } from "./split";
+import { splitStylesheet } from "./split.ts";
 
 const ID = "virtual:antd-console-css";
 const RESOLVED = `\0${ID}`;

@@ -85,7 +85,7 @@ ${pager(view.previous, view.next)}
 </main>
 </div>
 <footer class="site-footer">
-<nav aria-label="legal"><a href="/protocol-serve">User agreement</a><a href="/privacy">Privacy agreement</a><a href="/service-level">Service level</a><a href="/docs.html">Docs</a></nav>
+<nav aria-label="legal"><a href="/protocol-serve">User Agreement</a><a href="/privacy">Privacy Agreement</a><a href="/service-level">Service Level Agreement</a><a href="/docs.html">Docs</a></nav>
 <p>© ${view.year} ${site}</p>
 </footer>
 </div>

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { Plugin } from "vite";
-import { createMarkdownRenderer } from "./render";
+import { createMarkdownRenderer } from "./render.ts";
 
 const SUFFIX = ".md?html";
 

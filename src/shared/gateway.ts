@@ -27,5 +27,12 @@ export const GATEWAY_ERRORS = {
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 
+/**
+ * `spend_limit_reached` for a call whose hold did not fit in what its key had left (amounts as
+ * decimal strings with the currency symbol): why, in figures, rather than only that it was refused.
+ */
+export const spendLimitHoldMessage = (held: string, left: string) =>
+  `this call needs ${held} held and this API key has ${left} left of its spend limit: raise the limit in the console or wait for its period to renew`;
+
 /** Response header with the cost of the call, a decimal string in the site currency. */
 export const COST_HEADER = "x-tollgate-cost";

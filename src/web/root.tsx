@@ -16,13 +16,17 @@ const LoginModal = lazy(() => loadChunk(() => import("./features/auth/login-moda
 // What the first paint does not show loads after it, keeping the landing page's first load small.
 const RouteErrorPage = lazy(() => loadChunk(() => import("./components/error-pages")));
 
+/** The title in the HTML of the SPA fallback (the console's pages, a 404); prerendered pages' routes name themselves. */
+export function meta() {
+  return [{ title: siteConfig.siteName }];
+}
+
 export function Layout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{siteConfig.siteName}</title>
         <meta name="description" content="Metered developer APIs paid from one prepaid balance." />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <Meta />

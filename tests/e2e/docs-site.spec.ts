@@ -11,7 +11,7 @@ test("/docs lands on the start page, with the site's header and footer and no sc
   await expect(page).toHaveURL("/docs.html");
   await expect(page.getByRole("heading", { level: 1, name: "Tollgate documentation" })).toBeVisible();
   await expect(page.getByRole("banner").getByRole("link", { name: "Tollgate" })).toHaveAttribute("href", "/");
-  for (const name of ["User agreement", "Privacy agreement", "Service level"]) {
+  for (const name of ["User Agreement", "Privacy Agreement", "Service Level Agreement"]) {
     await expect(page.getByRole("contentinfo").getByRole("link", { name })).toBeVisible();
   }
   await expect(page.locator("script")).toHaveCount(0);

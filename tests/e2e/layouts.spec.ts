@@ -15,7 +15,7 @@ async function collectErrors(page: Page): Promise<() => Promise<string[]>> {
 async function expectSiteChrome(page: Page) {
   await expect(page.getByRole("banner").getByRole("link", { name: "Tollgate" })).toBeVisible();
   const footer = page.getByRole("contentinfo");
-  for (const name of ["User agreement", "Privacy agreement", "Service level"]) {
+  for (const name of ["User Agreement", "Privacy Agreement", "Service Level Agreement"]) {
     await expect(footer.getByRole("link", { name })).toBeVisible();
   }
 }

@@ -5,9 +5,9 @@ import { E2E_SITE_IDENTITY } from "./support/site-identity";
 const { COMPANY_NAME, CONTACT_EMAIL, LEGAL_EFFECTIVE_DATE } = E2E_SITE_IDENTITY;
 
 const PAGES = [
-  { path: "/privacy", testId: "page-privacy", title: "Privacy Agreement", zhTitle: "隐私协议", footerLink: "Privacy agreement" },
-  { path: "/protocol-serve", testId: "page-protocol-serve", title: "User Agreement", zhTitle: "用户协议", footerLink: "User agreement" },
-  { path: "/service-level", testId: "page-service-level", title: "Service Level Agreement", zhTitle: "服务等级协议", footerLink: "Service level" },
+  { path: "/privacy", testId: "page-privacy", title: "Privacy Agreement", zhTitle: "隐私协议", footerLink: "Privacy Agreement" },
+  { path: "/protocol-serve", testId: "page-protocol-serve", title: "User Agreement", zhTitle: "用户协议", footerLink: "User Agreement" },
+  { path: "/service-level", testId: "page-service-level", title: "Service Level Agreement", zhTitle: "服务等级协议", footerLink: "Service Level Agreement" },
 ] as const;
 
 function collectErrors(page: Page): string[] {

@@ -70,10 +70,13 @@ test.describe("login modal", () => {
     await expect(page.getByTestId("phone-error")).toHaveText("please enter phone number");
     await phoneField(page).fill("12345678901");
     await expect(page.getByTestId("phone-error")).toHaveText("please enter the correct phone number");
+    // A number from elsewhere is told why: only mainland China numbers are taken.
+    await expect(page.getByTestId("phone-hint")).toHaveText("Only mainland China mobile numbers (+86) are accepted.");
     await phoneField(page).fill("138001380001");
     await expect(page.getByTestId("phone-error")).toHaveText("please enter the correct phone number");
     await phoneField(page).fill("13800138000");
     await expect(page.getByTestId("phone-error")).toHaveText("");
+    await expect(page.getByTestId("phone-hint")).toHaveCount(0);
 
     await codeField(page).fill("12a");
     await page.getByTestId("consent").click();
@@ -94,8 +97,12 @@ test.describe("login modal", () => {
     await openModal(page);
     await phoneField(page).fill(randomPhone());
     await page.getByTestId("get-code").click();
-    await expect(toastText(page, "please read and tick the User Agreement and Privacy Agreement first.")).toBeVisible();
+    // In the modal, under the box to tick, not in a toast at the top of the page.
+    await expect(page.getByRole("dialog").getByTestId("consent-error")).toHaveText("please read and tick the User Agreement and Privacy Agreement first.");
+    await expect(toastText(page, "please read and tick the User Agreement and Privacy Agreement first.")).toHaveCount(0);
     expect(codeRequests).toBe(0);
+    await page.getByTestId("consent").click();
+    await expect(page.getByTestId("consent-error")).toHaveText("");
   });
 
   test("says so when the captcha cannot be loaded", async ({ page }) => {

@@ -35,14 +35,19 @@ export function withNonceSlots(html: string, slot: string): string {
     .replace(/<head>/i, `<head><meta property="csp-nonce" nonce="${slot}">`);
 }
 
+const END_OF_DOCUMENT = "end-of-document";
+
 /**
  * Holds the first paint until the whole document is parsed. Under load Chromium paints a page
  * whose parser has yielded part-way, and the rest arriving then moves what was painted (the
- * header's end grows as its select and button are parsed): a layout shift the user sees. No
- * element carries this id, so the render-blocking `expect` link is released when parsing ends.
+ * header's end grows as its select and button are parsed): a layout shift the user sees. The
+ * render-blocking `expect` link is released by an empty element the body ends with (with none,
+ * parsing's end releases it too, and Chromium warns in the console of every page).
  */
 export function paintedWhenParsed(html: string): string {
-  return html.replace(/<head>/i, '<head><link rel="expect" href="#end-of-document" blocking="render">');
+  return html
+    .replace(/<head>/i, `<head><link rel="expect" href="#${END_OF_DOCUMENT}" blocking="render">`)
+    .replace(/<\/body>(?![\s\S]*<\/body>)/i, `<div id="${END_OF_DOCUMENT}" hidden></div></body>`);
 }
 
 /** Every inline <script> needs its hash in the CSP: scripts are allowed by hash, styles by the nonce of each response. */

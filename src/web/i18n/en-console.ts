@@ -33,6 +33,7 @@ export const enConsole = {
     privacyAgreement: "Privacy Agreement",
     phoneRequired: "please enter phone number",
     phoneInvalid: "please enter the correct phone number",
+    phoneMainlandOnly: "Only mainland China mobile numbers (+86) are accepted.",
     codeInvalid: "please enter the 6-digit code",
     consentMissing: "please read and tick the User Agreement and Privacy Agreement first.",
     captchaNotLoaded: "captcha failed to load, please retry later",

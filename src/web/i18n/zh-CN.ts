@@ -24,6 +24,7 @@ export const zhCN: Messages = {
     privacyAgreement: "《隐私协议》",
     phoneRequired: "请输入手机号",
     phoneInvalid: "请输入正确的手机号",
+    phoneMainlandOnly: "仅支持中国大陆手机号（+86）。",
     codeInvalid: "请输入 6 位验证码",
     consentMissing: "请先阅读并勾选《用户协议》和《隐私协议》。",
     captchaNotLoaded: "验证码组件加载失败，请稍后重试",
@@ -59,6 +60,7 @@ export const zhCN: Messages = {
     serviceLevel: "服务等级协议",
   },
   home: {
+    title: "按量计费的开发者 API",
     headline: "面向开发者的按量计费 API，一个余额统一支付",
     lead: "手机号登录，充值，创建 API 密钥，即可调用任意工具。每次成功调用按价扣费；失败的调用不收费。",
     cta: "立即开始",

@@ -16,6 +16,7 @@ import { seedAntdCache } from "../lib/antd-token-seed";
 import antdTokenSeed from "virtual:antd-console-token";
 import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
+import { pageTitle, useDocumentTitle } from "../lib/page-title";
 import { siteConfig } from "../lib/site-config";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
 
@@ -46,9 +47,12 @@ export default function ConsoleLayout() {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const { pathname } = useLocation();
+  const page = pathname.replace(/\/+$/, "") as keyof typeof NAV_LABELS;
+  useDocumentTitle(NAV_LABELS[page] ? pageTitle(t(NAV_LABELS[page])) : siteConfig.siteName);
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
+  const exactBalance = useSession((s) => s.userInfo?.exactBalance);
   // The session is restored from a store update, which React renders in one uninterrupted task: the
   // whole page at once, hundreds of milliseconds on a phone. Rendered from the deferred token, the
   // page is a transition React splits into short tasks, leaving the main thread free between them.
@@ -83,6 +87,12 @@ export default function ConsoleLayout() {
               <a href="/docs.html">{t("nav.docs")}</a>
               <LanguageSwitch />
               <AccountBadge />
+              {/* SPEC.md's two decimals hide a change of less than a cent: the exact balance beside them where it differs. */}
+              {exactBalance ? (
+                <small className="account-balance-exact" data-testid="header-balance-exact">
+                  {exactBalance}
+                </small>
+              ) : null}
               {token ? <ConsoleUserMenu /> : null}
             </div>
           </Layout.Header>
@@ -90,7 +100,7 @@ export default function ConsoleLayout() {
             <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220}>
               <Menu
                 mode="inline"
-                selectedKeys={[pathname.replace(/\/+$/, "")]}
+                selectedKeys={[page]}
                 aria-label="console"
                 items={CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> }))}
               />

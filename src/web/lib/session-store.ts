@@ -2,8 +2,11 @@ import { create } from "zustand";
 import type { UserInfo } from "#shared/user";
 import { forgetToken, readStoredToken, storeToken } from "./token-storage";
 
-/** User info as the app keeps it: the balance floored to two decimals (SPEC.md §3) by refreshUserInfo, which stores it. */
-export type StoredUserInfo = UserInfo;
+/**
+ * User info as the app keeps it: the balance floored to two decimals (SPEC.md §3) by refreshUserInfo,
+ * which stores it, and the exact one where it differs ("(¥0.001)"), for a change smaller than a cent to show.
+ */
+export type StoredUserInfo = UserInfo & { exactBalance?: string };
 
 interface SessionState {
   token: string | null;
@@ -13,7 +16,7 @@ interface SessionState {
   restored: boolean;
   restore(): void;
   setToken(token: string): void;
-  setUserInfo(info: UserInfo): void;
+  setUserInfo(info: StoredUserInfo): void;
   clearUserInfo(): void;
   openLoginModal(): void;
   closeLoginModal(): void;

@@ -1,5 +1,6 @@
 import { useLoaderData, useNavigate } from "react-router";
-import { useT } from "../i18n";
+import { useEffect } from "react";
+import { t as inCurrentLanguage, useT, type Translate } from "../i18n";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
 import { ToolCatalog } from "../features/catalog/tool-catalog";
@@ -10,12 +11,17 @@ export async function loader() {
   return { tools: buildTimeCatalog() };
 }
 
-export function meta() {
-  return [{ title: `${siteConfig.siteName} — metered developer APIs` }];
-}
+/** Its tab's title leads with the site's name (not lib/page-title.ts: one chunk less in the landing page's first load). */
+const homeTitle = (t: Translate) => `${siteConfig.siteName} — ${t("home.title")}`;
+
+// English when prerendered (the reader's language applies after hydration).
+export const meta = () => [{ title: homeTitle(inCurrentLanguage) }];
 
 export default function Home() {
   const t = useT();
+  useEffect(() => {
+    document.title = homeTitle(t);
+  }, [t]);
   const navigate = useNavigate();
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);

@@ -1,13 +1,10 @@
 import en from "../features/legal/content/privacy.en.md?html";
 import zhCN from "../features/legal/content/privacy.zh-CN.md?html";
 import { LegalDocument } from "../features/legal/legal-document";
-import { translate } from "../i18n";
-import { siteConfig } from "../lib/site-config";
+import { titleMeta } from "../lib/page-title";
 
-export function meta() {
-  return [{ title: `${translate("en", "nav.privacy")} — ${siteConfig.siteName}` }];
-}
+export const meta = titleMeta("nav.privacy");
 
 export default function PrivacyPage() {
-  return <LegalDocument texts={{ en, "zh-CN": zhCN }} testId="page-privacy" />;
+  return <LegalDocument texts={{ en, "zh-CN": zhCN }} testId="page-privacy" titleKey="nav.privacy" />;
 }

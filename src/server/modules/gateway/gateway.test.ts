@@ -195,6 +195,22 @@ describe("refusals: each has its status and code, and none costs anything", () =
     expect(await balanceOf(user.userId)).toBe("0.005");
   });
 
+  it("a call whose hold does not fit in what its key has left says both amounts", async () => {
+    const { user, key } = await funded("1", { spendLimit: "0.025" });
+    expect((await call(key.secret)).statusCode).toBe(200);
+    expect((await call(key.secret)).statusCode).toBe(200);
+    for (const tool of ["echo", "weather"]) {
+      const res = await call(key.secret, tool);
+      expect(res.statusCode).toBe(402);
+      expect(res.json().error).toEqual({
+        code: "spend_limit_reached",
+        message: "this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console or wait for its period to renew",
+      });
+    }
+    expect(await balanceOf(user.userId)).toBe("0.98");
+    await expectLedgerConsistent();
+  });
+
   it("a key at its spend limit → 402 spend_limit_reached", async () => {
     const { user, key } = await funded("1", { spendLimit: "0.02" });
     expect((await call(key.secret)).statusCode).toBe(200);

@@ -2,11 +2,15 @@ import { and, eq } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
-import { toolGrants } from "../../db/schema/index";
+import { apiKeys, toolGrants } from "../../db/schema/index";
 import { GroupCommitter } from "../../lib/group-commit";
 import type { RateLimiter } from "../../lib/rate-limiter";
 import type { Tool } from "../catalog/catalog-file";
 import { apiKeyRefusal, type ApiKeyRefusal } from "../keys/authenticate";
+import { currentPeriodSpend } from "../keys/key-view";
+import { formatMoney } from "#shared/money";
+import { CURRENCY_SYMBOL } from "#shared/site-config";
+import { spendLimitHoldMessage } from "#shared/gateway";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
@@ -100,6 +104,22 @@ export class Gateway {
     return runnable.local ? BUILTIN_MAX_REQUEST_BYTES : runnable.maxRequestBytes;
   }
 
+  /**
+   * A charge the database refused. Over a spend limit, the message gives what the call needed held
+   * and what the key had left, read after the refusal (the charge statement reports only why).
+   */
+  private async refusal(reason: "insufficient_balance" | "spend_limit_reached", payer: Payer, held: bigint): Promise<GatewayError> {
+    if (reason !== "spend_limit_reached") return new GatewayError(reason);
+    const [key] = await this.db
+      .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, payer.apiKeyId));
+    if (!key || key.spendLimit === null) return new GatewayError(reason);
+    const left = key.spendLimit - currentPeriodSpend(key, this.clock.now());
+    const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
+    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left)));
+  }
+
   /** Checks the caller may make this call now; returns who pays. */
   async admit(call: GatewayCall): Promise<Payer> {
     if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
@@ -158,7 +178,7 @@ export class Gateway {
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
     this.seenBalances.record(payer.userId, false, 0n, charged);
-    if (!charged.ok) throw new GatewayError(charged.reason);
+    if (!charged.ok) throw await this.refusal(charged.reason, payer, cost);
     return { response, cost };
   }
 
@@ -188,7 +208,7 @@ export class Gateway {
     this.seenBalances.record(payer.userId, startsEarly, amount, charged);
     if (!charged.ok) {
       early?.cancel();
-      throw new GatewayError(charged.reason);
+      throw await this.refusal(charged.reason, payer, amount);
     }
 
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>

@@ -44,6 +44,8 @@ export default function LoginModal() {
   const [phone, setPhone] = useState("");
   const [code, setCode] = useState("");
   const [agreed, setAgreed] = useState(false);
+  /** A code was asked for before the box was ticked: the reminder shows under it until it is. */
+  const [consentAsked, setConsentAsked] = useState(false);
   const [touched, setTouched] = useState({ phone: false, code: false });
   const [sending, setSending] = useState(false);
   const [submitting, setSubmitting] = useState(false);
@@ -60,7 +62,7 @@ export default function LoginModal() {
   const getCode = async () => {
     setTouched((s) => ({ ...s, phone: true }));
     if (phoneIssue) return;
-    if (!agreed) return toast("warning", t("login.consentMissing"));
+    if (!agreed) return setConsentAsked(true);
     setSending(true);
     try {
       const captcha = await awaitCaptcha();
@@ -145,8 +147,14 @@ export default function LoginModal() {
                   onChange={(e) => setPhone(e.target.value.trim())}
                   onBlur={() => setTouched((s) => ({ ...s, phone: true }))}
                 />
-                <div className="login-modal-error" role="alert" data-testid="phone-error">
-                  {phoneMessage}
+                <div className="login-modal-error" role="alert">
+                  <span data-testid="phone-error">{phoneMessage}</span>
+                  {touched.phone && phoneIssue === "invalid" ? (
+                    <span className="login-modal-hint" data-testid="phone-hint">
+                      {" "}
+                      {t("login.phoneMainlandOnly")}
+                    </span>
+                  ) : null}
                 </div>
               </div>
               <div className="login-modal-field">
@@ -182,6 +190,9 @@ export default function LoginModal() {
                 {t("login.consentPrefix")} <Link to="/protocol-serve" target="_blank">{t("login.userAgreement")}</Link> {t("login.and")}{" "}
                 <Link to="/privacy" target="_blank">{t("login.privacyAgreement")}</Link>
               </Checkbox>
+              <div className="login-modal-error login-modal-consent-error" role="alert" data-testid="consent-error">
+                {consentAsked && !agreed ? t("login.consentMissing") : ""}
+              </div>
               <Button type="primary" size="large" htmlType="submit" block disabled={!canLogin} loading={submitting} data-testid="login-submit">
                 {t("login.submit")}
               </Button>

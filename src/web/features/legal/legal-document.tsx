@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { escapeHtml, fillPlaceholders } from "#shared/template";
-import { useLanguage, useT, type Language } from "../../i18n";
+import { useLanguage, useT, type Language, type MessageKey } from "../../i18n";
+import { pageTitle, useDocumentTitle } from "../../lib/page-title";
 import { useSiteConfig } from "../../lib/site-config";
 import type legalMarkdown from "./content/privacy.en.md?html";
 import "./legal.css";
@@ -12,8 +13,9 @@ export type LegalText = typeof legalMarkdown;
  * A legal page from its Markdown sources (one per language), filled with the operator's names.
  * The content was rendered to HTML at build time; only the placeholders are filled here.
  */
-export function LegalDocument({ texts, testId }: { texts: Record<Language, LegalText>; testId: string }) {
+export function LegalDocument({ texts, testId, titleKey }: { texts: Record<Language, LegalText>; testId: string; titleKey: MessageKey }) {
   const t = useT();
+  useDocumentTitle(pageTitle(t(titleKey)));
   const language = useLanguage((s) => s.language);
   const { siteName, companyName, contactEmail, legalEffectiveDate } = useSiteConfig();
   const text = texts[language];

@@ -1,7 +1,8 @@
-import { floorMoneyTo2 } from "#shared/money";
+import { floorMoneyTo2, formatMoney, parseMoney } from "#shared/money";
 import type { UserInfo } from "#shared/user";
 import { api } from "../http";
 import { useSession } from "../session-store";
+import { siteConfig } from "../site-config";
 
 export const USER_INFO_PATH = "/api/v1/tools/user-info";
 
@@ -12,7 +13,9 @@ export function getUserInfo(): Promise<UserInfo> {
 /** Fetches the user and stores it (balance floored); a 401 is handled by the shared client. */
 export async function refreshUserInfo(): Promise<void> {
   const info = await getUserInfo();
-  useSession.getState().setUserInfo({ ...info, balance: floorMoneyTo2(info.balance) });
+  const balance = floorMoneyTo2(info.balance);
+  const exact = formatMoney(parseMoney(info.balance));
+  useSession.getState().setUserInfo({ ...info, balance, ...(exact !== balance && { exactBalance: `(${siteConfig.currencySymbol}${exact})` }) });
 }
 
 let pending: Promise<void> | null = null;

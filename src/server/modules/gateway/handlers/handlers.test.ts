@@ -64,6 +64,19 @@ describe("built-in tools", () => {
     expect(body.syllables.filter((s: string) => /\d$/.test(s))).toEqual(["han4", "yu3", "pin1", "yin1"]);
     expect((await pinyin(request({ text: "" }))).status).toBe(400);
   });
+
+  it.each([
+    { label: "a product name and digits", text: "我用iPhone 15打电话", pinyin: "wǒ yòng iPhone 15 dǎ diàn huà", syllables: ["wǒ", "yòng", "iPhone 15", "dǎ", "diàn", "huà"] },
+    { label: "Latin words between spaces", text: "汉语 pinyin 拼音", pinyin: "hàn yǔ pinyin pīn yīn", syllables: ["hàn", "yǔ", "pinyin", "pīn", "yīn"] },
+    { label: "punctuation", text: "你好, 世界!", pinyin: "nǐ hǎo, shì jiè!", syllables: ["nǐ", "hǎo", ",", "shì", "jiè", "!"] },
+    { label: "brackets and Chinese punctuation", text: "价格(¥12.5)，好。", pinyin: "jià gé (¥12.5)， hǎo。", syllables: ["jià", "gé", "(¥12.5)，", "hǎo", "。"] },
+    { label: "no Chinese at all", text: "Hello, world! 42", pinyin: "Hello, world! 42", syllables: ["Hello, world! 42"] },
+    { label: "line breaks and tabs", text: "第1行\n\tend", pinyin: "dì 1 xíng\n\tend", syllables: ["dì", "1", "xíng", "end"] },
+  ])("pinyin keeps text that is not Chinese as it is: $label", async ({ text, pinyin: expected, syllables }) => {
+    const res = await pinyin(request({ text }));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString())).toEqual({ pinyin: expected, syllables, characters: text.match(/\p{Script=Han}/gu)?.length ?? 0 });
+  });
 });
 
 describe("http upstream", () => {

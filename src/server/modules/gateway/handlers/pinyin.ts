@@ -14,7 +14,23 @@ export function pinyinUnits(request: ToolRequest): number {
   return typeof text === "string" && text.length <= MAX_TEXT ? (text.match(HAN)?.length ?? 0) : 0;
 }
 
-/** `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese character. */
+/**
+ * pinyin-pro's pieces (one per Chinese character, one per run of other characters kept as written)
+ * joined with a space where the text had none, except before closing punctuation and after opening.
+ */
+function joinPieces(pieces: string[]): string {
+  let out = "";
+  for (const piece of pieces) {
+    if (out && !/\s$|[\p{Ps}\p{Pi}]$/u.test(out) && !/^[\s\p{Pe}\p{Pf}\p{Po}]/u.test(piece)) out += " ";
+    out += piece;
+  }
+  return out;
+}
+
+/**
+ * `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese character.
+ * Text that is not Chinese stays as it was ("iPhone 15", not "i P h o n e 1 5").
+ */
 export const pinyin: ToolHandler = async (request) => {
   const body = readJson(request);
   if (!body.ok) return body.response;
@@ -28,11 +44,12 @@ export const pinyin: ToolHandler = async (request) => {
   const toneType = TONES[tone as keyof typeof TONES];
   const characters = text.match(HAN)?.length ?? 0;
   const { pinyin: toPinyin } = await pinyinPro();
+  const pieces = toPinyin(text, { toneType, type: "array", nonZh: "consecutive" });
   return jsonResponse(
     200,
     {
-      pinyin: toPinyin(text, { toneType }),
-      syllables: toPinyin(text, { toneType, type: "array" }),
+      pinyin: joinPieces(pieces),
+      syllables: pieces.map((piece) => piece.trim()).filter((piece) => piece !== ""),
       characters,
     },
     characters,

@@ -1,0 +1,39 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
+
+/** The repository's own paths a document names: `code spans` and Markdown links that look like files or folders. */
+function namedPaths(markdown: string): string[] {
+  const spans = [...markdown.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!);
+  const links = [...markdown.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!);
+  return [...spans, ...links].filter((p) => /^(\.\.?\/|[\w.-]+\/)/.test(p) && !/[<>*…$]|^https?:|^[\w.-]+:\/\//.test(p));
+}
+
+describe("the README", () => {
+  it("explains the project with what a clone holds: every path it names is in the repository", () => {
+    const readme = read("README.md");
+    const missing = namedPaths(readme).filter((p) => {
+      const resolved = path.resolve(root, p);
+      return !resolved.startsWith(root + path.sep) || !fs.existsSync(resolved);
+    });
+    // What a first start or a build creates (the data folder, the build's files) is not in a clone.
+    expect(missing.filter((p) => !/^(\.\/)?(data|dist|build|builds|DATA_DIR)(\/|$)/.test(p))).toEqual([]);
+    expect(readme).toContain("docs/spec/SPEC.md");
+  });
+
+  it("keeps SPEC.md's English strings in the copy the repository holds", () => {
+    const spec = read("docs/spec/SPEC.md");
+    for (const text of ["please enter the correct phone number", "please read and tick the User Agreement and Privacy Agreement first."]) {
+      expect(spec).toContain(text);
+    }
+  });
+
+  it("says where a login code really is: the SMS outbox, not the server log", () => {
+    const readme = read("README.md");
+    expect(readme).toContain("sms-outbox.jsonl");
+    expect(readme).not.toMatch(/codes? (written|appear)[^.]*server\s+log/i);
+  });
+});
