@@ -24,6 +24,7 @@ export const CHROMIUM_ARGS = [
 export const PAGES_ONLY = [
   "accessibility",
   "captcha-adapters",
+  "console-messages",
   "docs-site",
   "foundation-errors",
   "foundation-i18n",
@@ -33,6 +34,7 @@ export const PAGES_ONLY = [
   "layouts",
   "legal-pages",
   "login",
+  "page-titles",
   "pages",
   "tool-answers",
 ].map((name) => `**/${name}.spec.ts`);
