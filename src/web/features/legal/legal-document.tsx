@@ -2,12 +2,23 @@ import { useMemo } from "react";
 import { escapeHtml, fillPlaceholders } from "#shared/template";
 import { useLanguage, useT, type Language, type MessageKey } from "../../i18n";
 import { pageTitle, useDocumentTitle } from "../../lib/page-title";
-import { useSiteConfig } from "../../lib/site-config";
+import { siteIdentityFrom } from "#shared/site-config";
+import { useSiteConfig, type LegalIdentity } from "../../lib/site-config";
 import type legalMarkdown from "./content/privacy.en.md?html";
 import "./legal.css";
 import "../../i18n/page-messages";
 
 export type LegalText = typeof legalMarkdown;
+
+/** The legal names as the build's environment gives them: what a prerendered legal page shows until the server's arrive. */
+function buildLegalIdentity(siteName: string): LegalIdentity {
+  return siteIdentityFrom({
+    siteName,
+    companyName: import.meta.env.COMPANY_NAME,
+    contactEmail: import.meta.env.CONTACT_EMAIL,
+    legalEffectiveDate: import.meta.env.LEGAL_EFFECTIVE_DATE,
+  });
+}
 
 /**
  * A legal page from its Markdown sources (one per language), filled with the operator's names.
@@ -17,7 +28,8 @@ export function LegalDocument({ texts, testId, titleKey }: { texts: Record<Langu
   const t = useT();
   useDocumentTitle(pageTitle(t(titleKey)));
   const language = useLanguage((s) => s.language);
-  const { siteName, companyName, contactEmail, legalEffectiveDate } = useSiteConfig();
+  const config = useSiteConfig();
+  const { siteName, companyName, contactEmail, legalEffectiveDate } = { ...buildLegalIdentity(config.siteName), ...config };
   const text = texts[language];
   const filled = useMemo(() => {
     const values = { siteName, companyName, contactEmail, effectiveDate: legalEffectiveDate };
