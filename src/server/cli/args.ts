@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { normalizePhone } from "#shared/phone";
 import type { Db } from "../db/client";
 import { users } from "../db/schema/index";
-import { UsageError } from "./command";
+import { UsageError, type CliContext } from "./command";
 
 /** The one reading of a count on the command line: plain decimal digits, no exponent, sign, hex or separators. */
 export function parseCount(text: string | boolean | undefined, name: string, min: number, max: number): number {
@@ -31,4 +31,13 @@ export async function findUser(db: Db, who: string) {
     if (user) return user;
   }
   return null;
+}
+
+/** The one user a command's single positional names (phone or id); says so on stderr and gives null when there is none. */
+export async function userNamed(ctx: CliContext, positionals: string[]) {
+  const [who, ...extra] = positionals;
+  if (!who || extra.length > 0) throw new UsageError("give one user: a phone number or a user id");
+  const user = await findUser(ctx.db, who);
+  if (!user) ctx.err(`no user with phone or id "${who}"`);
+  return user;
 }

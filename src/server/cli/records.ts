@@ -16,12 +16,18 @@ export function printRecords<T>(ctx: CliContext, rows: T[], options: { json: boo
   for (const line of cells) ctx.out(line.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
-/** Prints one record as aligned `field  value` lines, or as one JSON document. */
-export function printRecord(ctx: CliContext, fields: [string, string][], options: { json: boolean; document: unknown }): void {
+/**
+ * Prints one record as aligned `field  value` lines (a list of values one a line, under each other;
+ * an empty list as "none"), or as one JSON document.
+ */
+export function printRecord(ctx: CliContext, fields: [string, string | string[]][], options: { json: boolean; document: unknown }): void {
   if (options.json) {
     ctx.out(JSON.stringify(options.document, null, 2));
     return;
   }
   const width = Math.max(...fields.map(([name]) => name.length));
-  for (const [name, value] of fields) ctx.out(`${name.padEnd(width)}  ${value}`);
+  for (const [name, value] of fields) {
+    const lines = typeof value === "string" ? [value] : value.length > 0 ? value : ["none"];
+    ctx.out(lines.map((line, i) => `${(i === 0 ? name : "").padEnd(width)}  ${line}`).join("\n"));
+  }
 }

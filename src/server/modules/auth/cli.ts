@@ -1,17 +1,9 @@
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { maskPhone } from "#shared/user";
-import { findUser } from "../../cli/args";
-import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
+import { userNamed } from "../../cli/args";
+import type { CliCommand } from "../../cli/command";
 import { sessions } from "../../db/schema/index";
 import { revokeAllSessions } from "./sessions";
-
-async function userNamed(ctx: CliContext, positionals: string[]) {
-  const [who, ...extra] = positionals;
-  if (!who || extra.length > 0) throw new UsageError("give one user: a phone number or a user id");
-  const user = await findUser(ctx.db, who);
-  if (!user) ctx.err(`no user with phone or id "${who}"`);
-  return user;
-}
 
 export const sessionsListCommand: CliCommand = {
   name: "sessions list",

@@ -54,7 +54,7 @@ export const callsShowCommand: CliCommand = {
         ["amount", formatMoney(call.amount)],
         ["at", beijingDateTime(call.createdAt)],
         ["ended", call.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
-        ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`).join("\n" + " ".repeat(12)) || "none"],
+        ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`)],
       ],
       { json: options.json === true, document },
     );

@@ -1,8 +1,8 @@
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { maskApiKey } from "#shared/api-keys";
-import { findUser, requiredReason } from "../../cli/args";
-import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
+import { requiredReason, userNamed } from "../../cli/args";
+import { UsageError, type CliCommand } from "../../cli/command";
 import { printRecord, printRecords } from "../../cli/records";
 import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
 
@@ -15,15 +15,6 @@ const userJson = (user: UserRow) => ({
   disabledAt: user.disabledAt?.toISOString() ?? null,
   disabledReason: user.disabledReason,
 });
-
-/** The one user the command's single positional names (phone or id), or an error line and null. */
-async function oneUser(ctx: CliContext, positionals: string[]): Promise<UserRow | null> {
-  const [who, ...extra] = positionals;
-  if (!who || extra.length > 0) throw new UsageError("give one user: a phone number or a user id");
-  const user = await findUser(ctx.db, who);
-  if (!user) ctx.err(`no user with phone or id "${who}"`);
-  return user;
-}
 
 export const usersFindCommand: CliCommand = {
   name: "users find",
@@ -58,7 +49,7 @@ export const usersShowCommand: CliCommand = {
   examples: ["users show 42", "users show 13800138000 --json"],
   options: { json: false },
   async run(ctx, { positionals, options }) {
-    const user = await oneUser(ctx, positionals);
+    const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     const details = (await userDetails(ctx.db, user.id, ctx.clock.now()))!;
     const keys = details.keys.map((k) => ({
@@ -81,7 +72,6 @@ export const usersShowCommand: CliCommand = {
       openHolds: calls(details.openHolds),
       lastCalls: calls(details.lastCalls),
     };
-    const list = (rows: string[]) => (rows.length === 0 ? "none" : rows.join("\n" + " ".repeat(12)));
     printRecord(
       ctx,
       [
@@ -90,10 +80,10 @@ export const usersShowCommand: CliCommand = {
         ["signed up", when(user.createdAt)],
         ["balance", formatMoney(user.balance)],
         ["state", user.disabledAt ? `disabled ${when(user.disabledAt)}: ${user.disabledReason ?? ""}` : "active"],
-        ["keys", list(keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`))],
-        ["grants", list(document.grants.map((g) => `${g.tool} since ${when(new Date(g.grantedAt))}`))],
-        ["open holds", list(details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${when(h.createdAt)}`))],
-        ["last calls", list(details.lastCalls.map((c) => `${when(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`))],
+        ["keys", keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`)],
+        ["grants", document.grants.map((g) => `${g.tool} since ${when(new Date(g.grantedAt))}`)],
+        ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${when(h.createdAt)}`)],
+        ["last calls", details.lastCalls.map((c) => `${when(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
       ],
       { json: options.json === true, document },
     );
@@ -109,7 +99,7 @@ export const usersDisableCommand: CliCommand = {
   options: { reason: true },
   async run(ctx, { positionals, options }) {
     const reason = requiredReason(options.reason, "it says why, for the next operator");
-    const user = await oneUser(ctx, positionals);
+    const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     if (!(await disableUser(ctx.db, { userId: user.id, reason, now: ctx.clock.now() }))) {
       ctx.err(`user ${user.id} is disabled already (since ${when(user.disabledAt)}): nothing changed`);
@@ -126,7 +116,7 @@ export const usersEnableCommand: CliCommand = {
   usage: "users enable <phone|user-id>",
   examples: ["users enable 42"],
   async run(ctx, { positionals }) {
-    const user = await oneUser(ctx, positionals);
+    const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     if (!(await enableUser(ctx.db, user.id))) {
       ctx.err(`user ${user.id} is not disabled: nothing changed`);
