@@ -159,6 +159,25 @@ export class Gateway {
   }
 
   /**
+   * Sends a charge to the group committer, counted by the balances seen until it is answered;
+   * `mayStartEarly` asks whether its call may start upstream before it commits (decision 038).
+   */
+  private charge(item: ChargeItem, mayStartEarly: boolean): { holding: Promise<ChargeOutcome>; startsEarly: boolean } {
+    const startsEarly = this.seenBalances.send(item.userId, item.amount, mayStartEarly);
+    const holding = this.charges.submit(item).then(
+      (outcome) => {
+        this.seenBalances.answered(item.userId, item.amount, startsEarly, outcome);
+        return outcome;
+      },
+      (error: unknown) => {
+        this.seenBalances.answered(item.userId, item.amount, startsEarly, undefined);
+        throw error;
+      },
+    );
+    return { holding, startsEarly };
+  }
+
+  /**
    * A built-in tool costs nothing outside this process to run, so it runs first and a success is
    * charged with its usage row complete, in one write; a call the balance no longer covers is
    * answered 402 and its result dropped.
@@ -176,8 +195,7 @@ export class Gateway {
     const usedUnits = this.usedUnits(call, response.units, units);
     const cost = call.tool.priceMicros * BigInt(usedUnits);
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
-    const charged = await this.charges.submit({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended });
-    this.seenBalances.record(payer.userId, false, 0n, charged);
+    const charged = await this.charge({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended }, false).holding;
     if (!charged.ok) throw await this.refusal(charged.reason, payer, cost);
     return { response, cost };
   }
@@ -194,18 +212,15 @@ export class Gateway {
     const amount = call.tool.priceMicros * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
-    const startsEarly = tool.startsEarly && payer.keyAllowsEarlyStart && this.seenBalances.reserve(payer.userId, amount);
-    const holding = this.charges.submit({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt });
+    const { holding, startsEarly } = this.charge({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt }, tool.startsEarly && payer.keyAllowsEarlyStart);
     const early = startsEarly ? this.startBeforeHold(call, tool) : undefined;
     let charged: ChargeOutcome;
     try {
       charged = await holding;
     } catch (error) {
-      if (startsEarly) this.seenBalances.release(payer.userId, amount);
       early?.cancel();
       throw error;
     }
-    this.seenBalances.record(payer.userId, startsEarly, amount, charged);
     if (!charged.ok) {
       early?.cancel();
       throw await this.refusal(charged.reason, payer, amount);
