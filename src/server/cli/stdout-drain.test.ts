@@ -26,10 +26,11 @@ afterAll(async () => {
 
 /**
  * Runs `tollgate admin …` as a separate process through the running server, its stdout a socket
- * (what `spawn` gives, and what ssh gives a remote command) that is not read until the command has
- * said it is done: a slow consumer, as `| tee` or `ssh … > file` is under load.
+ * (what `spawn` gives, and what ssh gives a remote command) that is not read until 1.5 s after the
+ * command has said it is done on stderr (`done`), or, for a command that says nothing there, 5 s
+ * after it started: a slow consumer, as `| tee` or `ssh … > file` is under load.
  */
-function runWithSlowStdout(args: string[]): Promise<{ exit: number | null; stdout: string; stderr: string }> {
+function runWithSlowStdout(args: string[], done?: RegExp): Promise<{ exit: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(PROJECT_NODE, [path.join(dist.dir, "cli.js"), "admin", ...args], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" },
@@ -39,11 +40,12 @@ function runWithSlowStdout(args: string[]): Promise<{ exit: number | null; stdou
     let stderr = "";
     let exit: number | null = null;
     child.stdout.pause();
+    if (!done) setTimeout(() => child.stdout.resume(), 5000);
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       // Start reading only once the command has finished writing; by then it may be exiting.
-      if (/created \d+ codes/.test(stderr)) setTimeout(() => child.stdout.resume(), 1500);
+      if (done?.test(stderr)) setTimeout(() => child.stdout.resume(), 1500);
     });
     child.on("error", reject);
     child.on("exit", (code) => {
@@ -56,11 +58,19 @@ function runWithSlowStdout(args: string[]): Promise<{ exit: number | null; stdou
 
 describe("the CLI's output", () => {
   it("reaches a slow reader in full before the command exits", async () => {
-    const { exit, stdout, stderr } = await runWithSlowStdout(["codes", "create", "--amount", "1", "--count", "10000"]);
+    const { exit, stdout, stderr } = await runWithSlowStdout(["codes", "create", "--amount", "1", "--count", "10000"], /created \d+ codes/);
     expect(stderr).toContain("created 10000 codes");
     expect(exit).toBe(0);
     const codes = stdout.split("\n").filter(Boolean);
     expect(codes).toHaveLength(10000);
     expect(new Set(codes).size).toBe(10000);
+  }, 120_000);
+
+  it("gives a slow reader a whole JSON document of 10,000 records", async () => {
+    const { exit, stdout } = await runWithSlowStdout(["codes", "list", "--limit", "10000", "--json"]);
+    expect(exit).toBe(0);
+    const listed: { state: string; amount: string }[] = JSON.parse(stdout);
+    expect(listed).toHaveLength(10000);
+    expect(listed.every((code) => code.state === "unused" && code.amount === "1.00")).toBe(true);
   }, 120_000);
 });

@@ -45,10 +45,13 @@ describe("tollgate admin applications", () => {
     const listed = await admin("applications", "list");
     expect(listed.code).toBe(0);
     const lines = listed.out.split("\n");
-    expect(lines[0]).toMatch(/^id\s+applied\s+phone\s+tool\s+project\s+calls\/month\s+contact\s+status$/);
-    expect(lines[1]).toMatch(new RegExp(`^${first}\\s+2026-03-01 08:00Z\\s+138\\*{4}0001\\s+pinyin\\s+Alpha Labs\\s+1500\\s+\\+86 139 0000 1111\\s+pending$`));
-    expect(lines[2]).toBe("    use case: Pinyin for Alpha Labs, with tone marks.");
-    expect(lines[3]).toMatch(new RegExp(`^${second}\\s+2026-03-01 08:01Z\\s+138\\*{4}0002\\s+pinyin\\s+Beta Books\\s+`));
+    expect(lines[0]).toMatch(/^ID\s+APPLIED\s+PHONE\s+TOOL\s+PROJECT\s+CALLS\/MONTH\s+CONTACT\s+STATUS\s+REVIEWED\s+NOTE\s+USE CASE$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${first}\\s+2026-03-01 16:00:00 \\+08:00\\s+138\\*{4}0001\\s+pinyin\\s+Alpha Labs\\s+1500\\s+\\+86 139 0000 1111\\s+pending\\s+-\\s+-\\s+Pinyin for Alpha Labs, with tone marks\\.$`),
+    );
+    expect(lines[2]).toMatch(new RegExp(`^${second}\\s+2026-03-01 16:01:30 \\+08:00\\s+138\\*{4}0002\\s+pinyin\\s+Beta Books\\s+`));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]!.indexOf("USE CASE")).toBe(lines[1]!.indexOf("Pinyin for"));
     expect(listed.out).not.toContain("13800000001");
   });
 
@@ -63,10 +66,19 @@ describe("tollgate admin applications", () => {
     expect(pending.out).not.toContain("Delta");
     const approved = await admin("applications", "list", "--status", "approved");
     expect(approved.out).toContain("Gamma");
-    expect(approved.out).toMatch(/ {4}approved 2026-03-01 \d\d:\d\dZ: welcome aboard/);
+    expect(approved.out).toMatch(/ approved\s+2026-03-01 \d\d:\d\d:\d\d \+08:00\s+welcome aboard\s+Pinyin for Gamma/);
     expect(approved.out).not.toContain("Delta");
     const rejected = await admin("applications", "list", "--status", "rejected");
-    expect(rejected.out).toMatch(/ {4}rejected 2026-03-01 \d\d:\d\dZ: no volume given$/m);
+    expect(rejected.out).toMatch(/ rejected\s+2026-03-01 \d\d:\d\d:\d\d \+08:00\s+no volume given\s+Pinyin for Delta/);
+
+    const json = await admin("applications", "list", "--status", "rejected", "--json");
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toEqual([
+      expect.objectContaining({ id: rejectMe, phone: "138****0012", tool: "pinyin", project: "Delta", status: "rejected", reviewerNote: "no volume given", reviewedAt: expect.stringMatching(/^2026-03-01T\d\d:\d\d:\d\d\.\d{3}Z$/) }),
+    ]);
+    const pendingJson: { project: string; status: string }[] = JSON.parse((await admin("applications", "list", "--status", "pending", "--json")).out);
+    expect(pendingJson.length).toBeGreaterThan(0);
+    expect(pendingJson.filter((a) => a.status !== "pending" || ["Gamma", "Delta"].includes(a.project))).toEqual([]);
     expect(await applicationsOf("138****0012")).toHaveLength(1);
   });
 
@@ -75,7 +87,7 @@ describe("tollgate admin applications", () => {
     expect((await admin("applications", "approve", String(id))).code).toBe(0);
     const twice = await admin("applications", "approve", String(id));
     expect(twice.code).toBe(1);
-    expect(twice.err).toMatch(new RegExp(`^application ${id} was already approved at 2026-.*: only pending applications can be reviewed$`));
+    expect(twice.err).toMatch(new RegExp(`^application ${id} was already approved at 2026-03-01 \\d\\d:\\d\\d:\\d\\d \\+08:00: only pending applications can be reviewed$`));
     const rejectApproved = await admin("applications", "reject", String(id), "--note", "changed my mind");
     expect(rejectApproved.code).toBe(1);
     expect(rejectApproved.err).toContain("already approved");
@@ -99,7 +111,7 @@ describe("tollgate admin applications", () => {
     const badStatus = await admin("applications", "list", "--status", "done");
     expect(badStatus.code).toBe(64);
     expect(badStatus.err).toContain("--status: one of pending, approved, rejected, all");
-    expect(await applicationsOf("138****0031")).toEqual([expect.stringMatching(/Zeta\s+1500\s+.*pending$/)]);
+    expect(await applicationsOf("138****0031")).toEqual([expect.stringMatching(/Zeta\s+1500\s+.*pending\s+-\s+-\s+Pinyin for Zeta/)]);
   });
 });
 

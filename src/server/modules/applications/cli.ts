@@ -1,50 +1,63 @@
 import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "#shared/applications";
 import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
+import { beijingDateTime } from "#shared/beijing-time";
 import { maskPhone } from "#shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
+import { printRecords } from "../../cli/records";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 
 const STATUS_CHOICES = [...APPLICATION_STATUSES, "all"] as const;
-const COLUMNS = ["id", "applied", "phone", "tool", "project", "calls/month", "contact", "status"] as const;
+const when = (at: Date | null) => (at ? beijingDateTime(at) : "-");
+const text = (value: string | null) => (value ? escapeUnprintable(value) : "-");
 
-const minute = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")}Z`;
-
-function printApplications(ctx: CliContext, rows: ApplicationWithPhone[]) {
-  const cells = rows.map((a) => [
-    String(a.id),
-    minute(a.createdAt),
-    maskPhone(a.phone),
-    escapeUnprintable(a.toolId),
-    escapeUnprintable(a.companyOrProject),
-    String(a.expectedMonthlyCalls),
-    escapeUnprintable(a.contact),
-    a.status,
-  ]);
-  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: readonly string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd();
-  ctx.out(line(COLUMNS));
-  rows.forEach((a, i) => {
-    ctx.out(line(cells[i]!));
-    ctx.out(`    use case: ${escapeUnprintable(a.useCase.replace(/\n+/g, " "))}`);
-    if (a.reviewedAt) ctx.out(`    ${a.status} ${minute(a.reviewedAt)}${a.reviewerNote ? `: ${escapeUnprintable(a.reviewerNote)}` : ""}`);
+function printApplications(ctx: CliContext, rows: ApplicationWithPhone[], json: boolean) {
+  printRecords(ctx, rows, {
+    json,
+    toJson: (a) => ({
+      id: a.id,
+      appliedAt: a.createdAt.toISOString(),
+      phone: maskPhone(a.phone),
+      tool: a.toolId,
+      project: a.companyOrProject,
+      expectedMonthlyCalls: a.expectedMonthlyCalls,
+      contact: a.contact,
+      useCase: a.useCase,
+      status: a.status,
+      reviewedAt: a.reviewedAt?.toISOString() ?? null,
+      reviewerNote: a.reviewerNote,
+    }),
+    columns: [
+      { header: "ID", value: (a) => String(a.id) },
+      { header: "APPLIED", value: (a) => when(a.createdAt) },
+      { header: "PHONE", value: (a) => maskPhone(a.phone) },
+      { header: "TOOL", value: (a) => text(a.toolId) },
+      { header: "PROJECT", value: (a) => text(a.companyOrProject) },
+      { header: "CALLS/MONTH", value: (a) => String(a.expectedMonthlyCalls) },
+      { header: "CONTACT", value: (a) => text(a.contact) },
+      { header: "STATUS", value: (a) => a.status },
+      { header: "REVIEWED", value: (a) => when(a.reviewedAt) },
+      { header: "NOTE", value: (a) => text(a.reviewerNote) },
+      { header: "USE CASE", value: (a) => escapeUnprintable(a.useCase.replace(/\n+/g, " ")) },
+    ],
   });
 }
 
 export const applicationsListCommand: CliCommand = {
   name: "applications list",
   summary: "list access applications (pending ones unless --status says otherwise)",
-  usage: "applications list [--status pending|approved|rejected|all]",
-  options: { status: true },
+  usage: "applications list [--status pending|approved|rejected|all] [--json]",
+  examples: ["applications list", "applications list --status all --json"],
+  options: { status: true, json: false },
   async run(ctx, { positionals, options }) {
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const status = (options.status ?? "pending") as ApplicationStatus | "all";
     if (!STATUS_CHOICES.includes(status)) throw new UsageError(`--status: one of ${STATUS_CHOICES.join(", ")}`);
     const rows = await applicationsForReview(ctx.db, status);
-    if (rows.length === 0) {
+    if (rows.length === 0 && options.json !== true) {
       ctx.err(status === "all" ? "no applications" : `no ${status} applications`);
       return 0;
     }
-    printApplications(ctx, rows);
+    printApplications(ctx, rows, options.json === true);
     return 0;
   },
 };

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { APPLICATION_ERROR_CODES, type ApplicationStatus, type ApprovalTool, type createApplicationBody } from "#shared/applications";
+import { beijingDateTime } from "#shared/beijing-time";
 import type { Db } from "../../db/client";
 import { toolApplications, toolGrants, users } from "../../db/schema/index";
 import { AppError } from "../../errors";
@@ -114,7 +115,7 @@ export async function reviewApplication(
       const [existing] = await tx.select().from(toolApplications).where(eq(toolApplications.id, input.id));
       if (!existing) throw new ReviewError(`there is no application ${input.id}`);
       throw new ReviewError(
-        `application ${input.id} was already ${existing.status} at ${existing.reviewedAt?.toISOString()}: only pending applications can be reviewed`,
+        `application ${input.id} was already ${existing.status} at ${existing.reviewedAt ? beijingDateTime(existing.reviewedAt) : "an unknown time"}: only pending applications can be reviewed`,
       );
     }
     if (input.decision === "approved") {

@@ -27,10 +27,17 @@ describe("tollgate admin sessions", () => {
 
     const listed = await cli("sessions", "list", "+86 136 0000 5001");
     expect(listed.code).toBe(0);
-    expect(listed.out).toHaveLength(2);
-    expect(listed.out[0]).toMatch(new RegExp(`^${second.sessionId}\\t\\S+Z\\t\\S+Z\\t10\\.50\\.0\\.2\\t"second browser"$`));
+    expect(listed.out).toHaveLength(3);
+    expect(listed.out[0]).toMatch(/^ID\s+CREATED\s+EXPIRES\s+IP\s+USER AGENT$/);
+    expect(listed.out[1]).toMatch(new RegExp(`^${second.sessionId}\\s+2026-03-01 16:00:00 \\+08:00\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\+08:00\\s+10\\.50\\.0\\.2\\s+second browser$`));
     expect(listed.err).toBe(`2 live sessions of user ${user.userId} (136****5001)`);
     expect(listed.out.join("\n")).not.toContain(user.token);
+    const json = await cli("sessions", "list", "13600005001", "--json");
+    expect(json.err).toBe("");
+    expect(JSON.parse(json.out.join("\n"))).toEqual([
+      { id: second.sessionId, createdAt: "2026-03-01T08:00:00.000Z", expiresAt: expect.stringMatching(/Z$/), ip: "10.50.0.2", userAgent: "second browser" },
+      expect.objectContaining({ id: expect.any(Number) }),
+    ]);
 
     const revoked = await cli("sessions", "revoke", String(user.userId));
     expect(revoked.code).toBe(0);
@@ -38,7 +45,7 @@ describe("tollgate admin sessions", () => {
     expect(await userInfo(user.headers.authorization)).toBe(401);
     expect(await userInfo(`Bearer ${second.token}`)).toBe(401);
     expect(await userInfo(bystander.headers.authorization)).toBe(200);
-    expect((await cli("sessions", "list", "13600005001")).out).toEqual([]);
+    expect((await cli("sessions", "list", "13600005001")).out).toEqual(["ID  CREATED  EXPIRES  IP  USER AGENT"]);
   });
 
   it("says so for an unknown user and refuses a missing one", async () => {

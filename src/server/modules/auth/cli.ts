@@ -1,15 +1,20 @@
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { beijingDateTime } from "#shared/beijing-time";
+import { escapeUnprintable } from "#shared/text";
 import { maskPhone } from "#shared/user";
 import { userNamed } from "../../cli/args";
 import type { CliCommand } from "../../cli/command";
+import { printRecords } from "../../cli/records";
 import { sessions } from "../../db/schema/index";
 import { revokeAllSessions } from "./sessions";
 
 export const sessionsListCommand: CliCommand = {
   name: "sessions list",
   summary: "list a user's live sessions: id, created, expires, IP, user agent",
-  usage: "sessions list <phone|user-id>",
-  async run(ctx, { positionals }) {
+  usage: "sessions list <phone|user-id> [--json]",
+  examples: ["sessions list 13800138000", "sessions list 42 --json"],
+  options: { json: false },
+  async run(ctx, { positionals, options }) {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     const now = ctx.clock.now();
@@ -18,10 +23,18 @@ export const sessionsListCommand: CliCommand = {
       .from(sessions)
       .where(and(eq(sessions.userId, user.id), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
       .orderBy(desc(sessions.createdAt), desc(sessions.id));
-    for (const s of rows) {
-      ctx.out([s.id, s.createdAt.toISOString(), s.expiresAt.toISOString(), s.ip ?? "-", JSON.stringify(s.userAgent ?? "")].join("\t"));
-    }
-    ctx.err(`${rows.length} live session${rows.length === 1 ? "" : "s"} of user ${user.id} (${maskPhone(user.phone)})`);
+    printRecords(ctx, rows, {
+      json: options.json === true,
+      toJson: (s) => ({ id: s.id, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), ip: s.ip, userAgent: s.userAgent }),
+      columns: [
+        { header: "ID", value: (s) => String(s.id) },
+        { header: "CREATED", value: (s) => beijingDateTime(s.createdAt) },
+        { header: "EXPIRES", value: (s) => beijingDateTime(s.expiresAt) },
+        { header: "IP", value: (s) => s.ip ?? "-" },
+        { header: "USER AGENT", value: (s) => escapeUnprintable(s.userAgent ?? "-") },
+      ],
+    });
+    if (options.json !== true) ctx.err(`${rows.length} live session${rows.length === 1 ? "" : "s"} of user ${user.id} (${maskPhone(user.phone)})`);
     return 0;
   },
 };

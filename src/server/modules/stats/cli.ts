@@ -34,6 +34,24 @@ export function statsRows(s: OperatorStats): string[][] {
   ];
 }
 
+/** The figures as one JSON document: amounts as decimal strings. */
+export function statsJson(s: OperatorStats) {
+  const money = formatMoney;
+  const flow = (f: { charges: bigint; refunds: bigint; revenue: bigint }) => ({ charges: money(f.charges), refunds: money(f.refunds), revenue: money(f.revenue) });
+  return {
+    range: s.range,
+    topUps: s.topUps.map((t) => ({ ...t, amount: money(t.amount) })),
+    revenueByTool: s.revenueByTool.map((r) => ({ tool: r.tool, ...flow(r) })),
+    revenueByDay: s.revenueByDay.map((d) => ({ day: d.day, ...flow(d) })),
+    activeUsers: s.activeUsers,
+    activeKeys: s.activeKeys,
+    signUps: s.signUps,
+    referralBonuses: { count: s.referralBonuses.count, amount: money(s.referralBonuses.amount) },
+    adjustments: { count: s.adjustments.count, amount: money(s.adjustments.amount) },
+    ledgerNet: money(s.ledgerNet),
+  };
+}
+
 function printText(out: (line: string) => void, s: OperatorStats): void {
   const money = formatMoney;
   const pad = (text: string, width: number) => text.padEnd(width);
@@ -61,18 +79,22 @@ function printText(out: (line: string) => void, s: OperatorStats): void {
 export const statsCommand: CliCommand = {
   name: "stats",
   summary: "the operator's figures: top-ups by method, revenue by tool and by day, active users and keys, sign-ups, referral bonuses",
-  usage: `stats [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--csv]   (Beijing days, both included; default the last ${STATS_DEFAULT_DAYS} days)`,
-  options: { from: true, to: true, csv: false },
+  usage: `stats [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--csv | --json]   (Beijing days, both included; default the last ${STATS_DEFAULT_DAYS} days)`,
+  examples: ["stats", "stats --from 2026-11-01 --to 2026-11-30 --csv", "stats --json"],
+  options: { from: true, to: true, csv: false, json: false },
   async run(ctx, { positionals, options }) {
     if (positionals.length > 0) throw new UsageError(`unexpected "${positionals[0]}"`);
     const to = typeof options.to === "string" ? parseDay("to", options.to) : beijingDay(ctx.clock.now());
     const from =
       typeof options.from === "string" ? parseDay("from", options.from) : beijingDay(new Date(beijingDayStart(to).getTime() - (STATS_DEFAULT_DAYS - 1) * 86_400_000));
     if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+    if (options.csv === true && options.json === true) throw new UsageError("give --csv or --json, not both");
     const stats = await operatorStats(ctx.db, { from, to });
     if (options.csv === true) {
       const rows = statsRows(stats).map(([section, key, ...figures]) => [section!, key!, ...figures.map((figure) => ({ numeric: figure }))]);
       for (const line of csvRecords([["section", "key", "count", "amount"], ...rows])) ctx.out(line);
+    } else if (options.json === true) {
+      ctx.out(JSON.stringify(statsJson(stats), null, 2));
     } else {
       printText((line) => ctx.out(line), stats);
     }

@@ -125,6 +125,35 @@ describe("tollgate admin stats", () => {
     expect(days.reduce((sum, l) => sum + parseMoney(l.split(",")[3]!), 0n)).toBe(parseMoney(revenue));
   });
 
+  it("gives the same figures as one JSON document with --json, amounts as decimal strings", async () => {
+    const res = await cli("stats", "--from", "2026-02-28", "--to", "2026-03-01", "--json");
+    expect(res.code, res.err).toBe(0);
+    const figures = JSON.parse(res.out.join("\n"));
+    expect(figures).toMatchObject({
+      range: { from: "2026-02-28", to: "2026-03-01" },
+      topUps: [
+        { kind: "redemption", method: "redemption", count: 1, amount: "20.00" },
+        { kind: "topup", method: "alipay", count: 1, amount: "50.00" },
+        { kind: "topup", method: "wechat", count: 1, amount: "30.00" },
+      ],
+      revenueByTool: [
+        { tool: "echo", charges: "0.000333", refunds: "0.40", revenue: "-0.399667" },
+        { tool: "pinyin", charges: "1.502", refunds: "0.50", revenue: "1.002" },
+      ],
+      activeUsers: 2,
+      activeKeys: 3,
+      signUps: 2,
+      referralBonuses: { count: 1, amount: "3.00" },
+      adjustments: { count: 1, amount: "5.00" },
+      ledgerNet: "107.397667",
+    });
+    expect(figures.revenueByDay.map((d: { day: string; revenue: string }) => [d.day, d.revenue])).toEqual([
+      ["2026-02-28", "-0.399667"],
+      ["2026-03-01", "1.002"],
+    ]);
+    expect((await cli("stats", "--csv", "--json")).code).toBe(64);
+  });
+
   it("defaults to the last 30 Beijing days and prints a readable report", async () => {
     const res = await cli("stats");
     expect(res.code).toBe(0);
