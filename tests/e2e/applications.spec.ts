@@ -71,9 +71,11 @@ test("apply, see it pending, approve from the CLI, see it approved, then call th
   expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("tool_not_approved");
 
   const id = await row.getAttribute("data-application-id");
-  const listed = await runAdminCli("applications", "list");
+  const listed = await runAdminCli("applications", "list", "--json");
   expect(listed.code, listed.stderr).toBe(0);
-  expect(listed.stdout).toMatch(new RegExp(`^${id}\\s.*pinyin\\s+${APPLICATION.project}\\s+20000\\s+${APPLICATION.contact}\\s+pending$`, "m"));
+  expect(JSON.parse(listed.stdout)).toContainEqual(
+    expect.objectContaining({ id: Number(id), tool: "pinyin", project: APPLICATION.project, expectedMonthlyCalls: 20000, contact: APPLICATION.contact, status: "pending" }),
+  );
   const approved = await runAdminCli("applications", "approve", id!);
   expect(approved.code, approved.stderr).toBe(0);
   expect(approved.stdout).toContain(`approved application ${id}`);
