@@ -46,7 +46,9 @@ export default defineConfig({
   // One folder per server port, so suites run side by side never clear each other's results.
   outputDir: `test-results/${E2E_PORT}`,
   fullyParallel: true,
-  workers: Number(process.env.E2E_WORKERS ?? 2),
+  // Three on two cores: with two, the PGlite leg kept 0.6 of a core busy (CI on c8a50fc: 432 s of
+  // CPU in 709 s), the rest waiting on timers, polls and the server.
+  workers: Number(process.env.E2E_WORKERS ?? 3),
   retries: 0,
   // A hang guard, not a measure: on two loaded cores a long flow took 23–35 s with every step moving.
   // Races show up against the 7 s per-check limit below.

@@ -14,21 +14,36 @@ unset DATABASE_URL
 rm -rf .test-output && mkdir -p .test-output
 
 # CPU seconds of every process this shell has waited for (and of theirs): bash's `times`, which
-# must run in this shell, not in a $(…) subshell.
+# must run in the shell that waited (a phase in the background has its own), not in a $(…) subshell.
 cpu_seconds() {
-  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); n += t[1] * 60 + t[2] } printf "%.1f", n }' .test-output/.times
+  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); n += t[1] * 60 + t[2] } printf "%.1f", n }' "$1"
 }
 # Runs one phase and records its wall and CPU time; returns its exit code.
 phase() {
-  local label=$1 start=$SECONDS cpu code=0
+  local label=$1 start=$SECONDS cpu code=0 times_file=".test-output/.times-${1// /-}"
   shift
-  times >.test-output/.times
-  cpu=$(cpu_seconds)
+  times >"$times_file"
+  cpu=$(cpu_seconds "$times_file")
   echo "== $label"
   "$@" || code=$?
-  times >.test-output/.times
-  printf '%-24s wall %5d s  cpu %7.1f s%s\n' "$label" $((SECONDS - start)) "$(awk -v a="$cpu" -v b="$(cpu_seconds)" 'BEGIN { print b - a }')" \
+  times >"$times_file"
+  printf '%-24s wall %5d s  cpu %7.1f s%s\n' "$label" $((SECONDS - start)) "$(awk -v a="$cpu" -v b="$(cpu_seconds "$times_file")" 'BEGIN { print b - a }')" \
     "$([ "$code" = 0 ] || echo "  (exit $code)")" >>.test-output/phases.txt
+  return "$code"
+}
+# Starts a phase in the background, its output kept in .test-output/<label>.log until `finish`
+# prints it, so two phases' lines never interleave.
+start_in_background() {
+  local label=$1
+  shift
+  (phase "$label" "$@" >".test-output/${label// /-}.log" 2>&1) &
+  background_pid=$!
+}
+# Waits for the phase `start_in_background` started, prints its output, returns its exit code.
+finish() {
+  local label=$1 code=0
+  wait "$background_pid" || code=$?
+  cat ".test-output/${label// /-}.log"
   return "$code"
 }
 run_vitest() {
@@ -37,16 +52,21 @@ run_vitest() {
   npx vitest run "$@" --reporter=default --reporter=json --outputFile.json=".test-output/vitest-$leg.json"
 }
 
+tests_started=$SECONDS
 # One build for both legs, prerendered with the names the browser tests' server runs with.
 phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a && npm run build'
 # The tests that start the compiled server use this build's, instead of compiling it again each.
 export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
-phase "vitest once" run_vitest once --project once || status=1
+# The ONCE files (no database, or one of their own) run beside the PostgreSQL leg's Vitest files:
+# each keeps about one core busy (README.md, "Testing").
+start_in_background "vitest once" run_vitest once --project once
+DATABASE_URL="$POSTGRES_URL" phase "vitest PostgreSQL" run_vitest postgres --project both || status=1
+finish "vitest once" || status=1
 phase "vitest PGlite" run_vitest pglite --project both || status=1
 phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || status=1
 export DATABASE_URL="$POSTGRES_URL"
-phase "vitest PostgreSQL" run_vitest postgres --project both || status=1
 phase "playwright PostgreSQL" env E2E_REPORT=.test-output/playwright-postgres.json E2E_DATABASE_SPECS_ONLY=1 npx playwright test || status=1
+echo "$((SECONDS - tests_started))" >.test-output/wall-seconds
 node scripts/test-summary.mjs
 exit $status
