@@ -37,6 +37,22 @@ export default tseslint.config(
     },
   },
   {
+    // Providers speak to the outside world for the modules: they take their settings as their own
+    // config types and import no module, plugin or route (issue 35 §4).
+    files: ["src/server/providers/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
+            { group: ["**/modules/**", "**/plugins/**", "**/app", "**/app.ts"], message: "a provider imports no module or plugin: give it a config type of its own" },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["src/web/features/**/*.{ts,tsx}"],
     plugins: { tollgate: { rules: { "no-cross-feature-imports": noCrossFeatureImports } } },
     rules: { "tollgate/no-cross-feature-imports": "error" },

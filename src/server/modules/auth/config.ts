@@ -1,3 +1,5 @@
+import type { CaptchaConfig } from "../../providers/captcha/config";
+import type { SmsConfig } from "../../providers/sms/config";
 import { z } from "zod";
 import { CAPTCHA_PROVIDERS } from "#shared/captcha";
 import { SITE_CONFIG_DEFAULTS } from "#shared/site-config";
@@ -82,8 +84,8 @@ export function authConfigFrom(e: AuthEnv) {
   return { config: { limits, sms: smsConfigFrom(e, problems), captcha: captchaConfigFrom(e, problems) }, problems };
 }
 
-/** The SMS provider chosen and what it needs; its type is what this returns. */
-function smsConfigFrom(e: AuthEnv, problems: string[]) {
+/** The SMS provider chosen and what it needs. */
+function smsConfigFrom(e: AuthEnv, problems: string[]): SmsConfig {
   if (e.SMS_PROVIDER === "aliyun") {
     const v = requireAll(e, "SMS_PROVIDER=aliyun", ["ALIYUN_ACCESS_KEY_ID", "ALIYUN_ACCESS_KEY_SECRET", "ALIYUN_SMS_SIGN_NAME", "ALIYUN_SMS_TEMPLATE_CODE"], problems);
     return {
@@ -114,8 +116,8 @@ function smsConfigFrom(e: AuthEnv, problems: string[]) {
   return { provider: "console" as const };
 }
 
-/** The captcha provider chosen and what it needs; its type is what this returns. */
-function captchaConfigFrom(e: AuthEnv, problems: string[]) {
+/** The captcha provider chosen and what it needs. */
+function captchaConfigFrom(e: AuthEnv, problems: string[]): CaptchaConfig {
   if (e.CAPTCHA_PROVIDER === "aliyun") {
     const v = requireAll(e, "CAPTCHA_PROVIDER=aliyun", ["ALIYUN_ACCESS_KEY_ID", "ALIYUN_ACCESS_KEY_SECRET", "ALIYUN_CAPTCHA_SCENE_ID", "ALIYUN_CAPTCHA_PREFIX"], problems);
     return {
@@ -144,7 +146,3 @@ function captchaConfigFrom(e: AuthEnv, problems: string[]) {
 
 export type AuthConfig = ReturnType<typeof authConfigFrom>["config"];
 export type AuthLimits = AuthConfig["limits"];
-export type SmsConfig = AuthConfig["sms"];
-export type CaptchaConfig = AuthConfig["captcha"];
-export type AliyunCredentials = Extract<SmsConfig, { provider: "aliyun" }>["credentials"];
-export type TencentCredentials = Extract<SmsConfig, { provider: "tencent" }>["credentials"];

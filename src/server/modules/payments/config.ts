@@ -1,3 +1,4 @@
+import type { AlipayConfig, WechatPayConfig } from "../../providers/payment/config";
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { z } from "zod";
 import { parseMoney } from "#shared/money";
@@ -73,8 +74,8 @@ export function moneyConfigFrom(e: MoneyEnv, publicUrl: string) {
   };
 }
 
-/** Alipay's settings when every ALIPAY_* credential is set and readable; its type is what this returns. */
-function alipayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]) {
+/** Alipay's settings when every ALIPAY_* credential is set and readable. */
+function alipayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]): AlipayConfig | undefined {
   const credentials = { ALIPAY_APP_ID: e.ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY: e.ALIPAY_PRIVATE_KEY, ALIPAY_PUBLIC_KEY: e.ALIPAY_PUBLIC_KEY };
   const set = Object.entries(credentials).filter(([, v]) => v);
   if (set.length === 0) return undefined;
@@ -108,8 +109,8 @@ function alipayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]) {
   };
 }
 
-/** WeChat Pay's settings when every WECHATPAY_* credential is set and readable; its type is what this returns. */
-function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]) {
+/** WeChat Pay's settings when every WECHATPAY_* credential is set and readable. */
+function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[]): WechatPayConfig | undefined {
   const credentials = {
     WECHATPAY_MCHID: e.WECHATPAY_MCHID,
     WECHATPAY_APPID: e.WECHATPAY_APPID,
@@ -157,5 +158,4 @@ function wechatPayConfigFrom(e: MoneyEnv, publicUrl: string, problems: string[])
 }
 
 export type MoneyConfig = ReturnType<typeof moneyConfigFrom>["config"];
-export type AlipayConfig = NonNullable<MoneyConfig["alipay"]>;
-export type WechatPayConfig = NonNullable<MoneyConfig["wechat"]>;
+

@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../../modules/auth/config";
+import type { CaptchaConfig } from "./config";
 import { sha256Hex } from "../../lib/crypto";
 import { callProviderJson, ProviderFailure } from "../http";
 import { signAcs3 } from "../signing/acs3";

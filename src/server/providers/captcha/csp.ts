@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../../modules/auth/config";
+import type { CaptchaConfig } from "./config";
 
 /** Origins a page may use beyond its own, for the third-party widgets it loads. */
 export interface CspSources {

@@ -1,4 +1,4 @@
-import type { CaptchaConfig } from "../../modules/auth/config";
+import type { CaptchaConfig } from "./config";
 import { createAliyunCaptcha } from "./aliyun";
 import { createAltcha, type AltchaProvider } from "./altcha";
 import { createTencentCaptcha } from "./tencent";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CaptchaConfig } from "../../modules/auth/config";
+import type { CaptchaConfig } from "./config";
 import { ProviderFailure } from "../http";
 import { createTencentCaptcha } from "./tencent";
 import { FakeTencentCaptcha } from "./tencent.fake";

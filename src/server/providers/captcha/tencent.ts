@@ -1,5 +1,5 @@
 import { tencentCaptchaResultSchema } from "#shared/captcha";
-import type { CaptchaConfig } from "../../modules/auth/config";
+import type { CaptchaConfig } from "./config";
 import { sha256Hex } from "../../lib/crypto";
 import { callProviderJson, ProviderFailure } from "../http";
 import { signTc3 } from "../signing/tc3";

@@ -1,5 +1,5 @@
 import { formatMoney, parseMoney } from "#shared/money";
-import type { AlipayConfig } from "../../modules/payments/config";
+import type { AlipayConfig } from "./config";
 import { alipaySignContent, alipayTime, rsa2Sign, rsa2Verify, signedResponseText } from "./alipay-sign";
 import {
   MalformedNotificationError,

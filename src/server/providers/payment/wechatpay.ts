@@ -1,4 +1,4 @@
-import type { WechatPayConfig } from "../../modules/payments/config";
+import type { WechatPayConfig } from "./config";
 import {
   PaymentProviderError,
   PaymentSignatureError,

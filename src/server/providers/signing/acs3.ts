@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { AliyunCredentials } from "../../modules/auth/config";
+import type { AliyunCredentials } from "./credentials";
 import { sha256Hex } from "../../lib/crypto";
 
 export const ACS3_ALGORITHM = "ACS3-HMAC-SHA256";

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { TencentCredentials } from "../../modules/auth/config";
+import type { TencentCredentials } from "./credentials";
 import { sha256Hex } from "../../lib/crypto";
 
 export const TC3_ALGORITHM = "TC3-HMAC-SHA256";

@@ -1,6 +1,6 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SmsConfig } from "../../modules/auth/config";
+import type { SmsConfig } from "./config";
 import { signAcs3 } from "../signing/acs3";
 import { createAliyunSms } from "./aliyun";
 import { FakeAliyunSms } from "./aliyun.fake";

@@ -1,4 +1,4 @@
-import type { SmsConfig } from "../../modules/auth/config";
+import type { SmsConfig } from "./config";
 import { callProviderJson } from "../http";
 import { signAcs3 } from "../signing/acs3";
 import { SmsSendError, type SmsProvider } from "./types";

@@ -1,4 +1,4 @@
-import type { SmsConfig } from "../../modules/auth/config";
+import type { SmsConfig } from "./config";
 import { createAliyunSms } from "./aliyun";
 import { createConsoleSms } from "./console";
 import { createTencentSms } from "./tencent";

@@ -1,6 +1,6 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SmsConfig } from "../../modules/auth/config";
+import type { SmsConfig } from "./config";
 import { signTc3 } from "../signing/tc3";
 import { createTencentSms } from "./tencent";
 import { FakeTencentSms } from "./tencent.fake";
