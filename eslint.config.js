@@ -53,6 +53,22 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI's runner imports the modules' commands; the modules take the CLI's helpers from lib/cli.
+    files: ["src/server/modules/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
+            { group: ["**/server/cli/**", "../../cli/**"], message: "a module's commands take the CLI's helpers from lib/cli; src/server/cli imports the modules" },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["src/web/features/**/*.{ts,tsx}"],
     plugins: { tollgate: { rules: { "no-cross-feature-imports": noCrossFeatureImports } } },
     rules: { "tollgate/no-cross-feature-imports": "error" },

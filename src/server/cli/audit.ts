@@ -3,9 +3,9 @@ import { desc } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import type { Db } from "../db/client";
 import { operatorAudit } from "../db/schema/index";
-import { parseCount } from "./args";
-import type { CliCommand } from "./command";
-import { printRecords } from "./records";
+import { parseCount } from "../lib/cli/args";
+import type { CliCommand } from "../lib/cli/command";
+import { printRecords } from "../lib/cli/records";
 
 /** Writes one run of a command to the operator audit log, as the account and host it ran as. */
 export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number }): Promise<void> {

@@ -1,4 +1,4 @@
-import type { CliCommand } from "./command";
+import type { CliCommand } from "../lib/cli/command";
 import { creditCommand, debitCommand, ledgerVerifyCommand } from "../modules/ledger/cli";
 import { usersDisableCommand, usersEnableCommand, usersFindCommand, usersShowCommand } from "../modules/users/cli";
 import { callsRefundCommand, callsShowCommand } from "../modules/gateway/cli";

@@ -3,7 +3,7 @@ import { escapeUnprintable } from "#shared/text";
 import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
-import { UsageError, type CliCommand, type CliContext } from "./command";
+import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
 import { recordCommand } from "./audit";
 import { COMMANDS } from "./commands";
 

@@ -2,8 +2,8 @@ import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from 
 import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
 import { beijingDateTime } from "#shared/beijing-time";
 import { maskPhone } from "#shared/user";
-import { UsageError, type CliCommand, type CliContext } from "../../cli/command";
-import { printRecords } from "../../cli/records";
+import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
+import { printRecords } from "../../lib/cli/records";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 
 const STATUS_CHOICES = [...APPLICATION_STATUSES, "all"] as const;

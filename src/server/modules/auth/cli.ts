@@ -2,9 +2,9 @@ import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import { escapeUnprintable } from "#shared/text";
 import { maskPhone } from "#shared/user";
-import { userNamed } from "../../cli/args";
-import type { CliCommand } from "../../cli/command";
-import { printRecords } from "../../cli/records";
+import { userNamed } from "../../lib/cli/user-argument";
+import type { CliCommand } from "../../lib/cli/command";
+import { printRecords } from "../../lib/cli/records";
 import { sessions } from "../../db/schema/index";
 import { revokeAllSessions } from "./sessions";
 

@@ -1,9 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
-import { requiredReason } from "../../cli/args";
-import { UsageError, type CliCommand } from "../../cli/command";
-import { printRecord } from "../../cli/records";
+import { requiredReason } from "../../lib/cli/args";
+import { UsageError, type CliCommand } from "../../lib/cli/command";
+import { printRecord } from "../../lib/cli/records";
 import { ledgerEntries, usageRecords } from "../../db/schema/index";
 import { refundChargedCall } from "./metering";
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
-import { findUser, requiredReason } from "../../cli/args";
-import { UsageError, type CliCommand } from "../../cli/command";
+import { requiredReason } from "../../lib/cli/args";
+import { findUser } from "../../lib/cli/user-argument";
+import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { credit, debit } from "./ledger";
 import { verifyLedger, type LedgerProblem } from "./verify";
 

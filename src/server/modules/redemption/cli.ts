@@ -1,8 +1,8 @@
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
-import { parseCount } from "../../cli/args";
-import { UsageError, type CliCommand } from "../../cli/command";
-import { printRecords } from "../../cli/records";
+import { parseCount } from "../../lib/cli/args";
+import { UsageError, type CliCommand } from "../../lib/cli/command";
+import { printRecords } from "../../lib/cli/records";
 import { csvRecords } from "../../lib/csv";
 import { maskedCode } from "./codes";
 import { CODE_STATES, codeState, listCodes, voidCodes, type CodeRow, type CodeState } from "./operator-codes";

@@ -1,5 +1,5 @@
 import { formatMoney } from "#shared/money";
-import { UsageError, type CliCommand } from "../../cli/command";
+import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { csvRecords } from "../../lib/csv";
 import { beijingDay, beijingDayStart, operatorStats, type OperatorStats } from "./stats";
 

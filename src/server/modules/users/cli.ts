@@ -1,9 +1,10 @@
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { maskApiKey } from "#shared/api-keys";
-import { requiredReason, userNamed } from "../../cli/args";
-import { UsageError, type CliCommand } from "../../cli/command";
-import { printRecord, printRecords } from "../../cli/records";
+import { requiredReason } from "../../lib/cli/args";
+import { userNamed } from "../../lib/cli/user-argument";
+import { UsageError, type CliCommand } from "../../lib/cli/command";
+import { printRecord, printRecords } from "../../lib/cli/records";
 import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
 
 const when = (at: Date | null) => (at ? beijingDateTime(at) : "-");

@@ -1,6 +1,6 @@
-import type { Clock } from "../clock";
-import type { AppConfig } from "../config";
-import type { Db } from "../db/client";
+import type { Clock } from "../../clock";
+import type { AppConfig } from "../../config";
+import type { Db } from "../../db/client";
 
 export interface CliContext {
   db: Db;
