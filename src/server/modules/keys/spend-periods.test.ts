@@ -8,7 +8,8 @@ import { createSession } from "../auth/sessions";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { chargeBatch, refundBatch, type ChargeItem } from "../gateway/metering";
+import { chargeBatch, type ChargeItem } from "../ledger/charges";
+import { refundBatch } from "../ledger/refunds";
 
 let t: TestApp;
 beforeAll(async () => {
