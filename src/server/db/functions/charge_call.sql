@@ -12,7 +12,7 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   "balance" bigint;
   "usage_id" bigint;
-  "counted_period" timestamptz;  -- 0019
+  "counted_period" timestamptz;
 BEGIN
   IF "p_amount" > 0 THEN
     UPDATE users SET balance = users.balance - "p_amount"
@@ -45,7 +45,7 @@ BEGIN
            OR "p_amount" + CASE WHEN k.spend_limit_period = 'lifetime' THEN k.spent
                                 WHEN k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start THEN 0
                                 ELSE k.period_spent END <= k.spend_limit)
-    RETURNING CASE WHEN k.spend_limit_period <> 'lifetime' THEN k.period_start END INTO "counted_period";  -- 0019
+    RETURNING CASE WHEN k.spend_limit_period <> 'lifetime' THEN k.period_start END INTO "counted_period";
   IF NOT FOUND THEN
     IF NOT EXISTS (SELECT FROM api_keys WHERE id = "p_key_id") THEN
       RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_id";
@@ -62,11 +62,11 @@ BEGIN
       VALUES ("p_user_id", -"p_amount", "balance", 'charge', "p_tool_id", "p_request_id", 'usage:' || "p_request_id", "p_created_at");
   END IF;
   INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
-                             spend_period_start)  -- 0019
+                             spend_period_start)
     VALUES ("p_user_id", "p_key_id", "p_tool_id", "p_units", "p_amount",
             CASE WHEN "p_http_status" IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
             "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at",
-            "counted_period")  -- 0019
+            "counted_period")
     RETURNING id INTO "usage_id";
   RETURN QUERY SELECT 'ok'::text, "usage_id", "balance";
 END;

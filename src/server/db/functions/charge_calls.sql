@@ -16,13 +16,13 @@ DECLARE
   "key_ids" bigint[];
   "key_spent" bigint[];
   "key_limits" bigint[];
-  "key_periods" spend_limit_period[];      -- 0013
-  "key_period_spent" bigint[];             -- 0013
-  "key_period_starts" timestamptz[];       -- 0013
-  "call_period" timestamptz;               -- 0013
-  "call_period_start" timestamptz;         -- 0014
-  "call_period_spent" bigint;              -- 0014
-  "counted_periods" timestamptz[] := array_fill(NULL::timestamptz, ARRAY["n"]);  -- 0019
+  "key_periods" spend_limit_period[];
+  "key_period_spent" bigint[];
+  "key_period_starts" timestamptz[];
+  "call_period" timestamptz;
+  "call_period_start" timestamptz;
+  "call_period_spent" bigint;
+  "counted_periods" timestamptz[] := array_fill(NULL::timestamptz, ARRAY["n"]);
   "outcomes" text[] := array_fill(NULL::text, ARRAY["n"]);
   "afters" bigint[] := array_fill(NULL::bigint, ARRAY["n"]);
   "u" int;
@@ -38,9 +38,9 @@ BEGIN
   SELECT coalesce((SELECT array_agg(id ORDER BY id) FROM lu), '{}'), coalesce((SELECT array_agg(balance ORDER BY id) FROM lu), '{}'),
          coalesce((SELECT array_agg(id ORDER BY id) FROM lk), '{}'), coalesce((SELECT array_agg(spent ORDER BY id) FROM lk), '{}'),
          coalesce((SELECT array_agg(spend_limit ORDER BY id) FROM lk), '{}'),
-         coalesce((SELECT array_agg(spend_limit_period ORDER BY id) FROM lk), '{}'),          -- 0013
-         coalesce((SELECT array_agg(period_spent ORDER BY id) FROM lk), '{}'),                -- 0013
-         coalesce((SELECT array_agg(period_start ORDER BY id) FROM lk), '{}')                 -- 0013
+         coalesce((SELECT array_agg(spend_limit_period ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(period_spent ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(period_start ORDER BY id) FROM lk), '{}')
     INTO "user_ids", "balances", "key_ids", "key_spent", "key_limits", "key_periods", "key_period_spent", "key_period_starts";
   "debits" := array_fill(0::bigint, ARRAY[cardinality("user_ids")]);
 
@@ -50,7 +50,7 @@ BEGIN
     IF "u" IS NULL OR "k" IS NULL THEN
       RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_ids"[i];
     END IF;
-    -- 0014: the period this call counts in is worked out aside and written only if the call is
+    -- The period this call counts in is worked out aside and written only if the call is
     -- admitted. A call in a later day or month than the key's counted period starts a new one at
     -- 0; a call stamped before it (a batch spanning midnight) counts in the newer period.
     "call_period_start" := "key_period_starts"["k"];
@@ -64,9 +64,9 @@ BEGIN
     END IF;
     IF "balances"["u"] < "p_amounts"[i] THEN
       "outcomes"[i] := 'insufficient_balance';
-    -- 0013: the limit counts the period's spend, or the lifetime's.
+    -- The limit counts the period's spend, or the lifetime's.
     ELSIF "key_limits"["k"] IS NOT NULL AND "p_amounts"[i] + (CASE WHEN "key_periods"["k"] = 'lifetime'
-                                             THEN "key_spent"["k"] ELSE "call_period_spent" END) > "key_limits"["k"] THEN  -- 0014
+                                             THEN "key_spent"["k"] ELSE "call_period_spent" END) > "key_limits"["k"] THEN
       "outcomes"[i] := 'spend_limit_reached';
     ELSE
       IF "debits"["u"] = 0 AND "p_amounts"[i] > 0 THEN
@@ -75,10 +75,10 @@ BEGIN
       "balances"["u"] := "balances"["u"] - "p_amounts"[i];
       "debits"["u"] := "debits"["u"] + "p_amounts"[i];
       "key_spent"["k"] := "key_spent"["k"] + "p_amounts"[i];
-      "key_period_starts"["k"] := "call_period_start";                  -- 0014
-      "key_period_spent"["k"] := "call_period_spent" + "p_amounts"[i];  -- 0014
+      "key_period_starts"["k"] := "call_period_start";
+      "key_period_spent"["k"] := "call_period_spent" + "p_amounts"[i];
       IF "key_periods"["k"] <> 'lifetime' THEN
-        "counted_periods"[i] := "call_period_start";                    -- 0019
+        "counted_periods"[i] := "call_period_start";
       END IF;
       "outcomes"[i] := 'ok';
       "afters"[i] := "balances"["u"];
@@ -101,18 +101,18 @@ BEGIN
          ORDER BY i),
        spend AS (
          UPDATE api_keys SET spent = api_keys.spent + d.total, last_used_at = greatest(api_keys.last_used_at, d.last_at),
-                             period_spent = p.spent, period_start = p.start  -- 0013
+                             period_spent = p.spent, period_start = p.start
          FROM (SELECT "p_key_ids"[i] AS id, sum("p_amounts"[i]) AS total, max("p_created_ats"[i]) AS last_at
                FROM generate_series(1, "n") AS i WHERE "outcomes"[i] = 'ok' GROUP BY 1) AS d,
-              unnest("key_ids", "key_period_spent", "key_period_starts") AS p(id, spent, start)  -- 0013
+              unnest("key_ids", "key_period_spent", "key_period_starts") AS p(id, spent, start)
          WHERE api_keys.id = d.id AND p.id = d.id),
        usage AS (
          INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
-                                    spend_period_start)  -- 0019
+                                    spend_period_start)
          SELECT "p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_amounts"[i],
                 CASE WHEN "p_http_statuses"[i] IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
                 "p_request_ids"[i], "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
-                "counted_periods"[i]  -- 0019
+                "counted_periods"[i]
          FROM generate_series(1, "n") AS i
          WHERE "outcomes"[i] = 'ok'
          ORDER BY i

@@ -10,10 +10,10 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   "key_id" bigint;
   "charged_at" timestamptz;
-  "counted_period" timestamptz;  -- 0019
+  "counted_period" timestamptz;
   "balance" bigint;
 BEGIN
-  SELECT u.api_key_id, u.created_at, u.spend_period_start INTO "key_id", "charged_at", "counted_period"  -- 0019
+  SELECT u.api_key_id, u.created_at, u.spend_period_start INTO "key_id", "charged_at", "counted_period"
     FROM usage_records u WHERE u.id = "p_usage_id" AND u.status = 'pending' FOR UPDATE;
   IF NOT FOUND THEN
     RETURN false;
@@ -25,8 +25,10 @@ BEGIN
     END IF;
     INSERT INTO ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
     VALUES ("p_user_id", "p_refund", "balance", 'refund', 'gateway', "p_request_id", 'refund:' || "p_request_id", "p_at");
+    -- The refund leaves the period the hold was counted in; a row written before usage rows
+    -- recorded it (null) counted in its own stamp's period.
     UPDATE api_keys SET spent = greatest(api_keys.spent - "p_refund", 0),
-      period_spent = CASE WHEN coalesce("counted_period", spend_period_start(api_keys.spend_limit_period, "charged_at")) = api_keys.period_start  -- 0019
+      period_spent = CASE WHEN coalesce("counted_period", spend_period_start(api_keys.spend_limit_period, "charged_at")) = api_keys.period_start
                           THEN greatest(api_keys.period_spent - "p_refund", 0) ELSE api_keys.period_spent END
     WHERE api_keys.id = "key_id";
   END IF;
