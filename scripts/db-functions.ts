@@ -43,12 +43,20 @@ export function migrationTags(): string[] {
   return journal.entries.map((e) => e.tag);
 }
 
-/** Each function's newest definition in the migrations, and the migration holding it. */
+const DROP = /^DROP FUNCTION (?:IF EXISTS )?"([a-z_][a-z0-9_]*)"/gm;
+
+/** Each function's newest definition in the migrations, and the migration holding it; a function dropped since is not there. */
 export function newestMigrationDefinitions(): Map<string, Definition & { migration: string }> {
   const newest = new Map<string, Definition & { migration: string }>();
   for (const tag of migrationTags()) {
-    for (const definition of definitionsIn(fs.readFileSync(path.join(MIGRATIONS_DIR, `${tag}.sql`), "utf8"))) {
-      newest.set(definition.name, { ...definition, migration: `drizzle/${tag}.sql` });
+    const text = fs.readFileSync(path.join(MIGRATIONS_DIR, `${tag}.sql`), "utf8");
+    const statements = [
+      ...[...text.matchAll(DEFINITION)].map((m) => ({ at: m.index, name: m[1]!, text: m[0] as string | null })),
+      ...[...text.matchAll(DROP)].map((m) => ({ at: m.index, name: m[1]!, text: null })),
+    ].sort((x, y) => x.at - y.at);
+    for (const { name, text: definition } of statements) {
+      if (definition === null) newest.delete(name);
+      else newest.set(name, { name, text: definition, migration: `drizzle/${tag}.sql` });
     }
   }
   return newest;
