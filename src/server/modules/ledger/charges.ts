@@ -55,13 +55,13 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
   row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
 
 /**
- * Charges a batch of calls with one statement, `charge_calls` (src/server/db/functions/charge_calls.sql): it locks the users and
- * keys involved in id order, admits each call in arrival order while the locked balance covers it
- * and its key's spend limit allows it, and writes balances, ledger entries, key spend and usage
- * records. A refused call writes nothing. One statement is one round trip: the row locks are held
- * only while it runs, and on PGlite's thread it runs without waiting on the event loop
- * (docs/decisions/012). A batch of one, what every call is when calls arrive one at a time, goes to
- * `charge_call` (charge_call.sql there): the same rules without the arrays (docs/decisions/028).
+ * Charges a batch of calls with one statement, `charge_calls` (src/server/db/functions/): it
+ * locks the users and keys involved in id order, admits each call in arrival order while the locked
+ * balance covers it and its key's spend limit allows it, and writes balances, ledger entries, key
+ * spend and usage records. A refused call writes nothing. One statement is one round trip: the
+ * row locks are held only while it runs, and on PGlite's thread it runs without waiting on the
+ * event loop (docs/decisions/012). A batch of one, what every call is when calls arrive one at a
+ * time, goes to `charge_call`: the same rules without the arrays (docs/decisions/028).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
