@@ -8,7 +8,7 @@
  * costs: one row into a table of its own, no index, committed.
  */
 import pg from "pg";
-import { CHARGE_CALL } from "../../src/server/modules/gateway/metering";
+import { CHARGE_CALL } from "../../src/server/modules/ledger/charges";
 
 export interface DirectCharger {
   /** Charges the price it was made with for one echo call on the user's first key; throws unless it is accepted. */

@@ -1,7 +1,9 @@
 /**
  * An API key's spend limit counts over its lifetime, or per day or per month in Beijing time
  * (UTC+8, no daylight saving), resetting at the start of each period. The database computes the
- * same boundaries in `spend_period_start` (drizzle/0013); a test holds the two together.
+ * same boundaries in `spend_period_start` (src/server/db/functions/spend_period_start.sql) when it
+ * charges; the "period boundaries" test in src/server/modules/keys/spend-periods.test.ts holds the
+ * two to the same answers on every instant the tests' clocks use and every Beijing midnight.
  */
 export const SPEND_LIMIT_PERIODS = ["lifetime", "day", "month"] as const;
 export type SpendLimitPeriod = (typeof SPEND_LIMIT_PERIODS)[number];

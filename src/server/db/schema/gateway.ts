@@ -16,8 +16,9 @@ export const usageRecords = pgTable(
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
     // No foreign keys: their per-row checks were a third of a metered call's database work. The
-    // one writer, charge_calls (drizzle/0009), checks both rows exist under its lock, and users and
-    // API keys are never deleted (a trigger refuses it; docs/decisions/012).
+    // writers, charge_call and charge_calls (src/server/db/functions/), check both rows exist
+    // under their locks, and users and API keys are never deleted (a trigger refuses it;
+    // docs/decisions/012).
     userId: bigint("user_id", { mode: "number" }).notNull(),
     apiKeyId: bigint("api_key_id", { mode: "number" }).notNull(),
     toolId: text("tool_id").notNull(),

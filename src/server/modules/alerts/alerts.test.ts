@@ -10,7 +10,7 @@ import { readOutbox } from "../../testing/sms-outbox";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
-import { chargeBatch } from "../gateway/metering";
+import { chargeBatch } from "../ledger/charges";
 import { credit } from "../ledger/ledger";
 import { createSmsProvider } from "../../providers/sms/index";
 import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries, type DeliveryDeps } from "./outbox";

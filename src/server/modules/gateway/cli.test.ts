@@ -5,7 +5,7 @@ import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { chargeBatch } from "./metering";
+import { chargeBatch } from "../ledger/charges";
 
 let t: TestApp;
 beforeAll(async () => {

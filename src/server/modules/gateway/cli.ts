@@ -5,7 +5,7 @@ import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
 import { ledgerEntries, usageRecords } from "../../db/schema/index";
-import { refundChargedCall } from "./metering";
+import { refundChargedCall } from "../ledger/refunds";
 
 function oneRequestId(positionals: string[]): string {
   const [requestId, ...extra] = positionals;

@@ -13,7 +13,8 @@ import { refuseUpdates } from "../../testing/faults";
 import { createTestApp, TEST_SECRET, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { chargeBatch, refundAbandonedCalls, refundBatch } from "./metering";
+import { chargeBatch } from "../ledger/charges";
+import { refundAbandonedCalls, refundBatch } from "../ledger/refunds";
 
 let t: TestApp;
 let upstream: http.Server;

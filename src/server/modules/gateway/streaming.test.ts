@@ -16,7 +16,8 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 import { MAX_INFLATED_FOR_UNITS } from "./handlers/http-upstream";
-import { chargeBatch, completeBatch, refundAbandonedCalls } from "./metering";
+import { chargeBatch, completeBatch } from "../ledger/charges";
+import { refundAbandonedCalls } from "../ledger/refunds";
 import { UNPAID_UPSTREAM_CALLS_PER_USER_AND_PROCESS } from "./seen-balances";
 
 /**

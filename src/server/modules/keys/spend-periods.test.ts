@@ -1,14 +1,18 @@
+import fs from "node:fs";
+import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "#shared/money";
-import { spendPeriodEnd, spendPeriodStart, type SpendLimitPeriod } from "#shared/spend-period";
+import { SPEND_LIMIT_PERIODS, spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import { queryRows } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
 import { createSession } from "../auth/sessions";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { chargeBatch, refundBatch, type ChargeItem } from "../gateway/metering";
+import { arrayLiteral } from "../ledger/array-literal";
+import { chargeBatch, type ChargeItem } from "../ledger/charges";
+import { refundBatch } from "../ledger/refunds";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -50,18 +54,48 @@ async function balanceOf(userId: number) {
   return formatMoney(row!.balance);
 }
 
+/**
+ * Instants to hold the two definitions of a spend period to: every instant the server's tests and
+ * the browser specs write (their clocks), every Beijing midnight of 2026 and 2027, and each of
+ * these a millisecond before and after.
+ */
+function boundaryInstants(): Date[] {
+  const root = path.resolve(import.meta.dirname, "../../../..");
+  const sources = [
+    ...fs.readdirSync(path.join(root, "src/server"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".test.ts")).map((f) => path.join(root, "src/server", f)),
+    ...fs.readdirSync(path.join(root, "tests/e2e")).filter((f) => f.endsWith(".ts")).map((f) => path.join(root, "tests/e2e", f)),
+  ];
+  const written = sources.flatMap((file) => [...fs.readFileSync(file, "utf8").matchAll(/"(\d{4}-\d{2}-\d{2}T[\d:.]+Z)"/g)].map((m) => Date.parse(m[1]!)));
+  const midnights = Array.from({ length: 731 }, (_, day) => Date.parse("2025-12-31T16:00:00Z") + day * 86_400_000);
+  // This century's only: the billing tests also write years 1 and 1900, the limits of a query range.
+  const century = (ms: number) => ms >= Date.parse("2000-01-01T00:00:00Z") && ms < Date.parse("2100-01-01T00:00:00Z");
+  const instants = new Set([...written, ...midnights].filter(century).flatMap((ms) => [ms - 1, ms, ms + 1]));
+  return [...instants].sort((x, y) => x - y).map((ms) => new Date(ms));
+}
+
 describe("period boundaries", () => {
   it("are the same in the database and in the console's code: Beijing midnight, and the first of the month", async () => {
-    const times = ["2026-01-31T15:59:59.999Z", "2026-01-31T16:00:00Z", "2026-02-28T16:00:00Z", "2026-12-31T16:00:00.001Z", "2026-06-15T03:00:00Z"];
-    for (const period of ["day", "month", "lifetime"] as SpendLimitPeriod[]) {
-      for (const at of times) {
-        const [row] = await queryRows<{ start: string | null }>(
-          t.database.db,
-          sql`select to_char(spend_period_start(${period}::spend_limit_period, ${at}::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as start`,
-        );
-        const expected = spendPeriodStart(period, new Date(at));
-        expect([period, at, row!.start]).toEqual([period, at, expected ? expected.toISOString().replace(".000Z", "Z") : null]);
-      }
+    const instants = boundaryInstants();
+    expect(instants.length).toBeGreaterThan(2000);
+    const ms = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::bigint::text`);
+    for (const period of SPEND_LIMIT_PERIODS) {
+      const rows = await queryRows<{ start: string | null; next: string | null; last: string | null }>(
+        t.database.db,
+        sql`select ${ms(`spend_period_start('${period}'::spend_limit_period, at)`)} as start,
+                   ${ms(`spend_period_start('${period}'::spend_limit_period, e)`)} as next,
+                   ${ms(`spend_period_start('${period}'::spend_limit_period, e - interval '1 millisecond')`)} as last
+              from unnest(${arrayLiteral(instants.map((d) => d.toISOString()))}::timestamptz[],
+                          ${arrayLiteral(instants.map((d) => spendPeriodEnd(period, d)?.toISOString() ?? null))}::timestamptz[]) with ordinality as i(at, e, n)
+             order by n`,
+      );
+      const differences = instants.flatMap((at, i) => {
+        const start = spendPeriodStart(period, at)?.getTime().toString() ?? null;
+        const end = spendPeriodEnd(period, at)?.getTime().toString() ?? null;
+        // The period's end is where the database starts the next period, and its last millisecond is still this one.
+        const expected = { start, next: end, last: start && end ? start : null };
+        return JSON.stringify(rows[i]) === JSON.stringify(expected) ? [] : [{ period, at: at.toISOString(), database: rows[i], console: expected }];
+      });
+      expect(differences).toEqual([]);
     }
     expect(spendPeriodStart("day", new Date("2026-01-31T15:59:59.999Z"))!.toISOString()).toBe("2026-01-30T16:00:00.000Z");
     expect(spendPeriodStart("month", new Date("2026-01-31T16:00:00Z"))!.toISOString()).toBe("2026-01-31T16:00:00.000Z");

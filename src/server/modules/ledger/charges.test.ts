@@ -5,8 +5,9 @@ import type { SpendLimitPeriod } from "#shared/spend-period";
 import { apiKeys, ledgerEntries, usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
-import { verifyLedger } from "../ledger/verify";
-import { chargeBatch, refundBatch, type ChargeItem, type ChargeOutcome, type RefundItem } from "./metering";
+import { chargeBatch, type ChargeItem, type ChargeOutcome } from "./charges";
+import { refundBatch, type RefundItem } from "./refunds";
+import { verifyLedger } from "./verify";
 
 let t: TestApp;
 beforeAll(async () => {

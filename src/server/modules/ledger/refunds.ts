@@ -1,25 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { preparedRows, queryRows, type Db, type PreparedStatement, type Tx } from "../../db/client";
-
-/**
- * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
- * tool succeeded, with how it ended (its usage row is written once, `succeeded`).
- */
-export interface ChargeItem {
-  userId: number;
-  apiKeyId: number;
-  toolId: string;
-  units: number;
-  /** Micro-units, ≥ 0. */
-  amount: bigint;
-  requestId: string;
-  at: Date;
-  ended?: { httpStatus: number; latencyMs: number; at: Date };
-}
-
-export type ChargeOutcome =
-  | { ok: true; usageId: number; balance: bigint }
-  | { ok: false; reason: "insufficient_balance" | "spend_limit_reached" };
+import { arrayLiteral } from "./array-literal";
 
 /** Money back for a call whose tool failed (all of it) or used fewer units than charged (the difference). */
 export interface RefundItem {
@@ -36,13 +17,6 @@ export interface RefundItem {
   latencyMs: number;
   /** How the refund's ledger entry reads, when not the gateway's own (`refund:<request id>`). */
   entry?: { method: string; reference: string; idempotencyKey: string };
-}
-
-export interface CompletionItem {
-  usageId: number;
-  httpStatus: number;
-  latencyMs: number;
-  at: Date;
 }
 
 const values = (rows: SQL[]) => sql.join(rows, sql`, `);
@@ -69,92 +43,12 @@ async function creditBalances(tx: Tx, totals: Map<number, bigint>): Promise<void
   if (updated.length !== changed.length) throw new Error("balance changed under a row lock: batch rolled back");
 }
 
-/**
- * One array parameter, as a PostgreSQL array literal (cast in the query to its element type):
- * a batch is a handful of parameters however many calls it holds, and bigints stay exact.
- */
-const arrayLiteral = (values: (string | number | null)[]) => `{${values.map(arrayElement).join(",")}}`;
 const arr = (values: (string | number | null)[]) => sql`${arrayLiteral(values)}`;
 
-function arrayElement(value: string | number | null): string {
-  if (value === null) return "NULL";
-  if (typeof value === "number") return String(value);
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-
-const CHARGE_CALLS: PreparedStatement = {
-  name: "charge_calls",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
-           from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
-                             $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`,
-};
-/** What a lone call is charged with; the gateway bench sends it from a plain client too, for the floor of a metered call. */
-export const CHARGE_CALL: PreparedStatement = {
-  name: "charge_call",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
-           from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
-                            $7::timestamptz, $8::int, $9::int, $10::timestamptz)`,
-};
 const SETTLE_CALL: PreparedStatement = {
   name: "settle_call",
   text: `select settle_call($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::usage_status, $7::bigint, $8::int, $9::int) as settled`,
 };
-const COMPLETE_CALLS: PreparedStatement = {
-  name: "complete_calls",
-  text: `update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
-           from unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[]) as d(id, http_status, latency_ms, at)
-          where usage_records.id = d.id and usage_records.status = 'pending'
-      returning usage_records.id`,
-};
-
-type ChargeRow = { o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null };
-
-const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
-  row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
-
-/**
- * Charges a batch of calls with one statement, `charge_calls` (its current text: drizzle/0019): it locks the users and
- * keys involved in id order, admits each call in arrival order while the locked balance covers it
- * and its key's spend limit allows it, and writes balances, ledger entries, key spend and usage
- * records. A refused call writes nothing. One statement is one round trip: the row locks are held
- * only while it runs, and on PGlite's thread it runs without waiting on the event loop
- * (docs/decisions/012). A batch of one, what every call is when calls arrive one at a time, goes to
- * `charge_call` (drizzle/0019): the same rules without the arrays (docs/decisions/028).
- */
-export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
-  if (items.length === 1) return [await chargeOne(db, items[0]!)];
-  const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS, [
-    arrayLiteral(items.map((i) => i.userId)),
-    arrayLiteral(items.map((i) => i.apiKeyId)),
-    arrayLiteral(items.map((i) => i.toolId)),
-    arrayLiteral(items.map((i) => i.units)),
-    arrayLiteral(items.map((i) => i.amount.toString())),
-    arrayLiteral(items.map((i) => i.requestId)),
-    arrayLiteral(items.map((i) => i.at.toISOString())),
-    arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
-    arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
-    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
-  ]);
-  if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
-  return rows.map(chargeOutcome);
-}
-
-async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
-  const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL, [
-    item.userId,
-    item.apiKeyId,
-    item.toolId,
-    item.units,
-    item.amount.toString(),
-    item.requestId,
-    item.at.toISOString(),
-    item.ended?.httpStatus ?? null,
-    item.ended?.latencyMs ?? null,
-    item.ended?.at.toISOString() ?? null,
-  ]);
-  if (!row) throw new Error("charge_call answered no row");
-  return chargeOutcome(row);
-}
 
 /**
  * Gives back money for failed or over-charged calls, one transaction for the batch. Each answer
@@ -167,7 +61,7 @@ export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[
   return items.map((item) => settled.has(item.usageId));
 }
 
-/** `settle_call` (drizzle/0019): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
+/** `settle_call` (src/server/db/functions/settle_call.sql): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
 async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
   const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, [
     item.usageId,
@@ -238,7 +132,7 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[], alsoSucceede
 
 /**
  * Takes refunds off their keys' lifetime spend and, for calls counted in the period the key now
- * counts (drizzle/0019: the period recorded with the call, or for older rows the call's own), off
+ * counts (the period recorded with the call, or for older rows the call's own), off
  * that period's spend. A key whose period moved on since `d` was read keeps its new period's spend.
  */
 async function refundKeySpend(tx: Tx, items: RefundItem[]): Promise<void> {
@@ -337,19 +231,4 @@ export async function refundChargedCall(db: Db, input: { requestId: string; reas
     await refundInTransaction(tx, [{ ...refund, httpStatus: row.http_status, latencyMs: row.latency_ms ?? 0, entry }], true);
     return { refunded: refund.amount, userId: refund.userId };
   });
-}
-
-/**
- * Records how successful calls ended; money is not touched. Each answer says whether the call was
- * still pending; false: the abandoned-call sweep had refunded it, so it was served free.
- */
-export async function completeBatch(db: Db, items: CompletionItem[]): Promise<boolean[]> {
-  const completed = await preparedRows<{ id: number | string }>(db, COMPLETE_CALLS, [
-    arrayLiteral(items.map((i) => i.usageId)),
-    arrayLiteral(items.map((i) => i.httpStatus)),
-    arrayLiteral(items.map((i) => i.latencyMs)),
-    arrayLiteral(items.map((i) => i.at.toISOString())),
-  ]);
-  const pending = new Set(completed.map((row) => Number(row.id)));
-  return items.map((item) => pending.has(item.usageId));
 }

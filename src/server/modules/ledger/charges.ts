@@ -1,0 +1,114 @@
+import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
+import { arrayLiteral } from "./array-literal";
+
+/**
+ * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
+ * tool succeeded, with how it ended (its usage row is written once, `succeeded`).
+ */
+export interface ChargeItem {
+  userId: number;
+  apiKeyId: number;
+  toolId: string;
+  units: number;
+  /** Micro-units, ≥ 0. */
+  amount: bigint;
+  requestId: string;
+  at: Date;
+  ended?: { httpStatus: number; latencyMs: number; at: Date };
+}
+
+export type ChargeOutcome =
+  | { ok: true; usageId: number; balance: bigint }
+  | { ok: false; reason: "insufficient_balance" | "spend_limit_reached" };
+
+export interface CompletionItem {
+  usageId: number;
+  httpStatus: number;
+  latencyMs: number;
+  at: Date;
+}
+
+const CHARGE_CALLS: PreparedStatement = {
+  name: "charge_calls",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
+           from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
+                             $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`,
+};
+/** What a lone call is charged with; the gateway bench sends it from a plain client too, for the floor of a metered call. */
+export const CHARGE_CALL: PreparedStatement = {
+  name: "charge_call",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
+           from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
+                            $7::timestamptz, $8::int, $9::int, $10::timestamptz)`,
+};
+const COMPLETE_CALLS: PreparedStatement = {
+  name: "complete_calls",
+  text: `update usage_records set status = 'succeeded', http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
+           from unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[]) as d(id, http_status, latency_ms, at)
+          where usage_records.id = d.id and usage_records.status = 'pending'
+      returning usage_records.id`,
+};
+
+type ChargeRow = { o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null };
+
+const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
+  row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
+
+/**
+ * Charges a batch of calls with one statement, `charge_calls` (src/server/db/functions/): it
+ * locks the users and keys involved in id order, admits each call in arrival order while the locked
+ * balance covers it and its key's spend limit allows it, and writes balances, ledger entries, key
+ * spend and usage records. A refused call writes nothing. One statement is one round trip: the
+ * row locks are held only while it runs, and on PGlite's thread it runs without waiting on the
+ * event loop (docs/decisions/012). A batch of one, what every call is when calls arrive one at a
+ * time, goes to `charge_call`: the same rules without the arrays (docs/decisions/028).
+ */
+export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
+  if (items.length === 1) return [await chargeOne(db, items[0]!)];
+  const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS, [
+    arrayLiteral(items.map((i) => i.userId)),
+    arrayLiteral(items.map((i) => i.apiKeyId)),
+    arrayLiteral(items.map((i) => i.toolId)),
+    arrayLiteral(items.map((i) => i.units)),
+    arrayLiteral(items.map((i) => i.amount.toString())),
+    arrayLiteral(items.map((i) => i.requestId)),
+    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
+  ]);
+  if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
+  return rows.map(chargeOutcome);
+}
+
+async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
+  const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL, [
+    item.userId,
+    item.apiKeyId,
+    item.toolId,
+    item.units,
+    item.amount.toString(),
+    item.requestId,
+    item.at.toISOString(),
+    item.ended?.httpStatus ?? null,
+    item.ended?.latencyMs ?? null,
+    item.ended?.at.toISOString() ?? null,
+  ]);
+  if (!row) throw new Error("charge_call answered no row");
+  return chargeOutcome(row);
+}
+
+/**
+ * Records how successful calls ended; money is not touched. Each answer says whether the call was
+ * still pending; false: the abandoned-call sweep had refunded it, so it was served free.
+ */
+export async function completeBatch(db: Db, items: CompletionItem[]): Promise<boolean[]> {
+  const completed = await preparedRows<{ id: number | string }>(db, COMPLETE_CALLS, [
+    arrayLiteral(items.map((i) => i.usageId)),
+    arrayLiteral(items.map((i) => i.httpStatus)),
+    arrayLiteral(items.map((i) => i.latencyMs)),
+    arrayLiteral(items.map((i) => i.at.toISOString())),
+  ]);
+  const pending = new Set(completed.map((row) => Number(row.id)));
+  return items.map((item) => pending.has(item.usageId));
+}
