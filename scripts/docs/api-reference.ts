@@ -1,6 +1,43 @@
 /** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
 import GithubSlugger from "github-slugger";
+import type { DocsLanguage } from "./languages";
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
+
+/** The page's own words; the endpoints' summaries and fields come from the server in English. */
+const INTRO: Record<DocsLanguage, { title: string; intro: string; bullets: string[]; endpoints: string; header: string }> = {
+  en: {
+    title: "Console API reference",
+    intro:
+      "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing, top-ups and credits. " +
+      "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
+      "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
+    bullets: [
+      "- Base URL: `{{apiBase}}`",
+      "- Requests and responses are JSON (`content-type: application/json`), except where a route says otherwise.",
+      "- Signed-in routes take the session token from the sign-in as `Authorization: Bearer <session token>`; see [Authentication](authentication.md#console-sessions).",
+      "- A failed request answers with a status of 400 or more and `{\"code\": \"…\", \"message\": \"…\"}`; see [Errors](errors.md#console-api-errors).",
+      "- Send an `Idempotency-Key` header with every `POST`, `PATCH` and `DELETE` you may retry; see [Idempotency](billing.md#idempotency).",
+    ],
+    endpoints: "Endpoints",
+    header: "| Method | Path | What it does |",
+  },
+  "zh-CN": {
+    title: "控制台 API 参考",
+    intro:
+      "控制台 API 就是 {{siteName}} 控制台自身使用的接口：您的账户、API 密钥、权限申请、消费明细、充值和入账。" +
+      "本页在构建站点时根据服务器自身的路由定义生成，因此始终与服务器一致。" +
+      "如需调用工具，请改用 API 密钥通过[网关](quickstart.md)调用。",
+    bullets: [
+      "- 基础地址：`{{apiBase}}`",
+      "- 请求和响应均为 JSON（`content-type: application/json`），路由另有说明的除外。",
+      "- 需要登录的路由以 `Authorization: Bearer <session token>` 的形式接收登录得到的会话令牌；见[认证](authentication.md#console-sessions)。",
+      "- 失败的请求返回 400 及以上的状态码和 `{\"code\": \"…\", \"message\": \"…\"}`；见[错误](errors.md#console-api-errors)。",
+      "- 对每个可能重试的 `POST`、`PATCH` 和 `DELETE` 请求，请发送 `Idempotency-Key` 请求头；见[幂等](billing.md#idempotency)。",
+    ],
+    endpoints: "接口列表",
+    header: "| 方法 | 路径 | 作用 |",
+  },
+};
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
@@ -236,7 +273,8 @@ export function apiOperations(doc: OpenApiDocument): Map<string, Operation[]> {
   return groups;
 }
 
-export function apiReferenceMarkdown(doc: OpenApiDocument): string {
+export function apiReferenceMarkdown(doc: OpenApiDocument, language: DocsLanguage = "en"): string {
+  const words = INTRO[language];
   const groups = apiOperations(doc);
   // The ids the renderer will give the headings below, in the same order, so the table can link to them.
   const slugger = new GithubSlugger();
@@ -247,19 +285,11 @@ export function apiReferenceMarkdown(doc: OpenApiDocument): string {
     for (const operation of operations) anchors.set(operation, slugger.slug(operationTitle(operation)));
   }
   const parts = [
-    "# Console API reference",
-    "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing, top-ups and credits. " +
-      "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
-      "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
-    [
-      "- Base URL: `{{apiBase}}`",
-      "- Requests and responses are JSON (`content-type: application/json`), except where a route says otherwise.",
-      "- Signed-in routes take the session token from the sign-in as `Authorization: Bearer <session token>`; see [Authentication](authentication.md#console-sessions).",
-      "- A failed request answers with a status of 400 or more and `{\"code\": \"…\", \"message\": \"…\"}`; see [Errors](errors.md#console-api-errors).",
-      "- Send an `Idempotency-Key` header with every `POST`, `PATCH` and `DELETE` you may retry; see [Idempotency](billing.md#idempotency).",
-    ].join("\n"),
-    "## Endpoints",
-    ["| Method | Path | What it does |", "|---|---|---|"]
+    `# ${words.title}`,
+    words.intro,
+    words.bullets.join("\n"),
+    `## ${words.endpoints} {#endpoints}`,
+    [words.header, "|---|---|---|"]
       .concat(
         [...anchors].map(
           ([{ method, path, op }, anchor]) => `| ${method.toUpperCase()} | [\`${cell(path)}\`](#${anchor}) | ${cell(op.summary ?? "")} |`,
