@@ -1,6 +1,60 @@
 /** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
 import GithubSlugger from "github-slugger";
+import { SUMMARY_ZH, TAG_ZH } from "./api-reference-zh";
 import type { DocsLanguage } from "./languages";
+
+/** The words of each endpoint's section. */
+interface SectionWords {
+  fieldHeader: string;
+  parameterHeader: string;
+  yes: string;
+  no: string;
+  jsonOf: (type: string) => string;
+  signedIn: string;
+  noAuth: string;
+  pathParameters: string;
+  queryParameters: string;
+  headers: string;
+  requestBody: string;
+  required: string;
+  response: string;
+  noJsonBody: string;
+}
+
+const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
+  en: {
+    fieldHeader: "| Field | Type | Required | Description |",
+    parameterHeader: "| Name | Type | Required | Description |",
+    yes: "yes",
+    no: "no",
+    jsonOf: (type) => `A JSON ${type}.`,
+    signedIn: "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions)).",
+    noAuth: "No authentication.",
+    pathParameters: "Path parameters",
+    queryParameters: "Query parameters",
+    headers: "Headers",
+    requestBody: "Request body",
+    required: ", required",
+    response: "Response",
+    noJsonBody: "No JSON body.",
+  },
+  "zh-CN": {
+    fieldHeader: "| 字段 | 类型 | 必填 | 说明 |",
+    parameterHeader: "| 名称 | 类型 | 必填 | 说明 |",
+    yes: "是",
+    no: "否",
+    jsonOf: (type) => `JSON ${type}。`,
+    signedIn: "需要登录会话：`Authorization: Bearer <session token>`（见[认证](authentication.md#console-sessions)）。",
+    noAuth: "无需认证。",
+    pathParameters: "路径参数",
+    queryParameters: "查询参数",
+    headers: "请求头",
+    requestBody: "请求体",
+    required: "，必填",
+    response: "响应",
+    noJsonBody: "无 JSON 响应体。",
+  },
+};
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
 
 /** The page's own words; the endpoints' summaries and fields come from the server in English. */
@@ -185,29 +239,29 @@ export function exampleValue(raw: JsonSchema, doc: OpenApiDocument, name = ""): 
   }
 }
 
-function fieldTable(rows: FieldRow[]): string {
-  const lines = ["| Field | Type | Required | Description |", "|---|---|---|---|"];
+function fieldTable(rows: FieldRow[], words: SectionWords): string {
+  const lines = [words.fieldHeader, "|---|---|---|---|"];
   for (const row of rows) {
-    lines.push(`| \`${cell(row.name)}\` | ${cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`);
+    lines.push(`| \`${cell(row.name)}\` | ${cell(row.type)} | ${row.required ? words.yes : words.no} | ${cell(row.description)} |`);
   }
   return lines.join("\n");
 }
 
-function schemaSection(schema: JsonSchema, doc: OpenApiDocument): string {
+function schemaSection(schema: JsonSchema, doc: OpenApiDocument, words: SectionWords): string {
   const rows = fieldRows(schema, doc);
   const parts: string[] = [];
-  if (rows.length > 0) parts.push(fieldTable(rows));
-  else parts.push(`A JSON ${typeLabel(schema, doc)}. ${describe(schema, doc)}`.trim());
+  if (rows.length > 0) parts.push(fieldTable(rows, words));
+  else parts.push(`${words.jsonOf(typeLabel(schema, doc))} ${describe(schema, doc)}`.trim());
   parts.push("```json\n" + JSON.stringify(exampleValue(schema, doc), null, 2) + "\n```");
   return parts.join("\n\n");
 }
 
-function parameterTable(title: string, parameters: OpenApiParameter[], doc: OpenApiDocument): string {
-  const lines = [`**${title}**`, "", "| Name | Type | Required | Description |", "|---|---|---|---|"];
+function parameterTable(title: string, parameters: OpenApiParameter[], doc: OpenApiDocument, words: SectionWords): string {
+  const lines = [`**${title}**`, "", words.parameterHeader, "|---|---|---|---|"];
   for (const p of parameters) {
     const schema = p.schema ?? {};
     const description = [p.description, describe(schema, doc)].filter(Boolean).join(" ");
-    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? "yes" : "no"} | ${cell(description)} |`);
+    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? words.yes : words.no} | ${cell(description)} |`);
   }
   return lines.join("\n");
 }
@@ -218,28 +272,28 @@ function jsonSchemaOf(content: Record<string, { schema?: JsonSchema }> | undefin
   return type && media?.schema ? { type, schema: media.schema } : null;
 }
 
-function operationSection(method: string, path: string, op: OpenApiOperation, doc: OpenApiDocument): string {
+function operationSection(operation: Operation, anchor: string, doc: OpenApiDocument, language: DocsLanguage): string {
+  const { method, path, op } = operation;
+  const words = SECTION_WORDS[language];
   const parts: string[] = [];
-  parts.push(`### ${operationTitle({ method, path, op })}`);
+  parts.push(`### ${localTitle(operation, language)} {#${anchor}}`);
   parts.push(`\`${method.toUpperCase()} ${path}\``);
   if (op.description) parts.push(op.description);
   const bearer = op.security?.some((s) => "bearer" in s);
-  parts.push(
-    bearer
-      ? "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions))."
-      : "No authentication.",
-  );
+  parts.push(bearer ? words.signedIn : words.noAuth);
   const byPlace = (place: OpenApiParameter["in"]) => (op.parameters ?? []).filter((p) => p.in === place);
-  if (byPlace("path").length) parts.push(parameterTable("Path parameters", byPlace("path"), doc));
-  if (byPlace("query").length) parts.push(parameterTable("Query parameters", byPlace("query"), doc));
-  if (byPlace("header").length) parts.push(parameterTable("Headers", byPlace("header"), doc));
+  if (byPlace("path").length) parts.push(parameterTable(words.pathParameters, byPlace("path"), doc, words));
+  if (byPlace("query").length) parts.push(parameterTable(words.queryParameters, byPlace("query"), doc, words));
+  if (byPlace("header").length) parts.push(parameterTable(words.headers, byPlace("header"), doc, words));
   const body = jsonSchemaOf(op.requestBody?.content);
-  if (body) parts.push(`**Request body** (\`${body.type}\`${op.requestBody?.required ? ", required" : ""})`, schemaSection(body.schema, doc));
+  if (body) {
+    parts.push(`**${words.requestBody}** (\`${body.type}\`${op.requestBody?.required ? words.required : ""})`, schemaSection(body.schema, doc, words));
+  }
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     const description = response.description && response.description !== "Default Response" ? ` — ${response.description}` : "";
     const content = jsonSchemaOf(response.content);
-    parts.push(`**Response \`${status}\`**${description}`);
-    parts.push(content ? schemaSection(content.schema, doc) : "No JSON body.");
+    parts.push(`**${words.response} \`${status}\`**${description}`);
+    parts.push(content ? schemaSection(content.schema, doc, words) : words.noJsonBody);
   }
   return parts.join("\n\n");
 }
@@ -250,6 +304,22 @@ function tagTitle(tag: string): string {
 
 function operationTitle({ method, path, op }: Operation): string {
   return op.summary ?? `${method.toUpperCase()} ${path}`;
+}
+
+/** The operation's summary in the page's language; English where no translation is kept (missingTranslations names those). */
+function localTitle(operation: Operation, language: DocsLanguage): string {
+  const key = `${operation.method.toUpperCase()} ${operation.path}`;
+  return (language === "zh-CN" ? SUMMARY_ZH[key] : undefined) ?? operationTitle(operation);
+}
+
+/** The routes and groups the zh-CN reference shows in English, for want of a translation. */
+export function missingTranslations(doc: OpenApiDocument): string[] {
+  const missing: string[] = [];
+  for (const [tag, operations] of apiOperations(doc)) {
+    if (!TAG_ZH[tag]) missing.push(`tag ${tag}`);
+    for (const { method, path } of operations) if (!SUMMARY_ZH[`${method.toUpperCase()} ${path}`]) missing.push(`${method.toUpperCase()} ${path}`);
+  }
+  return missing;
 }
 
 interface Operation {
@@ -280,8 +350,9 @@ export function apiReferenceMarkdown(doc: OpenApiDocument, language: DocsLanguag
   const slugger = new GithubSlugger();
   slugger.slug("Endpoints");
   const anchors = new Map<Operation, string>();
+  const tagAnchors = new Map<string, string>();
   for (const [tag, operations] of groups) {
-    slugger.slug(tagTitle(tag));
+    tagAnchors.set(tag, slugger.slug(tagTitle(tag)));
     for (const operation of operations) anchors.set(operation, slugger.slug(operationTitle(operation)));
   }
   const parts = [
@@ -292,14 +363,16 @@ export function apiReferenceMarkdown(doc: OpenApiDocument, language: DocsLanguag
     [words.header, "|---|---|---|"]
       .concat(
         [...anchors].map(
-          ([{ method, path, op }, anchor]) => `| ${method.toUpperCase()} | [\`${cell(path)}\`](#${anchor}) | ${cell(op.summary ?? "")} |`,
+          ([operation, anchor]) =>
+            `| ${operation.method.toUpperCase()} | [\`${cell(operation.path)}\`](#${anchor}) | ${cell(operation.op.summary ? localTitle(operation, language) : "")} |`,
         ),
       )
       .join("\n"),
   ];
   for (const [tag, operations] of groups) {
-    parts.push(`## ${tagTitle(tag)}`);
-    for (const { method, path, op } of operations) parts.push(operationSection(method, path, op, doc));
+    const title = (language === "zh-CN" ? TAG_ZH[tag] : undefined) ?? tagTitle(tag);
+    parts.push(`## ${title} {#${tagAnchors.get(tag)}}`);
+    for (const operation of operations) parts.push(operationSection(operation, anchors.get(operation)!, doc, language));
   }
   return parts.join("\n\n") + "\n";
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCS_LANGUAGES, GUIDE_SECTIONS, docsHref } from "../../scripts/docs/build-docs";
 import { LANGUAGE_SCRIPT } from "../../scripts/docs/page-template";
-import { apiOperations } from "../../scripts/docs/api-reference";
+import { apiOperations, missingTranslations } from "../../scripts/docs/api-reference";
 import { checkLinks, idsOf } from "../../scripts/docs/link-check";
 import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
 import { toolSlug } from "../../scripts/docs/tool-pages";
@@ -96,6 +96,14 @@ describe("the docs build", () => {
       const body = (await get(docsHref("api", language))).body;
       for (const { method, path: route } of operations) expect(body, route).toContain(`<code>${method.toUpperCase()} ${route}</code>`);
     }
+  });
+
+  it("gives the Chinese API reference every endpoint's summary in Chinese, under the English page's ids", async () => {
+    expect(missingTranslations(snapshot.openapi)).toEqual([]);
+    const ids = (body: string) => [...body.matchAll(/<h[23] id="([^"]+)"/g)].map((m) => m[1]);
+    const [en, zh] = await Promise.all([get(docsHref("api", "en")), get(docsHref("api", "zh-CN"))]);
+    expect(ids(zh.body)).toEqual(ids(en.body));
+    expect(zh.body).toContain("当前登录的用户及其余额");
   });
 
   it("documents every error code of the console API and of the gateway, in each language", async () => {
