@@ -1,6 +1,97 @@
 /** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
 import GithubSlugger from "github-slugger";
+import { SUMMARY_ZH, TAG_ZH } from "./api-reference-zh";
+import type { DocsLanguage } from "./languages";
+
+/** The words of each endpoint's section. */
+interface SectionWords {
+  fieldHeader: string;
+  parameterHeader: string;
+  yes: string;
+  no: string;
+  jsonOf: (type: string) => string;
+  signedIn: string;
+  noAuth: string;
+  pathParameters: string;
+  queryParameters: string;
+  headers: string;
+  requestBody: string;
+  required: string;
+  response: string;
+  noJsonBody: string;
+}
+
+const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
+  en: {
+    fieldHeader: "| Field | Type | Required | Description |",
+    parameterHeader: "| Name | Type | Required | Description |",
+    yes: "yes",
+    no: "no",
+    jsonOf: (type) => `A JSON ${type}.`,
+    signedIn: "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions)).",
+    noAuth: "No authentication.",
+    pathParameters: "Path parameters",
+    queryParameters: "Query parameters",
+    headers: "Headers",
+    requestBody: "Request body",
+    required: ", required",
+    response: "Response",
+    noJsonBody: "No JSON body.",
+  },
+  "zh-CN": {
+    fieldHeader: "| 字段 | 类型 | 必填 | 说明 |",
+    parameterHeader: "| 名称 | 类型 | 必填 | 说明 |",
+    yes: "是",
+    no: "否",
+    jsonOf: (type) => `JSON ${type}。`,
+    signedIn: "需要登录会话：`Authorization: Bearer <session token>`（见[认证](authentication.md#console-sessions)）。",
+    noAuth: "无需认证。",
+    pathParameters: "路径参数",
+    queryParameters: "查询参数",
+    headers: "请求头",
+    requestBody: "请求体",
+    required: "，必填",
+    response: "响应",
+    noJsonBody: "无 JSON 响应体。",
+  },
+};
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
+
+/** The page's own words; the endpoints' summaries and fields come from the server in English. */
+const INTRO: Record<DocsLanguage, { title: string; intro: string; bullets: string[]; endpoints: string; header: string }> = {
+  en: {
+    title: "Console API reference",
+    intro:
+      "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing, top-ups and credits. " +
+      "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
+      "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
+    bullets: [
+      "- Base URL: `{{apiBase}}`",
+      "- Requests and responses are JSON (`content-type: application/json`), except where a route says otherwise.",
+      "- Signed-in routes take the session token from the sign-in as `Authorization: Bearer <session token>`; see [Authentication](authentication.md#console-sessions).",
+      "- A failed request answers with a status of 400 or more and `{\"code\": \"…\", \"message\": \"…\"}`; see [Errors](errors.md#console-api-errors).",
+      "- Send an `Idempotency-Key` header with every `POST`, `PATCH` and `DELETE` you may retry; see [Idempotency](billing.md#idempotency).",
+    ],
+    endpoints: "Endpoints",
+    header: "| Method | Path | What it does |",
+  },
+  "zh-CN": {
+    title: "控制台 API 参考",
+    intro:
+      "控制台 API 就是 {{siteName}} 控制台自身使用的接口：您的账户、API 密钥、权限申请、消费明细、充值和入账。" +
+      "本页在构建站点时根据服务器自身的路由定义生成，因此始终与服务器一致。" +
+      "如需调用工具，请改用 API 密钥通过[网关](quickstart.md)调用。",
+    bullets: [
+      "- 基础地址：`{{apiBase}}`",
+      "- 请求和响应均为 JSON（`content-type: application/json`），路由另有说明的除外。",
+      "- 需要登录的路由以 `Authorization: Bearer <session token>` 的形式接收登录得到的会话令牌；见[认证](authentication.md#console-sessions)。",
+      "- 失败的请求返回 400 及以上的状态码和 `{\"code\": \"…\", \"message\": \"…\"}`；见[错误](errors.md#console-api-errors)。",
+      "- 对每个可能重试的 `POST`、`PATCH` 和 `DELETE` 请求，请发送 `Idempotency-Key` 请求头；见[幂等](billing.md#idempotency)。",
+    ],
+    endpoints: "接口列表",
+    header: "| 方法 | 路径 | 作用 |",
+  },
+};
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
@@ -148,29 +239,29 @@ export function exampleValue(raw: JsonSchema, doc: OpenApiDocument, name = ""): 
   }
 }
 
-function fieldTable(rows: FieldRow[]): string {
-  const lines = ["| Field | Type | Required | Description |", "|---|---|---|---|"];
+function fieldTable(rows: FieldRow[], words: SectionWords): string {
+  const lines = [words.fieldHeader, "|---|---|---|---|"];
   for (const row of rows) {
-    lines.push(`| \`${cell(row.name)}\` | ${cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`);
+    lines.push(`| \`${cell(row.name)}\` | ${cell(row.type)} | ${row.required ? words.yes : words.no} | ${cell(row.description)} |`);
   }
   return lines.join("\n");
 }
 
-function schemaSection(schema: JsonSchema, doc: OpenApiDocument): string {
+function schemaSection(schema: JsonSchema, doc: OpenApiDocument, words: SectionWords): string {
   const rows = fieldRows(schema, doc);
   const parts: string[] = [];
-  if (rows.length > 0) parts.push(fieldTable(rows));
-  else parts.push(`A JSON ${typeLabel(schema, doc)}. ${describe(schema, doc)}`.trim());
+  if (rows.length > 0) parts.push(fieldTable(rows, words));
+  else parts.push(`${words.jsonOf(typeLabel(schema, doc))} ${describe(schema, doc)}`.trim());
   parts.push("```json\n" + JSON.stringify(exampleValue(schema, doc), null, 2) + "\n```");
   return parts.join("\n\n");
 }
 
-function parameterTable(title: string, parameters: OpenApiParameter[], doc: OpenApiDocument): string {
-  const lines = [`**${title}**`, "", "| Name | Type | Required | Description |", "|---|---|---|---|"];
+function parameterTable(title: string, parameters: OpenApiParameter[], doc: OpenApiDocument, words: SectionWords): string {
+  const lines = [`**${title}**`, "", words.parameterHeader, "|---|---|---|---|"];
   for (const p of parameters) {
     const schema = p.schema ?? {};
     const description = [p.description, describe(schema, doc)].filter(Boolean).join(" ");
-    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? "yes" : "no"} | ${cell(description)} |`);
+    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? words.yes : words.no} | ${cell(description)} |`);
   }
   return lines.join("\n");
 }
@@ -181,28 +272,28 @@ function jsonSchemaOf(content: Record<string, { schema?: JsonSchema }> | undefin
   return type && media?.schema ? { type, schema: media.schema } : null;
 }
 
-function operationSection(method: string, path: string, op: OpenApiOperation, doc: OpenApiDocument): string {
+function operationSection(operation: Operation, anchor: string, doc: OpenApiDocument, language: DocsLanguage): string {
+  const { method, path, op } = operation;
+  const words = SECTION_WORDS[language];
   const parts: string[] = [];
-  parts.push(`### ${operationTitle({ method, path, op })}`);
+  parts.push(`### ${localTitle(operation, language)} {#${anchor}}`);
   parts.push(`\`${method.toUpperCase()} ${path}\``);
   if (op.description) parts.push(op.description);
   const bearer = op.security?.some((s) => "bearer" in s);
-  parts.push(
-    bearer
-      ? "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions))."
-      : "No authentication.",
-  );
+  parts.push(bearer ? words.signedIn : words.noAuth);
   const byPlace = (place: OpenApiParameter["in"]) => (op.parameters ?? []).filter((p) => p.in === place);
-  if (byPlace("path").length) parts.push(parameterTable("Path parameters", byPlace("path"), doc));
-  if (byPlace("query").length) parts.push(parameterTable("Query parameters", byPlace("query"), doc));
-  if (byPlace("header").length) parts.push(parameterTable("Headers", byPlace("header"), doc));
+  if (byPlace("path").length) parts.push(parameterTable(words.pathParameters, byPlace("path"), doc, words));
+  if (byPlace("query").length) parts.push(parameterTable(words.queryParameters, byPlace("query"), doc, words));
+  if (byPlace("header").length) parts.push(parameterTable(words.headers, byPlace("header"), doc, words));
   const body = jsonSchemaOf(op.requestBody?.content);
-  if (body) parts.push(`**Request body** (\`${body.type}\`${op.requestBody?.required ? ", required" : ""})`, schemaSection(body.schema, doc));
+  if (body) {
+    parts.push(`**${words.requestBody}** (\`${body.type}\`${op.requestBody?.required ? words.required : ""})`, schemaSection(body.schema, doc, words));
+  }
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     const description = response.description && response.description !== "Default Response" ? ` — ${response.description}` : "";
     const content = jsonSchemaOf(response.content);
-    parts.push(`**Response \`${status}\`**${description}`);
-    parts.push(content ? schemaSection(content.schema, doc) : "No JSON body.");
+    parts.push(`**${words.response} \`${status}\`**${description}`);
+    parts.push(content ? schemaSection(content.schema, doc, words) : words.noJsonBody);
   }
   return parts.join("\n\n");
 }
@@ -213,6 +304,22 @@ function tagTitle(tag: string): string {
 
 function operationTitle({ method, path, op }: Operation): string {
   return op.summary ?? `${method.toUpperCase()} ${path}`;
+}
+
+/** The operation's summary in the page's language; English where no translation is kept (missingTranslations names those). */
+function localTitle(operation: Operation, language: DocsLanguage): string {
+  const key = `${operation.method.toUpperCase()} ${operation.path}`;
+  return (language === "zh-CN" ? SUMMARY_ZH[key] : undefined) ?? operationTitle(operation);
+}
+
+/** The routes and groups the zh-CN reference shows in English, for want of a translation. */
+export function missingTranslations(doc: OpenApiDocument): string[] {
+  const missing: string[] = [];
+  for (const [tag, operations] of apiOperations(doc)) {
+    if (!TAG_ZH[tag]) missing.push(`tag ${tag}`);
+    for (const { method, path } of operations) if (!SUMMARY_ZH[`${method.toUpperCase()} ${path}`]) missing.push(`${method.toUpperCase()} ${path}`);
+  }
+  return missing;
 }
 
 interface Operation {
@@ -236,40 +343,36 @@ export function apiOperations(doc: OpenApiDocument): Map<string, Operation[]> {
   return groups;
 }
 
-export function apiReferenceMarkdown(doc: OpenApiDocument): string {
+export function apiReferenceMarkdown(doc: OpenApiDocument, language: DocsLanguage = "en"): string {
+  const words = INTRO[language];
   const groups = apiOperations(doc);
   // The ids the renderer will give the headings below, in the same order, so the table can link to them.
   const slugger = new GithubSlugger();
   slugger.slug("Endpoints");
   const anchors = new Map<Operation, string>();
+  const tagAnchors = new Map<string, string>();
   for (const [tag, operations] of groups) {
-    slugger.slug(tagTitle(tag));
+    tagAnchors.set(tag, slugger.slug(tagTitle(tag)));
     for (const operation of operations) anchors.set(operation, slugger.slug(operationTitle(operation)));
   }
   const parts = [
-    "# Console API reference",
-    "The console API is what the {{siteName}} console itself uses: your account, API keys, applications, billing, top-ups and credits. " +
-      "This page is generated from the server's own route schemas when the site is built, so it always matches the server. " +
-      "To call the tools, use the [gateway](quickstart.md) with an API key instead.",
-    [
-      "- Base URL: `{{apiBase}}`",
-      "- Requests and responses are JSON (`content-type: application/json`), except where a route says otherwise.",
-      "- Signed-in routes take the session token from the sign-in as `Authorization: Bearer <session token>`; see [Authentication](authentication.md#console-sessions).",
-      "- A failed request answers with a status of 400 or more and `{\"code\": \"…\", \"message\": \"…\"}`; see [Errors](errors.md#console-api-errors).",
-      "- Send an `Idempotency-Key` header with every `POST`, `PATCH` and `DELETE` you may retry; see [Idempotency](billing.md#idempotency).",
-    ].join("\n"),
-    "## Endpoints",
-    ["| Method | Path | What it does |", "|---|---|---|"]
+    `# ${words.title}`,
+    words.intro,
+    words.bullets.join("\n"),
+    `## ${words.endpoints} {#endpoints}`,
+    [words.header, "|---|---|---|"]
       .concat(
         [...anchors].map(
-          ([{ method, path, op }, anchor]) => `| ${method.toUpperCase()} | [\`${cell(path)}\`](#${anchor}) | ${cell(op.summary ?? "")} |`,
+          ([operation, anchor]) =>
+            `| ${operation.method.toUpperCase()} | [\`${cell(operation.path)}\`](#${anchor}) | ${cell(operation.op.summary ? localTitle(operation, language) : "")} |`,
         ),
       )
       .join("\n"),
   ];
   for (const [tag, operations] of groups) {
-    parts.push(`## ${tagTitle(tag)}`);
-    for (const { method, path, op } of operations) parts.push(operationSection(method, path, op, doc));
+    const title = (language === "zh-CN" ? TAG_ZH[tag] : undefined) ?? tagTitle(tag);
+    parts.push(`## ${title} {#${tagAnchors.get(tag)}}`);
+    for (const operation of operations) parts.push(operationSection(operation, anchors.get(operation)!, doc, language));
   }
   return parts.join("\n\n") + "\n";
 }

@@ -13,6 +13,7 @@ import { fillPlaceholders } from "../../src/shared/template";
 import { createMarkdownRenderer } from "../markdown/render";
 import { apiReferenceMarkdown } from "./api-reference";
 import { expandGeneratedBlocks } from "./error-tables";
+import { DOCS_LANGUAGES, DOCS_STRINGS, docsHref, sourceFolder, type DocsLanguage, type DocsStrings } from "./languages";
 import { renderDocsPage, type NavLink, type NavSection } from "./page-template";
 import { snapshotServer, type ServerSnapshot } from "./server-snapshot";
 import { toolPageMarkdown, toolSlug, toolsOverviewMarkdown } from "./tool-pages";
@@ -22,17 +23,13 @@ const HIGHLIGHT_LANGS = ["shellscript", "javascript", "typescript", "python", "j
 /** github-light's orange (variables, parameters) is 3.5:1 on white; WCAG AA wants 4.5:1 for text this size. */
 const HIGHLIGHT_COLOUR_REPLACEMENTS = { "#e36209": "#b35000" };
 
-/** The hand-written pages of docs/site, in sidebar order. */
+/** The hand-written pages of docs/site (and of each language's folder in it), in sidebar order. */
 export const GUIDE_SECTIONS = [
-  { title: "Get started", slugs: ["index", "quickstart"] },
-  { title: "Guides", slugs: ["authentication", "billing", "alerts", "errors", "operators"] },
+  { section: "start", slugs: ["index", "quickstart"] },
+  { section: "guides", slugs: ["authentication", "billing", "alerts", "errors", "operators"] },
 ] as const;
 
-const NAV_TITLES: Record<string, string> = { index: "Overview", tools: "All tools", api: "Console API" };
-
-export function docsHref(slug: string): string {
-  return slug === "index" ? "/docs.html" : `/docs/${slug}.html`;
-}
+export { DOCS_LANGUAGES, docsHref };
 
 /** The values `{{name}}` stands for in the docs' Markdown. */
 export function docsTemplateValues(config: Pick<ServerSnapshot["config"], "siteName" | "companyName" | "contactEmail" | "publicUrl">) {
@@ -56,35 +53,45 @@ function readOptional(file: string): string | null {
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
 }
 
-function sourcePages(siteDir: string, snapshot: ServerSnapshot): { sections: { title: string; slugs: string[] }[]; pages: SourcePage[] } {
+/** The folder of a language's hand-written pages. */
+export function languageSiteDir(root: string, language: DocsLanguage): string {
+  return path.join(root, "docs/site", sourceFolder(language));
+}
+
+function sourcePages(
+  siteDir: string,
+  snapshot: ServerSnapshot,
+  language: DocsLanguage,
+  words: DocsStrings,
+): { sections: { title: string; slugs: string[] }[]; pages: SourcePage[] } {
   const pages: SourcePage[] = GUIDE_SECTIONS.flatMap((section) =>
     section.slugs.map((slug) => ({
       slug,
-      markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`),
+      markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`, language),
     })),
   );
-  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY_SYMBOL) });
+  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY_SYMBOL, words) });
   for (const tool of snapshot.tools) {
     const fragment =
       readOptional(path.join(siteDir, "tools", `${tool.id}.md`)) ??
       (tool.builtin ? readOptional(path.join(siteDir, "tools", `${tool.builtin}.md`)) : null);
-    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY_SYMBOL) });
+    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY_SYMBOL, words) });
   }
-  pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi) });
+  pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi, language) });
   const sections = [
-    ...GUIDE_SECTIONS.map((s) => ({ title: s.title, slugs: [...s.slugs] })),
-    { title: "Tools", slugs: ["tools", ...snapshot.tools.map(toolSlug)] },
-    { title: "Reference", slugs: ["api"] },
+    ...GUIDE_SECTIONS.map((s) => ({ title: words.sections[s.section], slugs: [...s.slugs] })),
+    { title: words.sections.tools, slugs: ["tools", ...snapshot.tools.map(toolSlug)] },
+    { title: words.sections.reference, slugs: ["api"] },
   ];
   return { sections, pages };
 }
 
-function linkResolver(fromSlug: string, slugs: ReadonlySet<string>) {
+function linkResolver(fromSlug: string, slugs: ReadonlySet<string>, language: DocsLanguage) {
   return (href: string): string => {
     const [file = "", fragment] = href.split("#", 2);
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(fromSlug), file)).replace(/\.md$/, "");
     if (!slugs.has(target)) throw new Error(`docs: ${fromSlug}.md links to ${href}, which is not a docs page`);
-    return docsHref(target) + (fragment ? `#${fragment}` : "");
+    return docsHref(target, language) + (fragment ? `#${fragment}` : "");
   };
 }
 
@@ -114,9 +121,7 @@ export async function buildDocs(options: {
 }): Promise<DocsBuildResult> {
   const { root, clientDir } = options;
   const snapshot = options.snapshot ?? (await snapshotServer(options.env));
-  const { sections, pages } = sourcePages(path.join(root, "docs/site"), snapshot);
   const values = docsTemplateValues(snapshot.config);
-  const slugs = new Set(pages.map((p) => p.slug));
 
   const highlighter = await createHighlighter({ themes: [HIGHLIGHT_THEME], langs: HIGHLIGHT_LANGS });
   const languages = new Set(highlighter.getLoadedLanguages());
@@ -129,42 +134,62 @@ export async function buildDocs(options: {
           transformers: [highlightStyles.transformer],
         }) : null;
 
-  const rendered = pages.map((page) => {
-    const markdown = fillPlaceholders(page.markdown, values);
-    const unfilled = /\{\{(\w+)\}\}/.exec(markdown);
-    if (unfilled) throw new Error(`docs: ${page.slug}.md uses {{${unfilled[1]}}}, which has no value`);
-    const renderer = createMarkdownRenderer({ highlight, resolveMarkdownLink: linkResolver(page.slug, slugs) });
-    return { slug: page.slug, ...renderer.render(markdown) };
+  const built = DOCS_LANGUAGES.map((language) => {
+    const words = DOCS_STRINGS[language];
+    const { sections, pages } = sourcePages(languageSiteDir(root, language), snapshot, language, words);
+    const slugs = new Set(pages.map((p) => p.slug));
+    const rendered = pages.map((page) => {
+      const markdown = fillPlaceholders(page.markdown, values);
+      const unfilled = /\{\{(\w+)\}\}/.exec(markdown);
+      if (unfilled) throw new Error(`docs: ${language}/${page.slug}.md uses {{${unfilled[1]}}}, which has no value`);
+      const renderer = createMarkdownRenderer({
+        highlight,
+        resolveMarkdownLink: linkResolver(page.slug, slugs, language),
+        headingLinkLabel: words.headingLink,
+      });
+      return { slug: page.slug, ...renderer.render(markdown) };
+    });
+    return { language, words, sections, rendered };
   });
   highlighter.dispose();
 
-  const titles = new Map(rendered.map((page) => [page.slug, page.title]));
-  const nav: NavSection[] = sections.map((section) => ({
-    title: section.title,
-    links: section.slugs.map((slug) => ({ title: NAV_TITLES[slug] ?? titles.get(slug) ?? slug, href: docsHref(slug) })),
-  }));
-  const order: NavLink[] = nav.flatMap((section) => section.links);
   const cssHref = writeStylesheet(root, clientDir, highlightStyles.css());
   const year = new Date().getFullYear();
-
-  for (const page of rendered) {
-    const href = docsHref(page.slug);
-    const index = order.findIndex((link) => link.href === href);
-    const html = renderDocsPage({
-      siteName: snapshot.config.siteName,
-      title: page.title,
-      href,
-      bodyHtml: page.html,
-      headings: page.headings,
-      nav,
-      previous: order[index - 1] ?? null,
-      next: order[index + 1] ?? null,
-      cssHref,
-      year,
-    });
-    const file = path.join(clientDir, href);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, html);
+  const written: string[] = [];
+  for (const { language, words, sections, rendered } of built) {
+    const titles = new Map(rendered.map((page) => [page.slug, page.title]));
+    const nav: NavSection[] = sections.map((section) => ({
+      title: section.title,
+      links: section.slugs.map((slug) => ({ title: words.navTitles[slug] ?? titles.get(slug) ?? slug, href: docsHref(slug, language) })),
+    }));
+    const order: NavLink[] = nav.flatMap((section) => section.links);
+    for (const page of rendered) {
+      const href = docsHref(page.slug, language);
+      const index = order.findIndex((link) => link.href === href);
+      const html = renderDocsPage({
+        language,
+        words,
+        alternates: DOCS_LANGUAGES.filter((other) => other !== language).map((other) => ({
+          language: other,
+          name: DOCS_STRINGS[other].name,
+          href: docsHref(page.slug, other),
+        })),
+        siteName: snapshot.config.siteName,
+        title: page.title,
+        href,
+        bodyHtml: page.html,
+        headings: page.headings,
+        nav,
+        previous: order[index - 1] ?? null,
+        next: order[index + 1] ?? null,
+        cssHref,
+        year,
+      });
+      const file = path.join(clientDir, href);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, html);
+      written.push(href);
+    }
   }
-  return { pages: rendered.map((page) => docsHref(page.slug)), publicUrl: snapshot.config.publicUrl };
+  return { pages: written, publicUrl: snapshot.config.publicUrl };
 }

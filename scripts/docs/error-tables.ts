@@ -1,6 +1,13 @@
 /** Error tables generated from the server's own error registries, so the docs list every code. */
-import { API_ERRORS } from "../../src/shared/errors";
+import { API_ERRORS, type ErrorCode } from "../../src/shared/errors";
 import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../src/shared/gateway";
+import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "./error-tables-zh";
+import type { DocsLanguage } from "./languages";
+
+const HEADERS: Record<DocsLanguage, { gateway: string; console: string; seeMessage: string }> = {
+  en: { gateway: "| Status | Code | Meaning | What to do |", console: "| Code | Status | Meaning |", seeMessage: "See the message." },
+  "zh-CN": { gateway: "| 状态码 | 错误码 | 含义 | 处理方法 |", console: "| 错误码 | 状态码 | 含义 |", seeMessage: "见错误消息。" },
+};
 
 const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   invalid_key: "Send `Authorization: Bearer <API key>` with an active key from [API keys](/console/api-keys).",
@@ -25,31 +32,34 @@ function cell(text: string): string {
   return text.replace(/\|/g, "\\|");
 }
 
-export function gatewayErrorsMarkdown(): string {
+export function gatewayErrorsMarkdown(language: DocsLanguage = "en"): string {
   const rows = (Object.entries(GATEWAY_ERRORS) as [GatewayErrorCode, { status: number; message: string }][])
     .sort(([, a], [, b]) => a.status - b.status)
     .map(([code, { status, message }]) => {
-      const meaning = `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
-      return `| \`${status}\` | \`${code}\` | ${cell(meaning)} | ${GATEWAY_ADVICE[code] ?? "See the message."} |`;
+      const meaning = language === "en" ? `${message.charAt(0).toUpperCase()}${message.slice(1)}.` : GATEWAY_MEANING_ZH[code];
+      const advice = (language === "en" ? GATEWAY_ADVICE : GATEWAY_ADVICE_ZH)[code] ?? HEADERS[language].seeMessage;
+      return `| \`${status}\` | \`${code}\` | ${cell(meaning)} | ${advice} |`;
     });
-  return ["| Status | Code | Meaning | What to do |", "|---|---|---|---|", ...rows].join("\n");
+  return [HEADERS[language].gateway, "|---|---|---|---|", ...rows].join("\n");
 }
 
-export function consoleErrorsMarkdown(): string {
-  const rows = Object.entries(API_ERRORS).map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${cell(meaning)} |`);
-  return ["| Code | Status | Meaning |", "|---|---|---|", ...rows].join("\n");
+export function consoleErrorsMarkdown(language: DocsLanguage = "en"): string {
+  const rows = (Object.entries(API_ERRORS) as [ErrorCode, { status: number; meaning: string }][]).map(
+    ([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${cell(language === "en" ? meaning : CONSOLE_MEANING_ZH[code])} |`,
+  );
+  return [HEADERS[language].console, "|---|---|---|", ...rows].join("\n");
 }
 
-export const GENERATED_BLOCKS: Record<string, () => string> = {
+export const GENERATED_BLOCKS: Record<string, (language: DocsLanguage) => string> = {
   "gateway-errors": gatewayErrorsMarkdown,
   "console-errors": consoleErrorsMarkdown,
 };
 
 /** Replaces each `<!-- generated:NAME -->` line with its generated Markdown. */
-export function expandGeneratedBlocks(markdown: string, source: string): string {
+export function expandGeneratedBlocks(markdown: string, source: string, language: DocsLanguage = "en"): string {
   return markdown.replace(/<!-- generated:([\w-]+) -->/g, (_, name: string) => {
     const block = GENERATED_BLOCKS[name];
     if (!block) throw new Error(`docs: ${source} asks for the generated block "${name}", which does not exist`);
-    return block();
+    return block(language);
   });
 }

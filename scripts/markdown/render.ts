@@ -26,6 +26,8 @@ export interface MarkdownOptions {
   highlight?: (code: string, lang: string) => string | null;
   /** Rewrites a relative link to a `.md` file (`guide.md#part`) to its address on the site. */
   resolveMarkdownLink?: (href: string) => string;
+  /** The accessible name of each heading's permalink. */
+  headingLinkLabel?: string;
 }
 
 export interface CodeExample {
@@ -43,6 +45,21 @@ function headingText(inline: Token | undefined): string {
     .filter((child) => child.type === "text" || child.type === "code_inline")
     .map((child) => child.content)
     .join("");
+}
+
+const EXPLICIT_ID = /\s*\{#([A-Za-z0-9_-]+)\}\s*$/;
+
+/**
+ * A heading may end in `{#id}` to give its id: a translated page keeps the English page's ids, so
+ * links between pages and a switch of language land on the same section.
+ */
+function explicitId(inline: Token | undefined): string | null {
+  const last = inline?.children?.at(-1);
+  const match = last?.type === "text" ? EXPLICIT_ID.exec(last.content) : null;
+  if (!inline || !last || !match) return null;
+  last.content = last.content.slice(0, match.index);
+  inline.content = inline.content.replace(EXPLICIT_ID, "");
+  return match[1]!;
 }
 
 function splitTitle(source: string): { title: string; body: string } {
@@ -64,8 +81,9 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
     const headings = (state.env as { headings: Heading[] }).headings;
     state.tokens.forEach((token, i) => {
       if (token.type === "heading_open") {
+        const explicit = explicitId(state.tokens[i + 1]);
         const text = headingText(state.tokens[i + 1]);
-        const id = slugger.slug(text);
+        const id = explicit ? slugger.slug(explicit) : slugger.slug(text);
         token.attrSet("id", id);
         const close = state.tokens.slice(i).find((t) => t.type === "heading_close");
         if (close) close.meta = { id };
@@ -84,7 +102,7 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
   md.renderer.rules.heading_close = (tokens, idx) => {
     const token = tokens[idx]!;
     const id = (token.meta as { id?: string } | null)?.id;
-    const anchor = id ? `<a class="heading-anchor" href="#${md.utils.escapeHtml(id)}" aria-label="Link to this section">#</a>` : "";
+    const anchor = id ? `<a class="heading-anchor" href="#${md.utils.escapeHtml(id)}" aria-label="${md.utils.escapeHtml(options.headingLinkLabel ?? "Link to this section")}">#</a>` : "";
     return `${anchor}</${token.tag}>\n`;
   };
 

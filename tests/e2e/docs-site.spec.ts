@@ -5,7 +5,7 @@ async function expectNoSidewaysScroll(page: Page) {
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
-test("/docs lands on the start page, with the site's header and footer and no scripts", async ({ page }) => {
+test("/docs lands on the start page, with the site's header and footer and no script but the language switch", async ({ page }) => {
   const response = await page.goto("/docs");
   expect(response?.status()).toBe(200);
   await expect(page).toHaveURL("/docs.html");
@@ -14,7 +14,53 @@ test("/docs lands on the start page, with the site's header and footer and no sc
   for (const name of ["User Agreement", "Privacy Agreement", "Service Level Agreement"]) {
     await expect(page.getByRole("contentinfo").getByRole("link", { name })).toBeVisible();
   }
-  await expect(page.locator("script")).toHaveCount(0);
+  await expect(page.locator("script")).toHaveCount(1);
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  await expect(page.getByRole("link", { name: "简体中文" })).toHaveAttribute("href", "/docs/zh-CN.html");
+});
+
+test.describe("the docs' language", () => {
+  test("follows the language chosen on the site, to the same section, and the other language's link is a choice that sticks", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+
+    await page.goto("/docs/billing#idempotency");
+    await expect(page).toHaveURL("/docs/zh-CN/billing.html#idempotency");
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+    await expect(page.getByRole("heading", { level: 1, name: "计费" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 2, name: /^幂等/ })).toBeInViewport();
+    const sidebar = page.getByRole("navigation", { name: "文档目录" });
+    await sidebar.getByRole("link", { name: "快速开始" }).click();
+    await expect(page).toHaveURL("/docs/zh-CN/quickstart.html");
+    await expect(page.locator("pre.shiki").filter({ hasText: "curl -sS -X POST" }).first()).toBeVisible();
+
+    await page.getByRole("link", { name: "English" }).click();
+    await expect(page).toHaveURL("/docs/quickstart.html");
+    await expect(page.getByRole("heading", { level: 1, name: "Quickstart" })).toBeVisible();
+    await page.goto("/docs/zh-CN/errors.html");
+    await expect(page).toHaveURL("/docs/errors.html");
+    await page.goto("/");
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  });
+
+  test.describe("for a Chinese browser with no choice made", () => {
+    test.use({ locale: "zh-CN" });
+
+    test("opens /docs in Chinese", async ({ page }) => {
+      await page.goto("/docs");
+      await expect(page).toHaveURL("/docs/zh-CN.html");
+      await expect(page.getByRole("heading", { level: 1, name: "Tollgate 文档" })).toBeVisible();
+    });
+  });
+
+  test("a link to a Chinese page opens it in an English browser with no choice made", async ({ page }) => {
+    const response = await page.goto("/docs/zh-CN/quickstart");
+    expect(response?.status()).toBe(200);
+    await expect(page).toHaveURL("/docs/zh-CN/quickstart.html");
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+    await expect(page.getByRole("heading", { level: 1, name: "快速开始" })).toBeVisible();
+  });
 });
 
 test("the sidebar leads from page to page and the table of contents to each section", async ({ page }) => {
@@ -63,7 +109,7 @@ test.describe("on a phone", () => {
   test.use({ viewport: { width: 375, height: 740 } });
 
   test("the docs fit the screen and the page list comes before the text", async ({ page }) => {
-    for (const path of ["/docs.html", "/docs/quickstart.html", "/docs/api.html", "/docs/errors.html"]) {
+    for (const path of ["/docs/zh-CN/quickstart.html", "/docs/zh-CN/errors.html", "/docs.html", "/docs/quickstart.html", "/docs/api.html", "/docs/errors.html"]) {
       await page.goto(path);
       await expectNoSidewaysScroll(page);
     }
@@ -83,5 +129,9 @@ test.describe("without JavaScript", () => {
     await expect(page.getByRole("cell", { name: "insufficient_balance" })).toBeVisible();
     await page.locator(".docs-toc").getByRole("link", { name: "Console API errors" }).click();
     await expect(page).toHaveURL("/docs/errors.html#console-api-errors");
+    await page.getByRole("link", { name: "简体中文" }).click();
+    await expect(page).toHaveURL("/docs/zh-CN/errors.html");
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+    await expect(page.getByRole("heading", { level: 1, name: "错误" })).toBeVisible();
   });
 });

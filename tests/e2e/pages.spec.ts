@@ -182,7 +182,7 @@ async function slowCpuLikeLighthouse(page: Page): Promise<void> {
 
 test.describe("on a phone the size and speed Lighthouse emulates", () => {
   test.use({ viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true });
-  for (const path of ["/", "/privacy", "/protocol-serve", "/service-level"]) {
+  for (const path of ["/", "/privacy", "/protocol-serve", "/service-level", "/docs/quickstart.html", "/docs/zh-CN/quickstart.html"]) {
     test(`${path} does not shift`, async ({ page }) => {
       await slowCpuLikeLighthouse(page);
       const layoutShift = await watchLayoutShift(page);

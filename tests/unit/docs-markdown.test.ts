@@ -19,6 +19,15 @@ describe("the Markdown renderer", () => {
     expect(doc.html).toContain('<h4 id="deep">Deep<a class="heading-anchor" href="#deep"');
   });
 
+  it("takes a heading's id from a trailing {#id}, as the translated pages keep the English ids", () => {
+    const doc = createMarkdownRenderer({ headingLinkLabel: "链接到本节" }).render("# 标题\n\n## 网关错误 {#gateway-errors}\n\n## 请求 `body` {#request-body}\n");
+    expect(doc.headings).toEqual([
+      { level: 2, id: "gateway-errors", text: "网关错误" },
+      { level: 2, id: "request-body", text: "请求 body" },
+    ]);
+    expect(doc.html).toContain('<h2 id="gateway-errors">网关错误<a class="heading-anchor" href="#gateway-errors" aria-label="链接到本节">#</a></h2>');
+  });
+
   it("rewrites relative links to Markdown files and leaves the others alone", () => {
     const renderer = createMarkdownRenderer({ resolveMarkdownLink: (href) => `/site/${href.replace(".md", ".html")}` });
     const { html } = renderer.render(

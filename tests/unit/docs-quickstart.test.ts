@@ -1,5 +1,5 @@
 /**
- * The quickstart's examples, exactly as the docs show them, run against the real server:
+ * The quickstart's examples, exactly as the docs show them in each language, run against the real server:
  * a user with a balance, an API key made through the console API, then curl, Node.js and Python,
  * first on `echo`, then streamed from `chat`, an HTTP tool in front of a local OpenAI-compatible
  * fake that answers with server-sent events.
@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docsTemplateValues } from "../../scripts/docs/build-docs";
+import { DOCS_LANGUAGES, docsTemplateValues, languageSiteDir } from "../../scripts/docs/build-docs";
 import { extractExamples, type CodeExample } from "../../scripts/markdown/render";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
 import { createUserWithSession, type TestUser } from "../../src/server/testing/users";
@@ -20,7 +20,9 @@ import { formatMoney, parseMoney } from "../../src/shared/money";
 import { fillPlaceholders } from "../../src/shared/template";
 
 const run = promisify(execFile);
-const QUICKSTART = fs.readFileSync(path.resolve("docs/site/quickstart.md"), "utf8");
+const QUICKSTART = Object.fromEntries(
+  DOCS_LANGUAGES.map((language) => [language, fs.readFileSync(path.join(languageSiteDir(path.resolve("."), language), "quickstart.md"), "utf8")]),
+);
 const RUNNERS: Record<string, { file: string; command: (file: string) => [string, string[]] }> = {
   sh: { file: "example.sh", command: (file) => ["bash", [file]] },
   js: { file: "example.mjs", command: (file) => [process.execPath, [file]] },
@@ -31,7 +33,7 @@ const RUNNERS: Record<string, { file: string; command: (file: string) => [string
 let t: TestApp;
 let user: TestUser;
 let apiKey: string;
-let examples: CodeExample[];
+let examplesIn: Record<string, CodeExample[]>;
 let publicUrl: string;
 let upstream: http.Server;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "quickstart-"));
@@ -75,7 +77,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   publicUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const values = docsTemplateValues({ ...t.config, publicUrl });
-  examples = extractExamples(fillPlaceholders(QUICKSTART, values));
+  examplesIn = Object.fromEntries(DOCS_LANGUAGES.map((language) => [language, extractExamples(fillPlaceholders(QUICKSTART[language]!, values))]));
 
   user = await createUserWithSession(t, { balance: "1" });
   const created = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "quickstart" } });
@@ -98,64 +100,71 @@ async function runExample(example: CodeExample): Promise<string> {
   return stdout;
 }
 
-describe("the quickstart's first call", () => {
-  it("shows one example each in curl, JavaScript and Python, all calling echo with the key from the environment", () => {
-    expect(examples.map((e) => [e.lang, e.flags])).toEqual([
-      ["sh", ["example=curl"]],
-      ["js", ["example=javascript"]],
-      ["python", ["example=python"]],
-      ["sh", ["example=curl-stream"]],
-      ["js", ["example=javascript-stream"]],
-      ["python", ["example=python-stream"]],
-    ]);
-    for (const example of examples.filter((e) => !isStream(e))) {
-      expect(example.code).toContain(`${publicUrl}/v1/tools/echo`);
-      expect(example.code).toContain("API_KEY");
-    }
+describe.each(DOCS_LANGUAGES)("the quickstart in %s", (language) => {
+  let examples: CodeExample[];
+  beforeAll(() => {
+    examples = examplesIn[language]!;
   });
 
-  it("runs each example as written: each gets the echo back and is charged the echo price", async () => {
-    const price = parseMoney((await t.app.inject({ url: "/api/v1/tools" })).json().tools.find((tool: { id: string }) => tool.id === "echo").price);
-    const before = parseMoney((await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers })).json().balance);
-    for (const example of examples.filter((e) => !isStream(e))) {
-      const output = await runExample(example);
-      expect(output, example.lang).toMatch(/["']?hello["']?\s*:\s*["']world["']/);
-    }
-    const info = await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers });
-    expect(info.json().balance).toBe(formatMoney(before - 3n * price));
-  });
-});
-
-describe("the quickstart's streamed call", () => {
-  it("shows curl -N, a JavaScript stream reader and Python stream=True, each calling a streaming tool", () => {
-    const streams = examples.filter(isStream);
-    expect(streams.map((e) => e.lang)).toEqual(["sh", "js", "python"]);
-    for (const example of streams) expect(example.code).toContain(`${publicUrl}/v1/tools/chat/v1/chat/completions`);
-    expect(streams[0]!.code).toContain("curl -sS -N");
-    expect(streams[2]!.code).toContain("stream=True");
-  });
-
-  it("runs each example as written: each prints the events, ending with [DONE], and is charged the reported usage", async () => {
-    const before = parseMoney((await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers })).json().balance);
-    for (const example of examples.filter(isStream)) {
-      const output = await runExample(example);
-      expect(output, example.lang).toContain('data: {"choices":[{"delta":{"content":"Hello"}}]}');
-      expect(output, example.lang).toContain('"total_tokens":9');
-      expect(output.trim().endsWith("data: [DONE]"), example.lang).toBe(true);
-    }
-    const info = await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers });
-    expect(info.json().balance).toBe(formatMoney(before - 3n * 9n * parseMoney(CHAT_PRICE)));
-  }, 120_000);
-
-  it("fails loudly when the key is wrong, so a reader sees the error code", async () => {
-    const good = apiKey;
-    apiKey = "tg_not-a-real-key";
-    try {
-      for (const example of examples.filter((e) => e.lang !== "sh")) {
-        await expect(runExample(example), example.lang).rejects.toMatchObject({ stderr: expect.stringContaining("invalid_key") });
+  describe("the quickstart's first call", () => {
+    it("shows one example each in curl, JavaScript and Python, all calling echo with the key from the environment", () => {
+      expect(examples.map((e) => [e.lang, e.flags])).toEqual([
+        ["sh", ["example=curl"]],
+        ["js", ["example=javascript"]],
+        ["python", ["example=python"]],
+        ["sh", ["example=curl-stream"]],
+        ["js", ["example=javascript-stream"]],
+        ["python", ["example=python-stream"]],
+      ]);
+      for (const example of examples.filter((e) => !isStream(e))) {
+        expect(example.code).toContain(`${publicUrl}/v1/tools/echo`);
+        expect(example.code).toContain("API_KEY");
       }
-    } finally {
-      apiKey = good;
-    }
-  }, 120_000);
+    });
+
+    it("runs each example as written: each gets the echo back and is charged the echo price", async () => {
+      const price = parseMoney((await t.app.inject({ url: "/api/v1/tools" })).json().tools.find((tool: { id: string }) => tool.id === "echo").price);
+      const before = parseMoney((await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers })).json().balance);
+      for (const example of examples.filter((e) => !isStream(e))) {
+        const output = await runExample(example);
+        expect(output, example.lang).toMatch(/["']?hello["']?\s*:\s*["']world["']/);
+      }
+      const info = await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers });
+      expect(info.json().balance).toBe(formatMoney(before - 3n * price));
+    });
+  });
+
+  describe("the quickstart's streamed call", () => {
+    it("shows curl -N, a JavaScript stream reader and Python stream=True, each calling a streaming tool", () => {
+      const streams = examples.filter(isStream);
+      expect(streams.map((e) => e.lang)).toEqual(["sh", "js", "python"]);
+      for (const example of streams) expect(example.code).toContain(`${publicUrl}/v1/tools/chat/v1/chat/completions`);
+      expect(streams[0]!.code).toContain("curl -sS -N");
+      expect(streams[2]!.code).toContain("stream=True");
+    });
+
+    it("runs each example as written: each prints the events, ending with [DONE], and is charged the reported usage", async () => {
+      const before = parseMoney((await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers })).json().balance);
+      for (const example of examples.filter(isStream)) {
+        const output = await runExample(example);
+        expect(output, example.lang).toContain('data: {"choices":[{"delta":{"content":"Hello"}}]}');
+        expect(output, example.lang).toContain('"total_tokens":9');
+        expect(output.trim().endsWith("data: [DONE]"), example.lang).toBe(true);
+      }
+      const info = await t.app.inject({ url: "/api/v1/tools/user-info", headers: user.headers });
+      expect(info.json().balance).toBe(formatMoney(before - 3n * 9n * parseMoney(CHAT_PRICE)));
+    }, 120_000);
+
+    it("fails loudly when the key is wrong, so a reader sees the error code", async () => {
+      const good = apiKey;
+      apiKey = "tg_not-a-real-key";
+      try {
+        for (const example of examples.filter((e) => e.lang !== "sh")) {
+          await expect(runExample(example), example.lang).rejects.toMatchObject({ stderr: expect.stringContaining("invalid_key") });
+        }
+      } finally {
+        apiKey = good;
+      }
+    }, 120_000);
+  });
 });

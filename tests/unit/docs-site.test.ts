@@ -3,11 +3,13 @@
  * SPEC.md's /docs redirect lands on real pages, and every internal link of the docs and the legal
  * pages resolves, served by the real server.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GUIDE_SECTIONS, docsHref } from "../../scripts/docs/build-docs";
-import { apiOperations } from "../../scripts/docs/api-reference";
+import { DOCS_LANGUAGES, GUIDE_SECTIONS, docsHref } from "../../scripts/docs/build-docs";
+import { LANGUAGE_SCRIPT } from "../../scripts/docs/page-template";
+import { apiOperations, missingTranslations } from "../../scripts/docs/api-reference";
 import { checkLinks, idsOf } from "../../scripts/docs/link-check";
 import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
 import { toolSlug } from "../../scripts/docs/tool-pages";
@@ -28,33 +30,38 @@ beforeAll(async () => {
   }
   t = await createTestApp({ WEB_ROOT: clientDir });
   snapshot = await snapshotServer();
-  expectedPages = [
-    ...GUIDE_SECTIONS.flatMap((s) => s.slugs.map(docsHref)),
-    docsHref("tools"),
-    ...snapshot.tools.map((tool) => docsHref(toolSlug(tool))),
-    docsHref("api"),
-  ];
+  const slugs = [...GUIDE_SECTIONS.flatMap((s) => s.slugs), "tools", ...snapshot.tools.map(toolSlug), "api"];
+  expectedPages = DOCS_LANGUAGES.flatMap((language) => slugs.map((slug) => docsHref(slug, language)));
 });
 afterAll(() => t?.close());
 
 const get = (url: string) => t.app.inject({ method: "GET", url });
 
 describe("the docs build", () => {
-  it("writes every page: the guides, one page per catalog tool, and the API reference", () => {
+  it("writes every page in English and Chinese: the guides, one page per catalog tool, and the API reference", () => {
     expect(snapshot.tools.length).toBeGreaterThan(0);
+    expect(expectedPages).toContain("/docs/zh-CN/quickstart.html");
     for (const page of expectedPages) expect(fs.existsSync(path.join(clientDir, page)), page).toBe(true);
   });
 
-  it("serves each page with the site's header and footer, a sidebar and a table of contents, and no JavaScript", async () => {
+  it("serves each page with the site's header and footer, a sidebar, a table of contents and its language, and no JavaScript but the language switch", async () => {
+    const scriptHash = createHash("sha256").update(LANGUAGE_SCRIPT).digest("base64");
     for (const page of expectedPages) {
       const res = await get(page);
+      const language = page.startsWith("/docs/zh-CN") ? "zh-CN" : "en";
+      const other = language === "en" ? "zh-CN" : "en";
+      const twin = language === "en" ? page.replace(/^\/docs(?=[./])/, "/docs/zh-CN") : page.replace("/docs/zh-CN", "/docs");
+      expect(res.body, page).toContain(`<html lang="${language}">`);
+      expect(res.body, page).toContain(`<link rel="alternate" hreflang="${other}" href="${twin}">`);
+      expect(res.body, page).toContain(`<a href="${twin}" hreflang="${other}" lang="${other}">`);
+      expect([...res.body.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]), page).toEqual([LANGUAGE_SCRIPT]);
+      expect(String(res.headers["content-security-policy"])).toContain(`'sha256-${scriptHash}'`);
       expect(res.statusCode, page).toBe(200);
       expect(res.headers["content-type"]).toMatch(/^text\/html/);
       expect(res.body).toContain('<header class="site-header">');
       expect(res.body).toContain('<footer class="site-footer">');
       expect(res.body).toContain(`aria-current="page"`);
       expect(res.body).toContain('<nav class="docs-sidebar"');
-      expect(res.body).not.toMatch(/<script/i);
       expect(String(res.headers["content-security-policy"])).toContain("script-src 'self'");
     }
     expect((await get("/docs/quickstart.html")).body).toContain('<aside class="docs-toc"');
@@ -67,28 +74,45 @@ describe("the docs build", () => {
     expect(body).not.toMatch(/<span style=/);
   });
 
-  it("shows each tool's price, access and call from the catalog", async () => {
+  it("shows each tool's price, access and call from the catalog, in each language", async () => {
     for (const tool of snapshot.tools) {
-      const body = (await get(docsHref(toolSlug(tool)))).body;
-      expect(body).toContain(`<h1>${tool.name}</h1>`);
-      expect(body).toContain(`¥${tool.price} per ${tool.unit ?? "call"}`);
-      expect(body).toContain(`${tool.method} ${snapshot.config.publicUrl}/v1/tools/${tool.id}`);
-      if (tool.requiresApproval) expect(body).toContain('href="/console/apply"');
+      for (const [language, price] of [
+        ["en", `¥${tool.price} per ${tool.unit ?? "call"}`],
+        ["zh-CN", `¥${tool.price}/${tool.unit ?? "次"}`],
+      ] as const) {
+        const body = (await get(docsHref(toolSlug(tool), language))).body;
+        expect(body).toContain(`<h1>${tool.name}</h1>`);
+        expect(body).toContain(price);
+        expect(body).toContain(`${tool.method} ${snapshot.config.publicUrl}/v1/tools/${tool.id}`);
+        if (tool.requiresApproval) expect(body).toContain('href="/console/apply"');
+      }
     }
   });
 
-  it("documents every route of the server's OpenAPI document in the API reference", async () => {
-    const body = (await get("/docs/api.html")).body;
+  it("documents every route of the server's OpenAPI document in the API reference, in each language", async () => {
     const operations = [...apiOperations(snapshot.openapi).values()].flat();
     expect(operations.length).toBeGreaterThan(3);
-    for (const { method, path: route } of operations) expect(body, route).toContain(`<code>${method.toUpperCase()} ${route}</code>`);
+    for (const language of DOCS_LANGUAGES) {
+      const body = (await get(docsHref("api", language))).body;
+      for (const { method, path: route } of operations) expect(body, route).toContain(`<code>${method.toUpperCase()} ${route}</code>`);
+    }
   });
 
-  it("documents every error code of the console API and of the gateway", async () => {
-    const body = (await get("/docs/errors.html")).body;
-    for (const [code, { status }] of Object.entries(API_ERRORS)) expect(body, code).toContain(`<td><code>${code}</code></td>\n<td>${status}</td>`);
-    for (const [code, { status }] of Object.entries(GATEWAY_ERRORS)) {
-      expect(body, code).toContain(`<td><code>${status}</code></td>\n<td><code>${code}</code></td>`);
+  it("gives the Chinese API reference every endpoint's summary in Chinese, under the English page's ids", async () => {
+    expect(missingTranslations(snapshot.openapi)).toEqual([]);
+    const ids = (body: string) => [...body.matchAll(/<h[23] id="([^"]+)"/g)].map((m) => m[1]);
+    const [en, zh] = await Promise.all([get(docsHref("api", "en")), get(docsHref("api", "zh-CN"))]);
+    expect(ids(zh.body)).toEqual(ids(en.body));
+    expect(zh.body).toContain("当前登录的用户及其余额");
+  });
+
+  it("documents every error code of the console API and of the gateway, in each language", async () => {
+    for (const language of DOCS_LANGUAGES) {
+      const body = (await get(docsHref("errors", language))).body;
+      for (const [code, { status }] of Object.entries(API_ERRORS)) expect(body, code).toContain(`<td><code>${code}</code></td>\n<td>${status}</td>`);
+      for (const [code, { status }] of Object.entries(GATEWAY_ERRORS)) {
+        expect(body, code).toContain(`<td><code>${status}</code></td>\n<td><code>${code}</code></td>`);
+      }
     }
   });
 });
@@ -106,11 +130,16 @@ describe("the /docs redirect rule (SPEC.md §2)", () => {
     }
   });
 
-  it("lands /docs and /docs/ on the start page", async () => {
+  it("lands /docs and /docs/ on the start page, and /docs/zh-CN and /docs/zh-CN/ on the Chinese one", async () => {
     for (const from of ["/docs", "/docs/"]) {
       const res = await get(from);
       expect(res.headers.location).toBe("/docs.html");
       expect((await get("/docs.html")).body).toContain("documentation</h1>");
+    }
+    for (const from of ["/docs/zh-CN", "/docs/zh-CN/"]) {
+      const res = await get(from);
+      expect(res.headers.location).toBe("/docs/zh-CN.html");
+      expect((await get("/docs/zh-CN.html")).body).toContain("文档</h1>");
     }
   });
 });
@@ -127,7 +156,7 @@ describe("links", () => {
           body: res.body,
         };
       },
-      ["/docs.html", ...LEGAL_PAGES],
+      ["/docs.html", "/docs/zh-CN.html", ...LEGAL_PAGES],
       ["/docs", ...LEGAL_PAGES],
     );
     expect(broken).toEqual([]);
