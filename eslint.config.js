@@ -77,6 +77,11 @@ export default tseslint.config(
     files: ["src/web/**/*.{ts,tsx}"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["**/server/**", "node:*", "drizzle-orm*", "pg"], message: "the web app does not import server code" }] }],
+      // no-restricted-imports sees only static imports; the same tiers hold for import().
+      "no-restricted-syntax": [
+        "error",
+        { selector: "ImportExpression[source.value=/(^|\\/)server\\/|^node:|^drizzle-orm|^pg$/]", message: "the web app does not import server code, not even with import()" },
+      ],
     },
   },
 );

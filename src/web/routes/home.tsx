@@ -7,6 +7,8 @@ import { ToolCatalog } from "../features/catalog/tool-catalog";
 
 /** Runs at build time only (the page is prerendered): the catalog goes into the HTML, so nothing moves when it refreshes. */
 export async function loader() {
+  // The one server import of the web app: a prerender loader runs in the build, never in a browser.
+  // eslint-disable-next-line no-restricted-syntax
   const { buildTimeCatalog } = await import("../../server/modules/catalog/public-tool");
   return { tools: buildTimeCatalog() };
 }
