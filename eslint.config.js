@@ -63,6 +63,7 @@ export default tseslint.config(
           patterns: [
             { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
             { group: ["**/server/cli/**", "../../cli/**"], message: "a module's commands take the CLI's helpers from lib/cli; src/server/cli imports the modules" },
+            { regex: "^\\.\\./[a-z-]+/(?!index$)", message: "another module is imported through its index.ts, which says what it offers" },
           ],
         },
       ],

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { applicationListSchema, applicationSchema, createApplicationBody, type Application } from "#shared/applications";
-import type { Tool } from "../catalog/catalog-file";
+import type { Tool } from "../catalog/index";
 import { approvalTools, createApplication, listApplications, type ApplicationRow } from "./service";
 
 const tags = ["applications"];

@@ -5,7 +5,7 @@ import { beijingDateTime } from "#shared/beijing-time";
 import type { Db } from "../../db/client";
 import { toolApplications, toolGrants, users } from "../../db/schema/index";
 import { AppError } from "../../errors";
-import type { Tool } from "../catalog/catalog-file";
+import type { Tool } from "../catalog/index";
 
 export type ApplicationRow = typeof toolApplications.$inferSelect;
 type CreateInput = z.output<typeof createApplicationBody>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { refundAbandonedCalls } from "../ledger/refunds";
+import { refundAbandonedCalls } from "../ledger/index";
 
 /**
  * Calls charged by a process that stopped before they ended get their money back once they are

@@ -5,7 +5,7 @@ import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
 import { ledgerEntries, usageRecords } from "../../db/schema/index";
-import { refundChargedCall } from "../ledger/refunds";
+import { refundChargedCall } from "../ledger/index";
 
 function oneRequestId(positionals: string[]): string {
   const [requestId, ...extra] = positionals;

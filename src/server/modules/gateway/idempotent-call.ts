@@ -3,7 +3,7 @@ import { IDEMPOTENCY_KEY_PATTERN, type HeldClaim, type StoredResponse } from "..
 import { succeeded, type Gateway, type GatewayCall, type GatewayResult, type Payer } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
-import { resolveUnansweredCall } from "../ledger/refunds";
+import { resolveUnansweredCall } from "../ledger/index";
 import { readWhole } from "./request-body";
 
 /** What a retry of a charged streamed call gets in place of a replay. */

@@ -1,9 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { sha256Hex } from "../../lib/crypto";
-import { lookupApiKey, type FoundApiKey } from "../keys/authenticate";
+import { lookupApiKey, type FoundApiKey, type ApiKeyChangeFollower } from "../keys/index";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
-import type { ApiKeyChangeFollower } from "../keys/changes";
 
 /** How long a cached key is trusted while changes from other processes may go unheard. */
 export const UNHEARD_TRUST_MS = 1000;

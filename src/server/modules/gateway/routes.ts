@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { bearerToken } from "../../lib/bearer";
-import { followApiKeyChanges } from "../keys/changes";
+import { followApiKeyChanges } from "../keys/index";
 import { refundAbandonedCallsPeriodically } from "./abandoned-calls";
 import { unmeteredEchoRoute } from "./echo-route";
 import { answerErrorsAsGateway } from "./error-handler";

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { ChargeOutcome } from "../ledger/charges";
+import type { ChargeOutcome } from "../ledger/index";
 
 /** Calls of one user a process may have started upstream while their holds commit, at once. */
 export const EARLY_STARTS_IN_FLIGHT_PER_USER = 8;

@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { paymentOrders } from "../../db/schema/index";
 import { AppError } from "../../errors";
 import { PaymentProviderError, type PaymentNotification, type PaymentProvider } from "../../providers/payment/types";
-import { recordTopUp, type TopUpOptions } from "../ledger/topup";
+import { recordTopUp, type TopUpOptions } from "../ledger/index";
 
 export const PAYMENT_ORDER_TTL_MS = 30 * 60 * 1000;
 

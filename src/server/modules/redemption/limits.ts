@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client";
 import { redemptionFailures } from "../../db/schema/index";
 import { AppError } from "../../errors";
-import type { MoneyConfig } from "../payments/config";
+import type { MoneyConfig } from "../payments/index";
 import { HOUR_MS, lockRateKeys, nextAllowedAt } from "../../lib/database-limits";
 import { waitText } from "../../lib/wait-text";
 

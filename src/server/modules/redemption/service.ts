@@ -5,7 +5,7 @@ import type { RedeemResponse } from "#shared/money-api";
 import type { Db } from "../../db/client";
 import { redemptionCodes } from "../../db/schema/index";
 import { AppError } from "../../errors";
-import { recordTopUp, type TopUpOptions } from "../ledger/topup";
+import { recordTopUp, type TopUpOptions } from "../ledger/index";
 import { generateCode, hashCode, maskedCode, normalizeCode } from "./codes";
 import { recordRedeemFailure, releaseRedeemAttempt, reserveRedeemAttempt, type RedeemLimits } from "./limits";
 

@@ -4,9 +4,8 @@ import { normalizePhone } from "#shared/phone";
 import type { Db, Tx } from "../../db/client";
 import { apiKeys, toolGrants, usageRecords, users } from "../../db/schema/index";
 import { sha256Hex } from "../../lib/crypto";
-import { revokeAllSessions } from "../auth/sessions";
-import { announceApiKeyChange } from "../keys/changes";
-import { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "../keys/key-view";
+import { revokeAllSessions } from "../auth/index";
+import { announceApiKeyChange, apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "../keys/index";
 
 export type UserRow = typeof users.$inferSelect;
 

@@ -1,0 +1,4 @@
+/** What other modules may use of API keys: looking one up for a call, its state and spend, and hearing of changes. */
+export { apiKeyRefusal, lookupApiKey, type ApiKeyRefusal, type FoundApiKey } from "./authenticate";
+export { announceApiKeyChange, followApiKeyChanges, type ApiKeyChangeFollower } from "./changes";
+export { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "./key-view";

@@ -1,0 +1,2 @@
+/** What other modules may use of payments: the money settings. */
+export type { MoneyConfig } from "./config";
