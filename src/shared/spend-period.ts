@@ -3,10 +3,10 @@
  * (UTC+8, no daylight saving), resetting at the start of each period. The database computes the
  * same boundaries in `spend_period_start` (drizzle/0013); a test holds the two together.
  */
+import { BEIJING_OFFSET_MS } from "./beijing-time";
+
 export const SPEND_LIMIT_PERIODS = ["lifetime", "day", "month"] as const;
 export type SpendLimitPeriod = (typeof SPEND_LIMIT_PERIODS)[number];
-
-const BEIJING_OFFSET_MS = 8 * 3600_000;
 
 /** When the period holding `at` began; null for a lifetime limit, which never resets. */
 export function spendPeriodStart(period: SpendLimitPeriod, at: Date): Date | null {

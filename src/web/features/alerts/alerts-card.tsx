@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
 import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
-import { useLanguage, useT, type MessageKey } from "../../i18n";
+import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
-import { formatDateTime } from "../../lib/format-date";
+import { beijingDateTime } from "#shared/beijing-time";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
@@ -42,9 +42,8 @@ function SecretOnce({ secret }: { secret: string }) {
 
 function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   const columns: TableColumnsType<AlertDelivery> = [
-    { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => formatDateTime(d.createdAt, language) },
+    { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => beijingDateTime(d.createdAt) },
     { title: t("alerts.colEvent"), key: "event", render: (_: unknown, d) => (d.eventType === "test" ? t("alerts.eventTest") : t("alerts.eventLow")) },
     { title: t("alerts.colChannel"), key: "channel", render: (_: unknown, d) => (d.channel === "sms" ? t("alerts.channelSms") : t("alerts.channelWebhook")) },
     {
@@ -63,11 +62,11 @@ function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
         <div data-testid="delivery-attempts">
           {d.attempts.map((a) => (
             <div key={a.at}>
-              {formatDateTime(a.at, language)} · {a.httpStatus ?? a.error}
+              {beijingDateTime(a.at)} · {a.httpStatus ?? a.error}
             </div>
           ))}
           {d.status === "skipped" && d.lastError}
-          {d.nextAttemptAt && <Typography.Text type="secondary">{t("alerts.nextAttempt", { at: formatDateTime(d.nextAttemptAt, language) })}</Typography.Text>}
+          {d.nextAttemptAt && <Typography.Text type="secondary">{t("alerts.nextAttempt", { at: beijingDateTime(d.nextAttemptAt) })}</Typography.Text>}
         </div>
       ),
     },
