@@ -31,6 +31,7 @@ export const PAGES_ONLY = [
   "foundation-retry",
   "foundation-routes",
   "foundation-updates",
+  "form-messages",
   "layouts",
   "legal-pages",
   "login",

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
+import { thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
 import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
+import { refusedField } from "../../lib/http";
 import { beijingDateTime } from "#shared/beijing-time";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
@@ -94,6 +95,12 @@ export function AlertsCard() {
       toast("success", t("alerts.saved"));
       return refresh();
     },
+    onError: (error) => {
+      const field = refusedField(error);
+      if (field === "webhookUrl") form.setFields([{ name: "webhookUrl", errors: [t("alerts.webhookRefused")] }]);
+      else if (field === "threshold") form.setFields([{ name: "threshold", errors: [t("alerts.thresholdMalformed")] }]);
+      else toast("error", field ? t("errors.invalidInput") : error.message);
+    },
   });
   const rotate = useMutation({ mutationFn: rotateWebhookSecret, onSuccess: (r) => setSecret(r.webhookSecret) });
   const test = useMutation({
@@ -130,7 +137,21 @@ export function AlertsCard() {
           >
             <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("alerts.off")} data-testid="alert-threshold" />
           </Form.Item>
-          <Form.Item name="webhookUrl" label={t("alerts.webhookUrl")} extra={t("alerts.webhookHelp")}>
+          <Form.Item
+            name="webhookUrl"
+            label={t("alerts.webhookUrl")}
+            extra={t("alerts.webhookHelp")}
+            rules={[
+              {
+                validator: (_r, value: string | undefined) => {
+                  if (!value || value.trim() === "") return Promise.resolve();
+                  const problem = webhookUrlShapeProblem(value);
+                  if (!problem) return Promise.resolve();
+                  return Promise.reject(new Error(problem === "tooLong" ? t("alerts.webhookTooLong", { max: WEBHOOK_URL_MAX }) : t("alerts.webhookMalformed")));
+                },
+              },
+            ]}
+          >
             <Input placeholder="https://example.com/hooks/tollgate" data-testid="alert-webhook-url" />
           </Form.Item>
           <Space wrap>
