@@ -54,7 +54,7 @@ test("redeem a code: the header balance and the charge-details row update withou
 
   await input.fill(code);
   await submit.click();
-  await expect(page.getByText("you have already redeemed this code")).toBeVisible();
+  await expect(page.getByText("this redemption code has already been used")).toBeVisible();
   await expect(submit).toHaveAccessibleName("Redeem");
   await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
