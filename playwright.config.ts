@@ -36,6 +36,7 @@ export const PAGES_ONLY = [
   "legal-pages",
   "login",
   "page-titles",
+  "phone-layout",
   "pages",
   "tool-answers",
 ].map((name) => `**/${name}.spec.ts`);
