@@ -39,3 +39,34 @@ for (const width of WIDTHS) {
     });
   });
 }
+
+test.describe("the console menu on a phone", () => {
+  test.use({ viewport: { width: 390, height: 780 }, isMobile: true, hasTouch: true });
+
+  test("opens as a drawer over the page, and its button covers nothing of the title", async ({ page, request }) => {
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/api-keys");
+    const title = page.getByRole("heading", { level: 2 });
+    const content = page.locator(".console-content");
+    const trigger = page.locator(".ant-layout-sider-zero-width-trigger");
+    await expect(title).toBeVisible();
+    const [titleBox, triggerBox, before] = await Promise.all([title.boundingBox(), trigger.boundingBox(), content.boundingBox()]);
+    const overlaps = (a: typeof titleBox, b: typeof titleBox) =>
+      !!a && !!b && a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    expect(overlaps(titleBox, triggerBox), "the menu button beside the title, not on it").toBe(false);
+
+    await trigger.click();
+    const menu = page.getByRole("menu", { name: "console" });
+    await expect(menu).toBeVisible();
+    await expect(menu.getByRole("link").first()).toBeInViewport();
+    // The page keeps its width under the open menu instead of being squeezed beside it.
+    expect((await content.boundingBox())?.width).toBe(before?.width);
+    expect(await overflow(page, 390)).toBeLessThanOrEqual(0);
+
+    // Choosing a page closes the drawer on it.
+    await menu.getByRole("link").last().click();
+    await expect(page).toHaveURL(/\/console\/charge-details$/);
+    await expect(menu).not.toBeInViewport();
+  });
+});
