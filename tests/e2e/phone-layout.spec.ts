@@ -70,3 +70,28 @@ test.describe("the console menu on a phone", () => {
     await expect(menu).not.toBeInViewport();
   });
 });
+
+test.describe("the money tables on a phone", () => {
+  test.use({ viewport: { width: 360, height: 780 }, isMobile: true, hasTouch: true });
+
+  for (const [path, table] of [["/console/billing-details", "billing-table"], ["/console/charge-details", "credits-table"]] as const) {
+    test(`${path} keeps its first column in view while the rest scrolls`, async ({ page, request }) => {
+      const { token } = await loginViaApi(request);
+      await signInPage(page, token);
+      await page.goto(path);
+      const first = page.getByTestId(table).locator("thead th").first();
+      await expect(first).toBeVisible();
+      const before = await first.boundingBox();
+      const scrolled = await page
+        .getByTestId(table)
+        .locator(".ant-table-content, .ant-table-body")
+        .first()
+        .evaluate((el) => {
+          el.scrollTo({ left: 10_000 });
+          return el.scrollLeft;
+        });
+      expect(scrolled, "the table is wider than the phone").toBeGreaterThan(0);
+      await expect.poll(async () => (await first.boundingBox())?.x).toBe(before?.x);
+    });
+  }
+});

@@ -98,7 +98,8 @@ export function BillingHistory() {
         locale={{ emptyText: t("billing.empty") }}
         data-testid="billing-table"
         columns={[
-          { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => beijingDateTime(time) },
+          // On a phone the table scrolls sideways under its time column, which stays.
+          { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
           { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           { title: t("billing.columns.units"), dataIndex: "units", align: "right" },

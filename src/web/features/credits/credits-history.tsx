@@ -84,7 +84,8 @@ export function CreditsHistory() {
         scroll={{ x: true }}
         data-testid="credits-table"
         columns={[
-          { title: t("credits.columns.time"), dataIndex: "time", render: (time: string) => beijingDateTime(time) },
+          // On a phone the table scrolls sideways under its time column, which stays.
+          { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
           { title: t("credits.columns.method"), dataIndex: "method", render: methodLabel },
           { title: t("credits.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
           {
