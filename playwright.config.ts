@@ -31,10 +31,12 @@ export const PAGES_ONLY = [
   "foundation-retry",
   "foundation-routes",
   "foundation-updates",
+  "form-messages",
   "layouts",
   "legal-pages",
   "login",
   "page-titles",
+  "phone-layout",
   "pages",
   "tool-answers",
 ].map((name) => `**/${name}.spec.ts`);

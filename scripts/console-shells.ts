@@ -45,7 +45,7 @@ export function routeModulesFor(routes: Record<string, ManifestRoute>, pathname:
 }
 
 type ConsolePage = (typeof CONSOLE_PAGES)[number];
-type Catalogue = Pick<Messages, "nav" | "account" | "apiKeys" | "applications" | "billing">;
+type Catalogue = Pick<Messages, "nav" | "account" | "apiKeys" | "applications" | "billing" | "credits">;
 
 /** What each page shows above its cards before any data: its title, and the intro where it has one. */
 const FRAME_TEXT: Record<ConsolePage, (m: Catalogue) => { title: string; intro?: string; titleInRow?: boolean }> = {
@@ -54,7 +54,7 @@ const FRAME_TEXT: Record<ConsolePage, (m: Catalogue) => { title: string; intro?:
   "/console/api-keys": (m) => ({ title: m.nav.apiKeys, intro: m.apiKeys.intro, titleInRow: true }),
   "/console/apply": (m) => ({ title: m.nav.apply, intro: m.applications.intro }),
   "/console/billing-details": (m) => ({ title: m.nav.billingDetails, intro: m.billing.intro }),
-  "/console/charge-details": (m) => ({ title: m.nav.chargeDetails }),
+  "/console/charge-details": (m) => ({ title: m.nav.chargeDetails, intro: m.credits.intro }),
 };
 
 const LANGUAGES: [string, Catalogue][] = [

@@ -14,9 +14,20 @@ export const ALERT_MESSAGES = {
   thresholdMalformed: "threshold must be an amount such as 100 or 12.50 (at most 6 decimals)",
   thresholdNotPositive: "threshold must be greater than 0",
   webhookUrlMalformed: "webhook URL must be an https:// address",
+  webhookUrlTooLong: `webhook URL is longer than ${WEBHOOK_URL_MAX} characters`,
   noWebhook: "set a webhook URL first",
   testEventOnItsWay: "a test event is already on its way; send another once it has been delivered",
 } as const;
+
+/**
+ * What the form can tell about a webhook URL before sending it; whether the server accepts the
+ * address (https, a public host, no credentials) only the server decides.
+ */
+export function webhookUrlShapeProblem(input: string): "tooLong" | "malformed" | null {
+  const text = input.trim();
+  if (text.length > WEBHOOK_URL_MAX) return "tooLong";
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol) ? null : "malformed";
+}
 
 /** A threshold is an amount greater than 0, the same rule as a key's spend limit. */
 export const thresholdProblem = spendLimitProblem;
@@ -36,7 +47,7 @@ export const alertSettingsBody = z.object({
   webhookUrl: z
     .string()
     .trim()
-    .max(WEBHOOK_URL_MAX)
+    .max(WEBHOOK_URL_MAX, ALERT_MESSAGES.webhookUrlTooLong)
     .refine((s) => URL.canParse(s), ALERT_MESSAGES.webhookUrlMalformed)
     .nullable()
     .describe("An https:// URL that receives a signed POST for each alert; null for SMS only"),

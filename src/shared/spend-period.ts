@@ -5,10 +5,10 @@
  * charges; the "period boundaries" test in src/server/modules/keys/spend-periods.test.ts holds the
  * two to the same answers on every instant the tests' clocks use and every Beijing midnight.
  */
+import { BEIJING_OFFSET_MS } from "./beijing-time";
+
 export const SPEND_LIMIT_PERIODS = ["lifetime", "day", "month"] as const;
 export type SpendLimitPeriod = (typeof SPEND_LIMIT_PERIODS)[number];
-
-const BEIJING_OFFSET_MS = 8 * 3600_000;
 
 /** When the period holding `at` began; null for a lifetime limit, which never resets. */
 export function spendPeriodStart(period: SpendLimitPeriod, at: Date): Date | null {

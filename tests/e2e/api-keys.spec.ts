@@ -103,9 +103,9 @@ test("explains each invalid field and creates nothing", async ({ page, request }
   await page.getByTestId("submit-key").click();
   await expect(dialog.getByText("name is required")).toBeVisible();
   await dialog.getByLabel("Name").fill("x".repeat(65));
-  await expect(dialog.getByText("name must be at most 64 characters")).toBeVisible();
+  await expect(dialog.getByText("use 64 characters or fewer for the name")).toBeVisible();
   await dialog.getByLabel("Name").fill("valid name");
-  await expect(dialog.getByText("name must be at most 64 characters")).toBeHidden();
+  await expect(dialog.getByText("use 64 characters or fewer for the name")).toBeHidden();
 
   await dialog.getByLabel("Expiry date").fill("2020-01-01");
   await dialog.getByLabel("Expiry date").press("Enter");

@@ -45,7 +45,7 @@ test("apply, see it pending, approve from the CLI, see it approved, then call th
   await page.getByLabel("Use case").fill("pinyin");
   await page.getByLabel("Expected monthly calls").fill("12.5");
   await page.getByLabel("Contact").fill("call me");
-  await expect(fieldError(page, "use case must be at least 10 characters")).toBeVisible();
+  await expect(fieldError(page, "describe your use case in at least 10 characters")).toBeVisible();
   await expect(fieldError(page, "expected monthly calls must be a whole number such as 10000")).toBeVisible();
   await expect(fieldError(page, "contact must be a phone number or an e-mail address")).toBeVisible();
   await expect(fieldError(page, "company or project is required")).toBeHidden();

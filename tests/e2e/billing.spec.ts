@@ -2,7 +2,10 @@ import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { opened } from "./support/dialogs";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
+import { beijingDateTime, beijingIso } from "../../src/shared/beijing-time";
 
+// A reader in another zone still reads Beijing time, with the zone written (decision 047).
+test.use({ timezoneId: "America/New_York" });
 
 test("a key created in the console is used for a call; billing details shows the row and the balance drops", async ({ page, request }) => {
   const { token } = await loginViaApi(request);
@@ -43,6 +46,9 @@ test("a key created in the console is used for a call; billing details shows the
   await expect(row).toContainText("¥0.002");
   await expect(row).toContainText(requestId.slice(0, 8));
   await expect(page.getByTestId("billing-total")).toHaveText("1 calls, ¥0.002 in total");
+  const listed = await request.get("/api/v1/console/billing", { headers: auth });
+  const chargedAt: string = (await listed.json()).items[0].time;
+  await expect(row).toContainText(beijingDateTime(chargedAt));
 
   // The header balance is refreshed on the next page load; the stored balance is floored to 2 decimals.
   await page.reload();
@@ -52,5 +58,5 @@ test("a key created in the console is used for a call; billing details shows the
   await page.getByTestId("billing-export").click();
   const download = await csv;
   const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
-  expect(text.trim().split("\r\n")).toEqual(["time,tool,key,units,amount,request_id", expect.stringMatching(new RegExp(`,qrcode,billing e2e,1,0\\.002,${requestId}$`))]);
+  expect(text.trim().split("\r\n")).toEqual(["time,tool,key,units,amount,request_id", `${beijingIso(chargedAt)},qrcode,billing e2e,1,0.002,${requestId}`]);
 });

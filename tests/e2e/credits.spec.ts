@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
+import { beijingDate } from "../../src/shared/beijing-time";
 
 /** Each test takes its own seeded codes, so tests running side by side never race for one. */
 
@@ -13,12 +14,8 @@ async function openChargeDetails(page: Page, request: APIRequestContext) {
   return token;
 }
 
-const localDay = (page: Page, offsetDays = 0) =>
-  page.evaluate((offset) => {
-    const d = new Date();
-    d.setDate(d.getDate() + offset);
-    return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-  }, offsetDays);
+/** Today's Beijing day, `offsetDays` away: the days the date filters take (decision 047). */
+const beijingDay = (offsetDays = 0) => beijingDate(new Date(Date.now() + offsetDays * 86_400_000));
 
 test("redeem a code: the header balance and the charge-details row update without a reload", async ({ page, request }) => {
   // Eleven round trips through the page: more than the default budget on a loaded machine.
@@ -57,7 +54,7 @@ test("redeem a code: the header balance and the charge-details row update withou
 
   await input.fill(code);
   await submit.click();
-  await expect(page.getByText("you have already redeemed this code")).toBeVisible();
+  await expect(page.getByText("this redemption code has already been used")).toBeVisible();
   await expect(submit).toHaveAccessibleName("Redeem");
   await expect(page.getByTestId("header-balance")).toHaveText("¥50.00");
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
@@ -71,7 +68,7 @@ test("CSV export downloads the rows shown for the date filter", async ({ page, r
     expect(res.status()).toBe(200);
   }
   await page.reload();
-  const today = await localDay(page);
+  const today = beijingDay();
   await page.getByTestId("credits-from").fill(today);
   await page.getByTestId("credits-to").fill(today);
   const rows = page.getByTestId("credits-table").locator("tbody tr.ant-table-row");
@@ -91,8 +88,8 @@ test("CSV export downloads the rows shown for the date filter", async ({ page, r
     expect(shown[i]).toEqual(expect.arrayContaining([`¥${amount}`, reference]));
   });
 
-  await page.getByTestId("credits-from").fill(await localDay(page, -3));
-  await page.getByTestId("credits-to").fill(await localDay(page, -1));
+  await page.getByTestId("credits-from").fill(beijingDay(-3));
+  await page.getByTestId("credits-to").fill(beijingDay(-1));
   await expect(page.getByTestId("credits-table")).toContainText("No credits yet");
   await expect(page.getByTestId("credits-total")).toHaveText("Total credited: ¥0.00");
 });

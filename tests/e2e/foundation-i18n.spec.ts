@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { loginViaApi, signInPage } from "./support/auth";
 
 test.describe("language", () => {
   test.use({ locale: "zh-CN" });
@@ -23,6 +24,19 @@ test.describe("language", () => {
     await page.goto("/console/api-keys");
     await expect(page.getByRole("menu", { name: "console" }).getByRole("link", { name: "API 密钥" })).toBeVisible();
     await expect(page.getByRole("dialog").getByText("验证码登录")).toBeVisible();
+  });
+
+  test("writes two-character buttons closed, as Chinese does, not letter-spaced", async ({ page, request }) => {
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/charge-details");
+    const redeem = page.getByTestId("redeem-submit");
+    await expect(redeem).toBeVisible();
+    expect(await redeem.innerText()).toBe("兑换");
+    await page.goto("/console/info");
+    const save = page.getByTestId("save-alerts");
+    await expect(save).toBeVisible();
+    expect(await save.innerText()).toBe("保存");
   });
 });
 

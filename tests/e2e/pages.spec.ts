@@ -236,7 +236,8 @@ test.describe("a console page's frame before the app's code has loaded", () => {
     await page.route("**/assets/*.js", (route) => route.abort());
     await page.goto("/console/billing-details");
     await expect(page.getByRole("heading", { level: 2 })).toHaveAccessibleName("消费明细");
-    await expect(page.getByText("Every successful API call")).toBeHidden();
+    await expect(page.getByText("Every charged call")).toBeHidden();
+    await expect(page.getByText("每一次扣费的调用：", { exact: false })).toBeVisible();
   });
 });
 

@@ -57,9 +57,13 @@ describe("the console pages' HTML", () => {
     expect(apply).toContain('<h2><span lang="en">Apply for access</span><span lang="zh-CN">');
     expect(apply).toContain('<p lang="en">Some tools need approval before your API keys may call them.');
     expect(consoleFrame("/console/api-keys")).toContain('<p lang="en">Keys authenticate your calls to the tools.');
-    expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every successful API call, what it cost and which key made it.');
+    // The two money pages say plainly which way the money goes (issue 42).
+    expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every charged call: what it cost and which key made it.');
+    expect(consoleFrame("/console/billing-details")).toContain('<p lang="zh-CN">每一次扣费的调用：');
     expect(consoleFrame("/console/info")).toContain('<p lang="en">Your balance and how long it lasts, your calls over the last 30 days,');
     expect(consoleFrame("/console/charge-details")).toContain('<span lang="en">Charge details</span>');
+    expect(consoleFrame("/console/charge-details")).toContain('<p lang="en">Top-ups and redeemed codes: every amount added to your balance.');
+    expect(consoleFrame("/console/charge-details")).toContain('<p lang="zh-CN">充值与兑换码：');
   });
 
   it("routeModulesFor refuses a path the router does not know", () => {

@@ -59,6 +59,10 @@ describe("the translation catalogues", () => {
     }
   });
 
+  it("address the reader one way in Chinese, as 您", () => {
+    expect([...chinese].filter(([, value]) => String(value).includes("你"))).toEqual([]);
+  });
+
   it("hold SPEC.md's strings verbatim in English", () => {
     const values = new Set(english.values());
     expect(SPEC_STRINGS.filter((text) => !values.has(text))).toEqual([]);

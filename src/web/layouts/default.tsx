@@ -1,4 +1,4 @@
-import { useContext, useDeferredValue, useEffect, useLayoutEffect } from "react";
+import { useContext, useDeferredValue, useEffect, useLayoutEffect, useState } from "react";
 import { Link, Outlet, useLoaderData, useLocation } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
@@ -47,6 +47,9 @@ export default function ConsoleLayout() {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const { pathname } = useLocation();
+  // Below antd's md breakpoint the menu is a drawer over the page (app.css), closed again once a page is chosen.
+  const [phone, setPhone] = useState(false);
+  const [menuClosed, setMenuClosed] = useState(false);
   const page = pathname.replace(/\/+$/, "") as keyof typeof NAV_LABELS;
   useDocumentTitle(NAV_LABELS[page] ? pageTitle(t(NAV_LABELS[page])) : siteConfig.siteName);
   const restored = useSession((s) => s.restored);
@@ -97,10 +100,11 @@ export default function ConsoleLayout() {
             </div>
           </Layout.Header>
           <Layout hasSider>
-            <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220}>
+            <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220} collapsed={menuClosed} onCollapse={setMenuClosed} onBreakpoint={setPhone}>
               <Menu
                 mode="inline"
                 selectedKeys={[page]}
+                onClick={() => phone && setMenuClosed(true)}
                 aria-label="console"
                 items={CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> }))}
               />

@@ -40,7 +40,8 @@ export const antdTheme: ThemeConfig = {
 export const antdConfig: ConfigProviderProps = {
   theme: antdTheme,
   csp: { nonce: cspNonce },
-  button: { loadingIcon: <LoadingOutlined /> },
+  // antd letter-spaces two-character Chinese labels ("保 存"); Chinese interfaces write them closed.
+  button: { loadingIcon: <LoadingOutlined />, autoInsertSpace: false },
 };
 
 /** antd's static `message` ignores React context; this gives it the same configuration as the app. */

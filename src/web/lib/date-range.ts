@@ -1,20 +1,16 @@
+import { beijingDayStart } from "#shared/beijing-time";
+
 /** A time range as ISO instants: `from` inclusive, `to` exclusive. */
 export interface DateRange {
   from?: string;
   to?: string;
 }
 
-/** `YYYY-MM-DD` as typed in a date field, read as the start of that day on the reader's clock. */
-function localDayStart(day: string, addDays = 0): Date {
-  const [y, m, d] = day.split("-").map(Number);
-  return new Date(y!, m! - 1, d! + addDays);
-}
-
-/** Two inclusive calendar days → the instants the API filters by; null when the start is after the end. */
+/** Two inclusive Beijing days (`YYYY-MM-DD`, as typed in a date field) → the instants the API filters by; null when the start is after the end. */
 export function rangeFromDays(fromDay: string, toDay: string): DateRange | null {
   const range: DateRange = {};
-  if (fromDay) range.from = localDayStart(fromDay).toISOString();
-  if (toDay) range.to = localDayStart(toDay, 1).toISOString();
+  if (fromDay) range.from = beijingDayStart(fromDay).toISOString();
+  if (toDay) range.to = beijingDayStart(toDay, 1).toISOString();
   if (range.from && range.to && range.from >= range.to) return null;
   return range;
 }

@@ -37,6 +37,12 @@ export class ApiError extends Error {
   }
 }
 
+/** The field a `validation_failed` answer names before its colon (docs/site/errors.md), or null. */
+export function refusedField(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.code !== "validation_failed") return null;
+  return /^([\w.]+): /.exec(error.message)?.[1] ?? null;
+}
+
 function serverMessage(data: unknown): string | null {
   if (data && typeof data === "object" && "message" in data && typeof data.message === "string" && data.message) {
     return data.message;
@@ -66,6 +72,8 @@ export function reportFailure(status: number | null, data: unknown): void {
     default:
       // An empty body (a gateway that gave up waiting) is SPEC.md §8's "no response body".
       if (data === undefined || data === null || data === "") return toast("error", t("errors.timeout"));
+      // A validation message names the API's fields ("webhookUrl: …"); the forms check what they can before sending.
+      if (typeof data === "object" && "code" in data && data.code === "validation_failed") return toast("error", t("errors.invalidInput"));
       return toast("error", serverMessage(data) ?? t("errors.unknown"));
   }
 }

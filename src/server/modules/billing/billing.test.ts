@@ -121,7 +121,7 @@ describe("GET /api/v1/console/billing.csv", () => {
     const lines = res.body.trim().split("\r\n");
     expect(lines[0]).toBe("time,tool,key,units,amount,request_id");
     expect(lines).toHaveLength(5);
-    expect(lines[1]).toMatch(/^[^,]+,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36}$/);
+    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36}$/);
     const filtered = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=echo", headers: alice.headers });
     expect(filtered.body.trim().split("\r\n")).toHaveLength(4);
   });

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { beijingDate, beijingIso } from "#shared/beijing-time";
 import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
 import { csvStream } from "../../lib/csv";
@@ -44,12 +45,12 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const rows = allBilling(app.db, filterFor(request.user.userId, request.query));
-      const stamp = app.clock.now().toISOString().slice(0, 10);
+      const stamp = beijingDate(app.clock.now());
       return reply
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
         .type("text/csv; charset=utf-8")
-        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [row.time, row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId]));
+        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId]));
     },
   );
 };

@@ -1,3 +1,4 @@
+import { beijingIso } from "#shared/beijing-time";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
 import { CREDITS_CSV_HEADER, type CreditRow } from "#shared/money-api";
@@ -103,7 +104,7 @@ describe("GET /api/v1/console/credits.csv", () => {
     const lines = res.body.trimEnd().split("\r\n");
     expect(lines[0]).toBe(CREDITS_CSV_HEADER.join(","));
     const { rows } = await allPages(`&${query}`, 100);
-    expect(lines.slice(1)).toEqual(rows.map((r) => [r.time, r.method, r.amount, r.status, r.reference].join(",")));
+    expect(lines.slice(1)).toEqual(rows.map((r) => [beijingIso(r.time), r.method, r.amount, r.status, r.reference].join(",")));
     expect(lines).toHaveLength(1 + 22);
   });
 

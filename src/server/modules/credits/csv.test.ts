@@ -26,8 +26,8 @@ describe("credits CSV", () => {
     for await (const chunk of creditsCsvStream(rows())) text += String(chunk);
     expect(text).toBe(
       "time,method,amount,status,reference\r\n" +
-        "2026-03-01T08:00:00.000Z,redemption,50.00,succeeded,****-ABCD\r\n" +
-        '2026-03-01T09:00:00.000Z,operator,1.50,succeeded,"refund, ticket 7"\r\n',
+        "2026-03-01T16:00:00+08:00,redemption,50.00,succeeded,****-ABCD\r\n" +
+        '2026-03-01T17:00:00+08:00,operator,1.50,succeeded,"refund, ticket 7"\r\n',
     );
   });
 });

@@ -1,3 +1,4 @@
+import { beijingDate } from "#shared/beijing-time";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { formatMoney } from "#shared/money";
 import { creditsPageSchema, creditsQuerySchema } from "#shared/money-api";
@@ -46,7 +47,7 @@ const creditsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const filter = filterFor(request.user.userId, request.query);
-      const stamp = app.clock.now().toISOString().slice(0, 10);
+      const stamp = beijingDate(app.clock.now());
       return reply
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="credits-${stamp}.csv"`)

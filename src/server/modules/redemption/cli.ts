@@ -1,4 +1,4 @@
-import { beijingDateTime } from "#shared/beijing-time";
+import { beijingDateTime, beijingIso } from "#shared/beijing-time";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { parseCount } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
@@ -136,7 +136,7 @@ export const codesExportCommand: CliCommand = {
     if (!batch) throw new UsageError("--batch is required");
     const now = ctx.clock.now();
     const codes = await listCodes(ctx.db, { batch, now, limit: MAX_CODES_PER_BATCH });
-    const when = (at: Date | null) => (at ? at.toISOString() : "");
+    const when = (at: Date | null) => (at ? beijingIso(at) : "");
     const records = csvRecords([
       ["code", "amount", "batch", "state", "created_at", "expires_at", "redeemed_by", "redeemed_at", "voided_at"],
       ...codes.map((c) => [

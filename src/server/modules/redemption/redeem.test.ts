@@ -78,6 +78,7 @@ describe("tollgate admin codes list, void and export", () => {
     const lines = csv.out.split("\n");
     expect(lines[0]).toBe("code,amount,batch,state,created_at,expires_at,redeemed_by,redeemed_at,voided_at");
     expect(lines.slice(1).map((l) => l.split(",")[3]).sort()).toEqual(["redeemed", "void", "void"]);
+    expect(lines[1]!.split(",")[4]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00$/);
     expect((await admin("codes", "export")).code).toBe(64);
     expect(await balanceOf(user)).toBe("2.00");
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);

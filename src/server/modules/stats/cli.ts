@@ -1,13 +1,14 @@
 import { formatMoney } from "#shared/money";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { csvRecords } from "../../lib/csv";
-import { beijingDay, beijingDayStart, operatorStats, type OperatorStats } from "./stats";
+import { beijingDate, beijingDayStart } from "#shared/beijing-time";
+import { operatorStats, type OperatorStats } from "./stats";
 
 export const STATS_DEFAULT_DAYS = 30;
 
 function parseDay(name: string, text: string): string {
   const start = /^\d{4}-\d{2}-\d{2}$/.test(text) ? beijingDayStart(text) : null;
-  if (!start || Number.isNaN(start.getTime()) || beijingDay(start) !== text) {
+  if (!start || Number.isNaN(start.getTime()) || beijingDate(start) !== text) {
     throw new UsageError(`--${name}: "${text}" is not a date such as 2026-03-01`);
   }
   return text;
@@ -84,9 +85,9 @@ export const statsCommand: CliCommand = {
   options: { from: true, to: true, csv: false, json: false },
   async run(ctx, { positionals, options }) {
     if (positionals.length > 0) throw new UsageError(`unexpected "${positionals[0]}"`);
-    const to = typeof options.to === "string" ? parseDay("to", options.to) : beijingDay(ctx.clock.now());
+    const to = typeof options.to === "string" ? parseDay("to", options.to) : beijingDate(ctx.clock.now());
     const from =
-      typeof options.from === "string" ? parseDay("from", options.from) : beijingDay(new Date(beijingDayStart(to).getTime() - (STATS_DEFAULT_DAYS - 1) * 86_400_000));
+      typeof options.from === "string" ? parseDay("from", options.from) : beijingDate(new Date(beijingDayStart(to).getTime() - (STATS_DEFAULT_DAYS - 1) * 86_400_000));
     if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
     if (options.csv === true && options.json === true) throw new UsageError("give --csv or --json, not both");
     const stats = await operatorStats(ctx.db, { from, to });

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
+import { beijingDate, beijingDayStart } from "#shared/beijing-time";
 import { queryRows, type Db } from "../../db/client";
 
-/** Dates are days of the market's clock, Beijing time (UTC+8), as everywhere in the operator's tools. */
-const BEIJING_OFFSET_MS = 8 * 3600_000;
 const DAY_MS = 86_400_000;
 
 export interface StatsRange {
@@ -31,15 +30,6 @@ export interface OperatorStats {
   ledgerNet: bigint;
 }
 
-/** The instant a Beijing day starts. */
-export function beijingDayStart(day: string): Date {
-  return new Date(Date.parse(`${day}T00:00:00Z`) - BEIJING_OFFSET_MS);
-}
-
-export function beijingDay(at: Date): string {
-  return new Date(at.getTime() + BEIJING_OFFSET_MS).toISOString().slice(0, 10);
-}
-
 const bigintOf = (v: string | null | undefined) => BigInt(v ?? "0");
 
 /**
@@ -50,7 +40,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
   const from = beijingDayStart(range.from).toISOString();
   const until = new Date(beijingDayStart(range.to).getTime() + DAY_MS).toISOString();
   const inRange = (column: string) => sql`${sql.raw(column)} >= ${from}::timestamptz and ${sql.raw(column)} < ${until}::timestamptz`;
-  const beijingDate = (column: string) => sql`to_char((${sql.raw(column)} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
+  const beijingDayOf = (column: string) => sql`to_char((${sql.raw(column)} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
   // Charges and refunds in the range, each with the tool it belongs to (a refund's through the charge it refunds).
   const moves = sql`
     select e.kind, e.amount, e.created_at,
@@ -75,7 +65,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
       );
       const byDay = await queryRows<{ day: string; charges: string; refunds: string }>(
         tx,
-        sql`select ${beijingDate("created_at")} as day,
+        sql`select ${beijingDayOf("created_at")} as day,
                    coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as charges,
                    coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunds
             from (${moves}) m group by 1`,
@@ -104,7 +94,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
       const days = new Map(byDay.map((d) => [d.day, d]));
       const revenueByDay: OperatorStats["revenueByDay"] = [];
       for (let at = beijingDayStart(range.from).getTime(); at <= beijingDayStart(range.to).getTime(); at += DAY_MS) {
-        const day = beijingDay(new Date(at));
+        const day = beijingDate(new Date(at));
         const row = days.get(day);
         const charges = bigintOf(row?.charges);
         const refunds = bigintOf(row?.refunds);

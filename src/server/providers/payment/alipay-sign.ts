@@ -1,3 +1,4 @@
+import { beijingDateTime } from "#shared/beijing-time";
 import { sign, verify, type KeyObject } from "node:crypto";
 
 /**
@@ -27,7 +28,7 @@ export function rsa2Verify(content: string, signature: string, publicKey: KeyObj
 
 /** Alipay timestamps are Beijing time (UTC+8), `yyyy-MM-dd HH:mm:ss`. */
 export function alipayTime(at: Date): string {
-  return new Date(at.getTime() + 8 * 3600_000).toISOString().slice(0, 19).replace("T", " ");
+  return beijingDateTime(at).slice(0, 19);
 }
 
 /**

@@ -90,7 +90,3 @@ export function decryptResource(resource: EncryptedResource, apiV3Key: Buffer): 
   return Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]).toString("utf8");
 }
 
-/** RFC 3339 in Beijing time, as WeChat Pay writes `time_expire`: 2026-03-01T16:30:00+08:00. */
-export function beijingRfc3339(at: Date): string {
-  return `${new Date(at.getTime() + 8 * 3600_000).toISOString().slice(0, 19)}+08:00`;
-}

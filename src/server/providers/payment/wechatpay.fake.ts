@@ -1,7 +1,8 @@
+import { beijingIso } from "#shared/beijing-time";
 import { createCipheriv, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { TIMESTAMP_TOLERANCE_SECONDS, beijingRfc3339, parseAuthorization, wechatpaySign, wechatpayVerify } from "./wechatpay-sign";
+import { TIMESTAMP_TOLERANCE_SECONDS, parseAuthorization, wechatpaySign, wechatpayVerify } from "./wechatpay-sign";
 
 export interface FakeWechatOrder {
   outTradeNo: string;
@@ -121,7 +122,7 @@ export class FakeWechatPay {
       trade_state_desc: order.state === "SUCCESS" ? "支付成功" : "未支付",
       bank_type: "OTHERS",
       attach: "",
-      ...(order.state === "SUCCESS" ? { success_time: beijingRfc3339(this.clock()) } : {}),
+      ...(order.state === "SUCCESS" ? { success_time: beijingIso(this.clock()) } : {}),
       payer: { openid: "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o" },
       amount: { total: order.total, payer_total: order.total, currency: order.currency, payer_currency: order.currency },
     };
@@ -138,7 +139,7 @@ export class FakeWechatPay {
     const at = options.at ?? this.clock();
     const body = JSON.stringify({
       id: randomUUID(),
-      create_time: beijingRfc3339(at),
+      create_time: beijingIso(at),
       resource_type: "encrypt-resource",
       event_type: "TRANSACTION.SUCCESS",
       summary: "支付成功",

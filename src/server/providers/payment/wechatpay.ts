@@ -1,3 +1,4 @@
+import { beijingIso } from "#shared/beijing-time";
 import type { WechatPayConfig } from "./config";
 import {
   PaymentProviderError,
@@ -7,7 +8,7 @@ import {
   type PaymentProvider,
   type PaymentStart,
 } from "./types";
-import { beijingRfc3339, decryptResource, wechatpayAuthorization, wechatpaySignatureProblem, type EncryptedResource } from "./wechatpay-sign";
+import { decryptResource, wechatpayAuthorization, wechatpaySignatureProblem, type EncryptedResource } from "./wechatpay-sign";
 
 const MICROS_PER_FEN = 10_000n;
 const ORDER_TIMEOUT_MS = 10_000;
@@ -86,7 +87,7 @@ export function createWechatPayProvider(config: WechatPayConfig): PaymentProvide
         mchid: config.mchId,
         description: order.subject.slice(0, 127),
         out_trade_no: order.outTradeNo,
-        time_expire: beijingRfc3339(order.expiresAt),
+        time_expire: beijingIso(order.expiresAt),
         notify_url: config.notifyUrl,
         // Whole fen by construction (payment amounts have at most two decimals).
         amount: { total: Number(order.amount / MICROS_PER_FEN), currency: "CNY" },

@@ -1,14 +1,13 @@
 import { Button, Card, Descriptions, Flex, Skeleton, Statistic } from "antd";
 import { Link } from "react-router";
-import { useLanguage, useT } from "../../i18n";
-import { formatDate } from "../../lib/format-date";
+import { useT } from "../../i18n";
+import { beijingDate } from "#shared/beijing-time";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 
 /** Who the user is and what they hold: the balance is the store's, already floored to 2 decimals. */
 export function AccountSummary() {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   const user = useSession((s) => s.userInfo);
   return (
     <Card data-testid="account-summary">
@@ -20,7 +19,7 @@ export function AccountSummary() {
             items={[
               { key: "phone", label: t("account.phone"), children: <span data-testid="account-phone">{user.phone}</span> },
               { key: "id", label: t("account.userId"), children: <span data-testid="account-id">{user.id}</span> },
-              { key: "since", label: t("account.memberSince"), children: formatDate(user.createdAt, language) },
+              { key: "since", label: t("account.memberSince"), children: beijingDate(user.createdAt) },
             ]}
           />
           <Flex vertical gap={12}>

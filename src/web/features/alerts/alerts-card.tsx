@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { thresholdProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
-import { useLanguage, useT, type MessageKey } from "../../i18n";
+import { thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
+import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
-import { formatDateTime } from "../../lib/format-date";
+import { refusedField } from "../../lib/http";
+import { beijingDateTime } from "#shared/beijing-time";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
@@ -42,9 +43,8 @@ function SecretOnce({ secret }: { secret: string }) {
 
 function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   const columns: TableColumnsType<AlertDelivery> = [
-    { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => formatDateTime(d.createdAt, language) },
+    { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => beijingDateTime(d.createdAt) },
     { title: t("alerts.colEvent"), key: "event", render: (_: unknown, d) => (d.eventType === "test" ? t("alerts.eventTest") : t("alerts.eventLow")) },
     { title: t("alerts.colChannel"), key: "channel", render: (_: unknown, d) => (d.channel === "sms" ? t("alerts.channelSms") : t("alerts.channelWebhook")) },
     {
@@ -63,11 +63,11 @@ function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
         <div data-testid="delivery-attempts">
           {d.attempts.map((a) => (
             <div key={a.at}>
-              {formatDateTime(a.at, language)} · {a.httpStatus ?? a.error}
+              {beijingDateTime(a.at)} · {a.httpStatus ?? a.error}
             </div>
           ))}
           {d.status === "skipped" && d.lastError}
-          {d.nextAttemptAt && <Typography.Text type="secondary">{t("alerts.nextAttempt", { at: formatDateTime(d.nextAttemptAt, language) })}</Typography.Text>}
+          {d.nextAttemptAt && <Typography.Text type="secondary">{t("alerts.nextAttempt", { at: beijingDateTime(d.nextAttemptAt) })}</Typography.Text>}
         </div>
       ),
     },
@@ -94,6 +94,12 @@ export function AlertsCard() {
       if (saved.webhookSecret) setSecret(saved.webhookSecret);
       toast("success", t("alerts.saved"));
       return refresh();
+    },
+    onError: (error) => {
+      const field = refusedField(error);
+      if (field === "webhookUrl") form.setFields([{ name: "webhookUrl", errors: [t("alerts.webhookRefused")] }]);
+      else if (field === "threshold") form.setFields([{ name: "threshold", errors: [t("alerts.thresholdMalformed")] }]);
+      else toast("error", field ? t("errors.invalidInput") : error.message);
     },
   });
   const rotate = useMutation({ mutationFn: rotateWebhookSecret, onSuccess: (r) => setSecret(r.webhookSecret) });
@@ -131,7 +137,21 @@ export function AlertsCard() {
           >
             <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("alerts.off")} data-testid="alert-threshold" />
           </Form.Item>
-          <Form.Item name="webhookUrl" label={t("alerts.webhookUrl")} extra={t("alerts.webhookHelp")}>
+          <Form.Item
+            name="webhookUrl"
+            label={t("alerts.webhookUrl")}
+            extra={t("alerts.webhookHelp")}
+            rules={[
+              {
+                validator: (_r, value: string | undefined) => {
+                  if (!value || value.trim() === "") return Promise.resolve();
+                  const problem = webhookUrlShapeProblem(value);
+                  if (!problem) return Promise.resolve();
+                  return Promise.reject(new Error(problem === "tooLong" ? t("alerts.webhookTooLong", { max: WEBHOOK_URL_MAX }) : t("alerts.webhookMalformed")));
+                },
+              },
+            ]}
+          >
             <Input placeholder="https://example.com/hooks/tollgate" data-testid="alert-webhook-url" />
           </Form.Item>
           <Space wrap>

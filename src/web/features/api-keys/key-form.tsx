@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { DatePicker, Form, Input, Select, type FormInstance } from "antd";
 import type { Rule } from "antd/es/form";
 import dayjs, { type Dayjs } from "dayjs";
+import { beijingDate, beijingDayStart } from "#shared/beijing-time";
 import {
   API_KEY_LIST_MAX,
   API_KEY_NAME_MAX,
@@ -25,12 +26,17 @@ export interface KeyFormValues {
   ipAllowlist: string;
 }
 
+/** A key set to expire on a day lasts to the end of that Beijing day. */
+function expiryOf(day: Dayjs): Date {
+  return new Date(beijingDayStart(day.format("YYYY-MM-DD"), 1).getTime() - 1);
+}
+
 /** The form's fields as the API takes them; empty optional fields become null (no limit). */
 export function toKeyBody(values: KeyFormValues) {
   const spendLimit = values.spendLimit?.trim() ?? "";
   return {
     name: values.name.trim(),
-    expiresAt: values.expiresOn ? values.expiresOn.endOf("day").toISOString() : null,
+    expiresAt: values.expiresOn ? expiryOf(values.expiresOn).toISOString() : null,
     spendLimit: spendLimit === "" ? null : spendLimit,
     spendLimitPeriod: values.spendLimitPeriod ?? "lifetime",
     allowedTools: values.allowedTools ?? [],
@@ -41,7 +47,7 @@ export function toKeyBody(values: KeyFormValues) {
 export function toKeyFormValues(key: ApiKey): KeyFormValues {
   return {
     name: key.name,
-    expiresOn: key.expiresAt ? dayjs(key.expiresAt) : null,
+    expiresOn: key.expiresAt ? dayjs(beijingDate(key.expiresAt)) : null,
     spendLimit: key.spendLimit ?? "",
     spendLimitPeriod: key.spendLimitPeriod,
     allowedTools: key.allowedTools,
@@ -80,7 +86,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
       // An expired key keeps its old date until the user picks another, so only a new choice is checked.
       ({ isFieldTouched }) => ({
         validator: (_r, value: Dayjs | null | undefined) =>
-          value && isFieldTouched("expiresOn") && !value.endOf("day").isAfter(dayjs())
+          value && isFieldTouched("expiresOn") && expiryOf(value).getTime() <= Date.now()
             ? reject(t("apiKeys.expiryPast"))
             : Promise.resolve(),
       }),

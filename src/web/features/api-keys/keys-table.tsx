@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
 import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
-import { useLanguage, useT, type MessageKey } from "../../i18n";
-import { formatDate, formatDateTime } from "../../lib/format-date";
+import { useT, type MessageKey } from "../../i18n";
+import { beijingDateTime } from "#shared/beijing-time";
 import { siteConfig } from "../../lib/site-config";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
@@ -63,7 +63,6 @@ function KeyActions({ apiKey, onEdit }: { apiKey: ApiKey; onEdit: () => void }) 
 
 export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean }) {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const money = (amount: string) => `${siteConfig.currencySymbol}${amount}`;
   const columns: TableColumnsType<ApiKey> = [
@@ -88,12 +87,12 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
         </Tag>
       ),
     },
-    { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => formatDateTime(at, language) },
+    { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => beijingDateTime(at) },
     {
       title: t("apiKeys.colLastUsed"),
       dataIndex: "lastUsedAt",
       key: "lastUsed",
-      render: (at: string | null) => (at ? formatDateTime(at, language) : t("apiKeys.never")),
+      render: (at: string | null) => (at ? beijingDateTime(at) : t("apiKeys.never")),
     },
     {
       title: t("apiKeys.colSpend"),
@@ -106,7 +105,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
           {key.spendLimitPeriod !== "lifetime" && (
             <div data-testid="key-spend-period">
               <Typography.Text type="secondary">
-                {t(PERIOD_LABELS[key.spendLimitPeriod])} · {t("apiKeys.periodResets", { at: formatDateTime(key.periodEndsAt!, language) })}
+                {t(PERIOD_LABELS[key.spendLimitPeriod])} · {t("apiKeys.periodResets", { at: beijingDateTime(key.periodEndsAt!) })}
               </Typography.Text>
             </div>
           )}
@@ -138,7 +137,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
       title: t("apiKeys.colExpires"),
       dataIndex: "expiresAt",
       key: "expires",
-      render: (at: string | null) => (at ? formatDate(at, language) : t("apiKeys.never")),
+      render: (at: string | null) => (at ? beijingDateTime(at) : t("apiKeys.never")),
     },
     {
       title: t("apiKeys.colActions"),

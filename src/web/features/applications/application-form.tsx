@@ -18,7 +18,7 @@ import {
   type ApprovalTool,
 } from "#shared/applications";
 import { useT, type MessageKey, type Translate } from "../../i18n";
-import { ApiError } from "../../lib/http";
+import { ApiError, refusedField } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { createApplication } from "./api/create-application";
 import { applicationsQueryKey } from "./api/list-applications";
@@ -70,7 +70,7 @@ function rules(t: Translate): Record<keyof ApplicationFormValues, Rule[]> {
         tooLarge: "applications.callsTooLarge",
       },
       t,
-      { max: EXPECTED_CALLS_MAX },
+      { max: String(EXPECTED_CALLS_MAX).replace(/\B(?=(\d{3})+$)/g, ",") },
     ),
     contact: check(
       contactProblem,
@@ -120,10 +120,9 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
         form.setFields([{ name: "toolId", errors: [t(refusal, { tool })] }]);
         return void queryClient.invalidateQueries({ queryKey: applicationsQueryKey });
       }
-      // A validation message starts with the field's name, as in "contact: …".
-      const field = /^(\w+): (.*)$/.exec(error.message);
-      if (field && field[1]! in EMPTY) return form.setFields([{ name: field[1] as keyof ApplicationFormValues, errors: [field[2]!] }]);
-      toast("error", error.message);
+      const field = refusedField(error);
+      if (field && field in EMPTY) return form.setFields([{ name: field as keyof ApplicationFormValues, errors: [t("errors.invalidInput")] }]);
+      toast("error", field ? t("errors.invalidInput") : error.message);
     },
   });
 

@@ -1,7 +1,7 @@
 import { Table, Tag, Typography, type TableColumnsType } from "antd";
 import type { Application, ApplicationStatus } from "#shared/applications";
 import { useLanguage, useT } from "../../i18n";
-import { formatDateTime } from "../../lib/format-date";
+import { beijingDateTime } from "#shared/beijing-time";
 
 const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", approved: "green", rejected: "red" };
 
@@ -40,12 +40,12 @@ export function ApplicationsTable({ applications, loading }: { applications: App
         </Tag>
       ),
     },
-    { title: t("applications.columns.applied"), dataIndex: "createdAt", key: "applied", render: (at: string) => formatDateTime(at, language) },
+    { title: t("applications.columns.applied"), dataIndex: "createdAt", key: "applied", render: (at: string) => beijingDateTime(at) },
     {
       title: t("applications.columns.reviewed"),
       dataIndex: "reviewedAt",
       key: "reviewed",
-      render: (at: string | null) => (at ? formatDateTime(at, language) : t("applications.notReviewed")),
+      render: (at: string | null) => (at ? beijingDateTime(at) : t("applications.notReviewed")),
     },
     {
       title: t("applications.columns.note"),

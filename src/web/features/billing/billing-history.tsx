@@ -2,12 +2,12 @@ import { useState } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
 import type { BillingRow } from "#shared/billing";
-import { useLanguage, useT } from "../../i18n";
+import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
-import { formatDateTimeNumeric } from "../../lib/format-date";
+import { beijingDateTime } from "#shared/beijing-time";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
@@ -16,7 +16,6 @@ import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api
 /** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
 export function BillingHistory() {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   const token = useSession((s) => s.token);
   const [fromDay, setFromDay] = useState("");
   const [toDay, setToDay] = useState("");
@@ -99,7 +98,8 @@ export function BillingHistory() {
         locale={{ emptyText: t("billing.empty") }}
         data-testid="billing-table"
         columns={[
-          { title: t("billing.columns.time"), dataIndex: "time", render: (time: string) => formatDateTimeNumeric(time, language) },
+          // On a phone the table scrolls sideways under its time column, which stays.
+          { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
           { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           { title: t("billing.columns.units"), dataIndex: "units", align: "right" },

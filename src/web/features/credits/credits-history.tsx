@@ -7,7 +7,7 @@ import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { rangeFromDays, type DateRange } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
-import { formatDateTimeNumeric } from "../../lib/format-date";
+import { beijingDateTime } from "#shared/beijing-time";
 import { withCurrency } from "../../lib/money-format";
 import { CREDITS_CSV_PATH, creditsQueryOptions } from "./api/list-credits";
 
@@ -84,7 +84,8 @@ export function CreditsHistory() {
         scroll={{ x: true }}
         data-testid="credits-table"
         columns={[
-          { title: t("credits.columns.time"), dataIndex: "time", render: (time: string) => formatDateTimeNumeric(time, language) },
+          // On a phone the table scrolls sideways under its time column, which stays.
+          { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
           { title: t("credits.columns.method"), dataIndex: "method", render: methodLabel },
           { title: t("credits.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
           {

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Button, Card, Form, Input } from "antd";
 import { normalizeRedemptionCode } from "#shared/redemption-code";
-import { useT } from "../../i18n";
+import { useT, type MessageKey } from "../../i18n";
 import { ApiError } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { refreshUserInfo } from "../../lib/api/get-user-info";
@@ -11,6 +11,13 @@ import { redeemCode } from "./api/redeem-code";
 import { withCurrency } from "../../lib/money-format";
 
 /** Redeem a code: the balance in the header and the list below update as soon as it is credited. */
+const REFUSALS: Record<string, MessageKey> = {
+  redemption_code_unknown: "credits.redeemUnknown",
+  redemption_code_used: "credits.redeemUsed",
+  redemption_code_expired: "credits.redeemExpired",
+  redemption_code_void: "credits.redeemVoid",
+};
+
 export function RedeemForm() {
   const t = useT();
   const queryClient = useQueryClient();
@@ -29,7 +36,7 @@ export function RedeemForm() {
       toast("success", t("credits.redeemed", { amount: withCurrency(result.amount) }));
       await Promise.all([refreshUserInfo(), queryClient.invalidateQueries({ queryKey: creditsQueryKey })]);
     } catch (e) {
-      if (e instanceof ApiError && (e.status === 400 || e.status === 429)) setError(e.message);
+      if (e instanceof ApiError && (e.status === 400 || e.status === 429)) setError(t(e.status === 429 ? "errors.tooManyRequests" : (REFUSALS[e.code ?? ""] ?? "credits.redeemInvalid")));
     } finally {
       setBusy(false);
     }

@@ -23,6 +23,7 @@ export default function ConsoleChargeDetailsPage() {
   return (
     <section data-testid="console-charge-details">
       <Typography.Title level={2}>{t("nav.chargeDetails")}</Typography.Title>
+      <Typography.Paragraph type="secondary">{t("credits.intro")}</Typography.Paragraph>
       <ShownWhenLoaded>
         <Space direction="vertical" size="large" style={{ width: "100%" }}>
           <RedeemForm />

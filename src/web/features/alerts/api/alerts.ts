@@ -11,7 +11,8 @@ export function alertsQueryOptions(token: string | null) {
 }
 
 export function saveAlerts(body: AlertSettingsInput): Promise<AlertSettings> {
-  return api<AlertSettings>(ALERTS_PATH, { method: "PUT", body });
+  // A refused field is shown beside it (alerts-card.tsx).
+  return api<AlertSettings>(ALERTS_PATH, { method: "PUT", body, quiet: [400] });
 }
 
 export function rotateWebhookSecret(): Promise<{ webhookSecret: string }> {

@@ -1,0 +1,97 @@
+import { expect, test, type Page } from "@playwright/test";
+import { CONSOLE_PAGES, PRERENDERED_PATHS } from "../../src/shared/site-routes";
+import { loginViaApi, signInPage } from "./support/auth";
+
+/** Issue 42: on a phone no page is wider than the screen, signed out or in. */
+
+const WIDTHS = [360, 390];
+const SIGNED_OUT = [...PRERENDERED_PATHS, "/docs.html", ...CONSOLE_PAGES];
+
+/** How far the page reaches past the screen's width (a phone widens its layout viewport to fit, so the screen is the measure). */
+async function overflow(page: Page, width: number): Promise<number> {
+  return page.evaluate((screen) => document.documentElement.scrollWidth - screen, width);
+}
+
+for (const width of WIDTHS) {
+  test.describe(`${width} px wide`, () => {
+    test.use({ viewport: { width, height: 780 }, isMobile: true, hasTouch: true });
+
+    test("signed out, no page scrolls sideways", async ({ page }) => {
+      const wide: string[] = [];
+      for (const path of SIGNED_OUT) {
+        await page.goto(path);
+        await page.waitForLoadState("networkidle");
+        if ((await overflow(page, width)) > 0) wide.push(`${path}: ${await overflow(page, width)} px`);
+      }
+      expect(wide).toEqual([]);
+    });
+
+    test("signed in, no console page scrolls sideways", async ({ page, request }) => {
+      const { token } = await loginViaApi(request);
+      await signInPage(page, token);
+      const wide: string[] = [];
+      for (const path of CONSOLE_PAGES) {
+        await page.goto(path);
+        await page.waitForLoadState("networkidle");
+        if ((await overflow(page, width)) > 0) wide.push(`${path}: ${await overflow(page, width)} px`);
+      }
+      expect(wide).toEqual([]);
+    });
+  });
+}
+
+test.describe("the console menu on a phone", () => {
+  test.use({ viewport: { width: 390, height: 780 }, isMobile: true, hasTouch: true });
+
+  test("opens as a drawer over the page, and its button covers nothing of the title", async ({ page, request }) => {
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/api-keys");
+    const title = page.getByRole("heading", { level: 2 });
+    const content = page.locator(".console-content");
+    const trigger = page.locator(".ant-layout-sider-zero-width-trigger");
+    await expect(title).toBeVisible();
+    const [titleBox, triggerBox, before] = await Promise.all([title.boundingBox(), trigger.boundingBox(), content.boundingBox()]);
+    const overlaps = (a: typeof titleBox, b: typeof titleBox) =>
+      !!a && !!b && a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    expect(overlaps(titleBox, triggerBox), "the menu button beside the title, not on it").toBe(false);
+
+    await trigger.click();
+    const menu = page.getByRole("menu", { name: "console" });
+    await expect(menu).toBeVisible();
+    await expect(menu.getByRole("link").first()).toBeInViewport();
+    // The page keeps its width under the open menu instead of being squeezed beside it.
+    expect((await content.boundingBox())?.width).toBe(before?.width);
+    expect(await overflow(page, 390)).toBeLessThanOrEqual(0);
+
+    // Choosing a page closes the drawer on it.
+    await menu.getByRole("link").last().click();
+    await expect(page).toHaveURL(/\/console\/charge-details$/);
+    await expect(menu).not.toBeInViewport();
+  });
+});
+
+test.describe("the money tables on a phone", () => {
+  test.use({ viewport: { width: 360, height: 780 }, isMobile: true, hasTouch: true });
+
+  for (const [path, table] of [["/console/billing-details", "billing-table"], ["/console/charge-details", "credits-table"]] as const) {
+    test(`${path} keeps its first column in view while the rest scrolls`, async ({ page, request }) => {
+      const { token } = await loginViaApi(request);
+      await signInPage(page, token);
+      await page.goto(path);
+      const first = page.getByTestId(table).locator("thead th").first();
+      await expect(first).toBeVisible();
+      const before = await first.boundingBox();
+      const scrolled = await page
+        .getByTestId(table)
+        .locator(".ant-table-content, .ant-table-body")
+        .first()
+        .evaluate((el) => {
+          el.scrollTo({ left: 10_000 });
+          return el.scrollLeft;
+        });
+      expect(scrolled, "the table is wider than the phone").toBeGreaterThan(0);
+      await expect.poll(async () => (await first.boundingBox())?.x).toBe(before?.x);
+    });
+  }
+});
