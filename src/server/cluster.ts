@@ -15,7 +15,8 @@ const RESTART_DELAY_MS = 1000;
 export const SHUTDOWN_MESSAGE = "tollgate:shutdown";
 
 export async function runPrimary(config: AppConfig): Promise<void> {
-  const log = pino(loggerOptions(config) as pino.LoggerOptions);
+  const options = loggerOptions(config) as pino.LoggerOptions & { stream?: pino.DestinationStream };
+  const log = options.stream ? pino(options, options.stream) : pino(options);
   const database = openDatabase(config);
   try {
     await database.migrate();

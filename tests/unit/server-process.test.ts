@@ -3,16 +3,18 @@
  * workers on PostgreSQL, migrating once, answering one metrics scrape for all workers, and
  * draining on SIGTERM with a call in flight.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { openPostgres } from "../../src/server/db/client";
-import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { buildServerForTest, emptyPostgresDatabase, PROJECT_NODE, readyUrl, START_FLAGS, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 
 /** Starting a process loads every module from disk: slow on a loaded machine, so generous. */
@@ -43,6 +45,36 @@ const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { 
 
 it("runs the tests on Node 24", () => {
   expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(24);
+});
+
+describe("the log", () => {
+  it("is pretty on a terminal: a line a record, the level in words, Beijing time; JSON when piped (every other test here)", async () => {
+    // util-linux's `script` gives the server a pseudo-terminal for its standard output.
+    const command = [PROJECT_NODE, ...START_FLAGS, serverJs].map((word) => `'${word}'`).join(" ");
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", DATA_DIR: tempDir(), DATABASE_URL: "" },
+      // Kept open: `script` spins when its standard input ends.
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    let raw = "";
+    let output = "";
+    const ready = new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        raw += chunk;
+        output = stripVTControlCharacters(raw);
+        const line = output.split(/\r?\n/).find((text) => /: ready$/.test(text));
+        if (line) resolve(line);
+      });
+      child.once("exit", () => reject(new Error(`exited before ready:\n${output}`)));
+    });
+    try {
+      expect(await ready).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+08:00\] INFO.*: ready$/);
+      expect(output).not.toMatch(/^\{"level"/m);
+    } finally {
+      process.kill(-child.pid!, "SIGKILL");
+    }
+  }, SLOW);
 });
 
 describe("one process on PGlite", () => {
