@@ -21,7 +21,7 @@ import { solveAltchaChallenge } from "../../src/server/testing/altcha";
 import { latestCodeFor } from "../../src/server/testing/sms-outbox";
 import { E2E_SITE_IDENTITY } from "../../tests/e2e/support/site-identity";
 
-const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html"];
+const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html", "/docs/zh-CN.html", "/docs/zh-CN/quickstart.html"];
 const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/charge-details"];
 
 const { values: args } = parseArgs({
