@@ -1,6 +1,6 @@
 /** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
 import GithubSlugger from "github-slugger";
-import { SUMMARY_ZH, TAG_ZH } from "./api-reference-zh";
+import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "./api-reference-zh";
 import type { DocsLanguage } from "./languages";
 
 /** The words of each endpoint's section. */
@@ -19,6 +19,21 @@ interface SectionWords {
   required: string;
   response: string;
   noJsonBody: string;
+  /** A description the route schemas hold (in English), in the page's language. */
+  text: (english: string) => string;
+  /** The notes a schema's constraints add to its description. */
+  notes: {
+    range: (min: number, max: number) => string;
+    atLeast: (min: number) => string;
+    atMost: (max: number) => string;
+    length: (min: number, max: number) => string;
+    atMostLength: (max: number) => string;
+    atLeastLength: (min: number) => string;
+    atMostItems: (max: number) => string;
+    matches: (pattern: string) => string;
+    oneOf: (values: string) => string;
+    byDefault: (value: string) => string;
+  };
 }
 
 const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
@@ -37,6 +52,19 @@ const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
     required: ", required",
     response: "Response",
     noJsonBody: "No JSON body.",
+    text: (english) => english,
+    notes: {
+      range: (min, max) => `From ${min} to ${max}.`,
+      atLeast: (min) => `At least ${min}.`,
+      atMost: (max) => `At most ${max}.`,
+      length: (min, max) => `${min} to ${max} characters.`,
+      atMostLength: (max) => `At most ${max} characters.`,
+      atLeastLength: (min) => `At least ${min} characters.`,
+      atMostItems: (max) => `At most ${max} items.`,
+      matches: (pattern) => `Matches \`${pattern}\`.`,
+      oneOf: (values) => `One of ${values}.`,
+      byDefault: (value) => `Default \`${value}\`.`,
+    },
   },
   "zh-CN": {
     fieldHeader: "| 字段 | 类型 | 必填 | 说明 |",
@@ -53,6 +81,19 @@ const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
     required: "，必填",
     response: "响应",
     noJsonBody: "无 JSON 响应体。",
+    text: (english) => DESCRIPTION_ZH[english] ?? english,
+    notes: {
+      range: (min, max) => `取值 ${min} 到 ${max}。`,
+      atLeast: (min) => `至少为 ${min}。`,
+      atMost: (max) => `至多为 ${max}。`,
+      length: (min, max) => `${min} 到 ${max} 个字符。`,
+      atMostLength: (max) => `至多 ${max} 个字符。`,
+      atLeastLength: (min) => `至少 ${min} 个字符。`,
+      atMostItems: (max) => `至多 ${max} 项。`,
+      matches: (pattern) => `须匹配 \`${pattern}\`。`,
+      oneOf: (values) => `取值为 ${values} 之一。`,
+      byDefault: (value) => `默认为 \`${value}\`。`,
+    },
   },
 };
 import type { JsonSchema, OpenApiDocument, OpenApiOperation, OpenApiParameter } from "./openapi-types";
@@ -139,28 +180,29 @@ export function typeLabel(raw: JsonSchema, doc: OpenApiDocument): string {
   return label;
 }
 
-function constraints(schema: JsonSchema): string[] {
+function constraints(schema: JsonSchema, words: SectionWords): string[] {
   const notes: string[] = [];
+  const say = words.notes;
   const { minimum: min, maximum: max } = schema;
   const realMin = min !== undefined && Math.abs(min) < SAFE_INTEGER ? min : undefined;
   const realMax = max !== undefined && Math.abs(max) < SAFE_INTEGER ? max : undefined;
-  if (realMin !== undefined && realMax !== undefined) notes.push(`From ${realMin} to ${realMax}.`);
-  else if (realMin !== undefined) notes.push(`At least ${realMin}.`);
-  else if (realMax !== undefined) notes.push(`At most ${realMax}.`);
-  if (schema.minLength !== undefined && schema.maxLength !== undefined) notes.push(`${schema.minLength} to ${schema.maxLength} characters.`);
-  else if (schema.maxLength !== undefined) notes.push(`At most ${schema.maxLength} characters.`);
-  else if (schema.minLength !== undefined && schema.minLength > 0) notes.push(`At least ${schema.minLength} characters.`);
-  if (schema.maxItems !== undefined) notes.push(`At most ${schema.maxItems} items.`);
-  if (schema.pattern && !schema.format && schema.pattern.length <= 60) notes.push(`Matches \`${schema.pattern}\`.`);
-  if (schema.enum) notes.push(`One of ${schema.enum.map((v) => `\`${String(v)}\``).join(", ")}.`);
-  if (schema.default !== undefined) notes.push(`Default \`${JSON.stringify(schema.default)}\`.`);
+  if (realMin !== undefined && realMax !== undefined) notes.push(say.range(realMin, realMax));
+  else if (realMin !== undefined) notes.push(say.atLeast(realMin));
+  else if (realMax !== undefined) notes.push(say.atMost(realMax));
+  if (schema.minLength !== undefined && schema.maxLength !== undefined) notes.push(say.length(schema.minLength, schema.maxLength));
+  else if (schema.maxLength !== undefined) notes.push(say.atMostLength(schema.maxLength));
+  else if (schema.minLength !== undefined && schema.minLength > 0) notes.push(say.atLeastLength(schema.minLength));
+  if (schema.maxItems !== undefined) notes.push(say.atMostItems(schema.maxItems));
+  if (schema.pattern && !schema.format && schema.pattern.length <= 60) notes.push(say.matches(schema.pattern));
+  if (schema.enum) notes.push(say.oneOf(schema.enum.map((v) => `\`${String(v)}\``).join(", ")));
+  if (schema.default !== undefined) notes.push(say.byDefault(JSON.stringify(schema.default)));
   return notes;
 }
 
-function describe(schema: JsonSchema, doc: OpenApiDocument): string {
+function describe(schema: JsonSchema, doc: OpenApiDocument, words: SectionWords): string {
   const own = resolve(schema, doc);
   const inner = variants(own)?.find((v) => !isNull(v));
-  const parts = [own.description, ...constraints(own), ...(inner ? constraints(resolve(inner, doc)) : [])];
+  const parts = [own.description && words.text(own.description), ...constraints(own, words), ...(inner ? constraints(resolve(inner, doc), words) : [])];
   return parts.filter(Boolean).join(" ");
 }
 
@@ -177,15 +219,15 @@ function nested(schema: JsonSchema, doc: OpenApiDocument): { schema: JsonSchema;
   return null;
 }
 
-export function fieldRows(schema: JsonSchema, doc: OpenApiDocument, prefix = ""): FieldRow[] {
+export function fieldRows(schema: JsonSchema, doc: OpenApiDocument, prefix = "", words: SectionWords = SECTION_WORDS.en): FieldRow[] {
   const object = resolve(schema, doc);
   const rows: FieldRow[] = [];
   const required = new Set(object.required ?? []);
   for (const [name, property] of Object.entries(object.properties ?? {})) {
     const fullName = `${prefix}${name}`;
-    rows.push({ name: fullName, type: typeLabel(property, doc), required: required.has(name), description: describe(property, doc) });
+    rows.push({ name: fullName, type: typeLabel(property, doc), required: required.has(name), description: describe(property, doc, words) });
     const children = nested(property, doc);
-    if (children) rows.push(...fieldRows(children.schema, doc, `${fullName}${children.suffix}`));
+    if (children) rows.push(...fieldRows(children.schema, doc, `${fullName}${children.suffix}`, words));
   }
   return rows;
 }
@@ -248,10 +290,10 @@ function fieldTable(rows: FieldRow[], words: SectionWords): string {
 }
 
 function schemaSection(schema: JsonSchema, doc: OpenApiDocument, words: SectionWords): string {
-  const rows = fieldRows(schema, doc);
+  const rows = fieldRows(schema, doc, "", words);
   const parts: string[] = [];
   if (rows.length > 0) parts.push(fieldTable(rows, words));
-  else parts.push(`${words.jsonOf(typeLabel(schema, doc))} ${describe(schema, doc)}`.trim());
+  else parts.push(`${words.jsonOf(typeLabel(schema, doc))} ${describe(schema, doc, words)}`.trim());
   parts.push("```json\n" + JSON.stringify(exampleValue(schema, doc), null, 2) + "\n```");
   return parts.join("\n\n");
 }
@@ -260,7 +302,7 @@ function parameterTable(title: string, parameters: OpenApiParameter[], doc: Open
   const lines = [`**${title}**`, "", words.parameterHeader, "|---|---|---|---|"];
   for (const p of parameters) {
     const schema = p.schema ?? {};
-    const description = [p.description, describe(schema, doc)].filter(Boolean).join(" ");
+    const description = [p.description && words.text(p.description), describe(schema, doc, words)].filter(Boolean).join(" ");
     lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? words.yes : words.no} | ${cell(description)} |`);
   }
   return lines.join("\n");
@@ -278,7 +320,7 @@ function operationSection(operation: Operation, anchor: string, doc: OpenApiDocu
   const parts: string[] = [];
   parts.push(`### ${localTitle(operation, language)} {#${anchor}}`);
   parts.push(`\`${method.toUpperCase()} ${path}\``);
-  if (op.description) parts.push(op.description);
+  if (op.description) parts.push(words.text(op.description));
   const bearer = op.security?.some((s) => "bearer" in s);
   parts.push(bearer ? words.signedIn : words.noAuth);
   const byPlace = (place: OpenApiParameter["in"]) => (op.parameters ?? []).filter((p) => p.in === place);
@@ -290,7 +332,7 @@ function operationSection(operation: Operation, anchor: string, doc: OpenApiDocu
     parts.push(`**${words.requestBody}** (\`${body.type}\`${op.requestBody?.required ? words.required : ""})`, schemaSection(body.schema, doc, words));
   }
   for (const [status, response] of Object.entries(op.responses ?? {})) {
-    const description = response.description && response.description !== "Default Response" ? ` — ${response.description}` : "";
+    const description = response.description && response.description !== "Default Response" ? ` — ${words.text(response.description)}` : "";
     const content = jsonSchemaOf(response.content);
     parts.push(`**${words.response} \`${status}\`**${description}`);
     parts.push(content ? schemaSection(content.schema, doc, words) : words.noJsonBody);
@@ -312,14 +354,31 @@ function localTitle(operation: Operation, language: DocsLanguage): string {
   return (language === "zh-CN" ? SUMMARY_ZH[key] : undefined) ?? operationTitle(operation);
 }
 
-/** The routes and groups the zh-CN reference shows in English, for want of a translation. */
+/** The routes, groups and descriptions the zh-CN reference shows in English, for want of a translation. */
 export function missingTranslations(doc: OpenApiDocument): string[] {
   const missing: string[] = [];
+  for (const description of schemaDescriptions(doc)) if (!DESCRIPTION_ZH[description]) missing.push(`description "${description}"`);
   for (const [tag, operations] of apiOperations(doc)) {
     if (!TAG_ZH[tag]) missing.push(`tag ${tag}`);
     for (const { method, path } of operations) if (!SUMMARY_ZH[`${method.toUpperCase()} ${path}`]) missing.push(`${method.toUpperCase()} ${path}`);
   }
   return missing;
+}
+
+/** Every description the document's schemas, parameters and operations hold, but fastify's default response's. */
+function schemaDescriptions(doc: OpenApiDocument): Set<string> {
+  const found = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (!value || typeof value !== "object") return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "description" && typeof inner === "string") {
+        if (inner !== "Default Response") found.add(inner);
+      } else walk(inner);
+    }
+  };
+  walk(doc);
+  return found;
 }
 
 interface Operation {

@@ -8,7 +8,7 @@ import path from "node:path";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { GUIDE_SECTIONS, languageSiteDir } from "../../scripts/docs/build-docs";
-import { SUMMARY_ZH, TAG_ZH } from "../../scripts/docs/api-reference-zh";
+import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "../../scripts/docs/api-reference-zh";
 import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
 import { DOCS_STRINGS, type DocsLanguage } from "../../scripts/docs/languages";
@@ -151,7 +151,7 @@ describe("the zh-CN docs", () => {
       expect(prose.includes(INFORMAL_YOU), `${page} says ${INFORMAL_YOU}`).toBe(false);
     }
     expect(glossaryProblems(zhGenerated.flatMap(proseBlocks).join("\n"))).toEqual([]);
-    const generatedWords = [SUMMARY_ZH, TAG_ZH, CONSOLE_MEANING_ZH, GATEWAY_MEANING_ZH, GATEWAY_ADVICE_ZH]
+    const generatedWords = [SUMMARY_ZH, TAG_ZH, DESCRIPTION_ZH, CONSOLE_MEANING_ZH, GATEWAY_MEANING_ZH, GATEWAY_ADVICE_ZH]
       .flatMap((table) => Object.values(table))
       .join("\n")
       .replace(/`[^`]*`/g, "");
