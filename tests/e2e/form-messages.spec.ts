@@ -79,6 +79,22 @@ for (const locale of ["en-US", "zh-CN"]) {
       await badInput(page, edit.locator("#api-key_name"), "   ", page.getByTestId("save-key"), "blank rename");
     });
 
+    test("a refusal only the server can give, in the page's language: a key made elsewhere filled the last place", async ({ page, request }) => {
+      const { token } = await loginViaApi(request);
+      await signInPage(page, token);
+      const newKey = (name: string) => request.post("/api/v1/console/keys", { data: { name }, headers: { authorization: `Bearer ${token}` } });
+      for (let i = 1; i < 50; i++) expect((await newKey(`key ${i}`)).status()).toBe(201);
+      await page.goto("/console/api-keys");
+      await page.getByTestId("create-key").click();
+      const dialog = await opened(page.getByRole("dialog").first());
+      expect((await newKey("from another tab")).status()).toBe(201);
+      await dialog.locator("#api-key_name").fill("one too many");
+      await page.getByTestId("submit-key").click();
+      const refusal = locale === "zh-CN" ? "您的 API 密钥数量已达上限，请删除一个不再使用的密钥" : "you already have 50 API keys, the most allowed: delete one you no longer use first";
+      await expect(page.locator(".ant-message-notice").getByText(refusal, { exact: false })).toBeVisible();
+      await expectHuman(page, "key limit");
+    });
+
     test("the alerts form: threshold and webhook", async ({ page, request }) => {
       await signIn(page, request);
       await page.goto("/console/info");

@@ -1,5 +1,26 @@
 /** English for the console, the login and the HTTP client's errors: loaded with them (./console-messages.ts). */
 export const enConsole = {
+  /** A refusal by its code, where the console shows it in a language other than the server's English. */
+  apiErrors: {
+    bad_request: "the request could not be served as sent",
+    conflict: "this conflicts with the current state: reload the page and try again",
+    body_too_large: "what you sent is too large",
+    idempotency_in_progress: "the same request is still being handled: try again in a moment",
+    idempotency_key_reused: "this request was already used for something else: try again",
+    service_unavailable: "the service is briefly unavailable: try again in a moment",
+    account_disabled: "this account has been disabled by the site's operator: contact them",
+    api_key_limit_reached: "you have as many API keys as allowed: delete one you no longer use",
+    payment_method_unavailable: "this payment method is not offered",
+    payment_provider_failed: "the payment provider is unavailable: try again later",
+    tool_not_applicable: "this tool does not exist or needs no application",
+    application_already_pending: "you already have an application for this tool awaiting review",
+    tool_access_already_granted: "you already have access to this tool",
+    captcha_unavailable: "the captcha service cannot be reached: try again later",
+    sms_send_failed: "the SMS could not be sent: try again later",
+    login_limited: "too many wrong codes from your network: wait and try again",
+    invalid_code: "the code is wrong, expired or already used: ask for a new one",
+    invalid_phone: "only mainland China mobile numbers are accepted",
+  },
   nav: {
     info: "Account",
     apiKeys: "API keys",

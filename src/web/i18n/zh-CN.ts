@@ -1,6 +1,26 @@
 import type { Messages } from "./en";
 
 export const zhCN: Messages = {
+  apiErrors: {
+    bad_request: "请求无法按发送的形式处理",
+    conflict: "与当前状态冲突，请刷新页面后重试",
+    body_too_large: "发送的内容过大",
+    idempotency_in_progress: "相同的请求仍在处理中，请稍后重试",
+    idempotency_key_reused: "该请求已用于其他操作，请重试",
+    service_unavailable: "服务暂时不可用，请稍后重试",
+    account_disabled: "该账户已被站点运营者停用，请联系运营者",
+    api_key_limit_reached: "您的 API 密钥数量已达上限，请删除一个不再使用的密钥",
+    payment_method_unavailable: "本站不提供该支付方式",
+    payment_provider_failed: "支付服务商暂时不可用，请稍后重试",
+    tool_not_applicable: "该工具不存在，或无需申请",
+    application_already_pending: "您已有一份该工具的申请正在审核中",
+    tool_access_already_granted: "您已获得该工具的使用权限",
+    captcha_unavailable: "无法连接人机验证服务，请稍后重试",
+    sms_send_failed: "短信未能发送，请稍后重试",
+    login_limited: "您所在网络输错验证码的次数过多，请稍后再试",
+    invalid_code: "验证码错误、已过期或已使用过，请重新获取",
+    invalid_phone: "仅支持中国大陆手机号",
+  },
   errors: {
     timeout: "请求超时，服务器未响应！",
     notFound: "服务器资源不存在",

@@ -1,6 +1,7 @@
 import { FetchError, ofetch } from "ofetch";
-import { t } from "../i18n";
+import { t, useLanguage } from "../i18n";
 import "../i18n/console-messages";
+import { enConsole } from "../i18n/en-console";
 import { useSession } from "./session-store";
 import { siteConfig } from "./site-config";
 import { toast } from "./toast";
@@ -43,11 +44,15 @@ export function refusedField(error: unknown): string | null {
   return /^([\w.]+): /.exec(error.message)?.[1] ?? null;
 }
 
+/**
+ * What a refusal says to the user: the server's message (English, written for people), or in
+ * another language the catalogue's words for its code.
+ */
 function serverMessage(data: unknown): string | null {
-  if (data && typeof data === "object" && "message" in data && typeof data.message === "string" && data.message) {
-    return data.message;
-  }
-  return null;
+  if (!data || typeof data !== "object") return null;
+  const code = "code" in data && typeof data.code === "string" ? data.code : null;
+  if (code && code in enConsole.apiErrors && useLanguage.getState().language !== "en") return t(`apiErrors.${code as keyof typeof enConsole.apiErrors}`);
+  return "message" in data && typeof data.message === "string" && data.message ? data.message : null;
 }
 
 /** SPEC.md §8: what the user is told, or done for them, for a failed call. */
