@@ -1,4 +1,8 @@
+import { beijingDateTime } from "#shared/beijing-time";
 import type { CliContext } from "./command";
+
+/** A time in a table cell: Beijing time with its offset, or "-" for none. */
+export const timeCell = (at: Date | null): string => (at ? beijingDateTime(at) : "-");
 
 export type Column<T> = { header: string; value: (row: T) => string };
 

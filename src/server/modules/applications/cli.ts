@@ -1,13 +1,11 @@
 import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "#shared/applications";
 import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
-import { beijingDateTime } from "#shared/beijing-time";
 import { maskPhone } from "#shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
-import { printRecords } from "../../lib/cli/records";
+import { printRecords, timeCell } from "../../lib/cli/records";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 
 const STATUS_CHOICES = [...APPLICATION_STATUSES, "all"] as const;
-const when = (at: Date | null) => (at ? beijingDateTime(at) : "-");
 const text = (value: string | null) => (value ? escapeUnprintable(value) : "-");
 
 function printApplications(ctx: CliContext, rows: ApplicationWithPhone[], json: boolean) {
@@ -28,14 +26,14 @@ function printApplications(ctx: CliContext, rows: ApplicationWithPhone[], json: 
     }),
     columns: [
       { header: "ID", value: (a) => String(a.id) },
-      { header: "APPLIED", value: (a) => when(a.createdAt) },
+      { header: "APPLIED", value: (a) => timeCell(a.createdAt) },
       { header: "PHONE", value: (a) => maskPhone(a.phone) },
       { header: "TOOL", value: (a) => text(a.toolId) },
       { header: "PROJECT", value: (a) => text(a.companyOrProject) },
       { header: "CALLS/MONTH", value: (a) => String(a.expectedMonthlyCalls) },
       { header: "CONTACT", value: (a) => text(a.contact) },
       { header: "STATUS", value: (a) => a.status },
-      { header: "REVIEWED", value: (a) => when(a.reviewedAt) },
+      { header: "REVIEWED", value: (a) => timeCell(a.reviewedAt) },
       { header: "NOTE", value: (a) => text(a.reviewerNote) },
       { header: "USE CASE", value: (a) => escapeUnprintable(a.useCase.replace(/\n+/g, " ")) },
     ],

@@ -1,13 +1,11 @@
-import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { maskApiKey } from "#shared/api-keys";
 import { requiredReason } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
-import { printRecord, printRecords } from "../../lib/cli/records";
+import { printRecord, printRecords, timeCell } from "../../lib/cli/records";
 import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
 
-const when = (at: Date | null) => (at ? beijingDateTime(at) : "-");
 const userJson = (user: UserRow) => ({
   id: user.id,
   phone: user.phone,
@@ -34,7 +32,7 @@ export const usersFindCommand: CliCommand = {
         { header: "ID", value: (u) => String(u.id) },
         { header: "PHONE", value: (u) => u.phone },
         { header: "BALANCE", value: (u) => formatMoney(u.balance) },
-        { header: "SIGNED UP", value: (u) => when(u.createdAt) },
+        { header: "SIGNED UP", value: (u) => timeCell(u.createdAt) },
         { header: "STATE", value: (u) => (u.disabledAt ? "disabled" : "active") },
       ],
     });
@@ -78,13 +76,13 @@ export const usersShowCommand: CliCommand = {
       [
         ["id", String(user.id)],
         ["phone", user.phone],
-        ["signed up", when(user.createdAt)],
+        ["signed up", timeCell(user.createdAt)],
         ["balance", formatMoney(user.balance)],
-        ["state", user.disabledAt ? `disabled ${when(user.disabledAt)}: ${user.disabledReason ?? ""}` : "active"],
+        ["state", user.disabledAt ? `disabled ${timeCell(user.disabledAt)}: ${user.disabledReason ?? ""}` : "active"],
         ["keys", keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`)],
-        ["grants", document.grants.map((g) => `${g.tool} since ${when(new Date(g.grantedAt))}`)],
-        ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${when(h.createdAt)}`)],
-        ["last calls", details.lastCalls.map((c) => `${when(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
+        ["grants", details.grants.map((g) => `${g.toolId} since ${timeCell(g.grantedAt)}`)],
+        ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${timeCell(h.createdAt)}`)],
+        ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
       ],
       { json: options.json === true, document },
     );
@@ -103,7 +101,7 @@ export const usersDisableCommand: CliCommand = {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     if (!(await disableUser(ctx.db, { userId: user.id, reason, now: ctx.clock.now() }))) {
-      ctx.err(`user ${user.id} is disabled already (since ${when(user.disabledAt)}): nothing changed`);
+      ctx.err(`user ${user.id} is disabled already (since ${timeCell(user.disabledAt)}): nothing changed`);
       return 1;
     }
     ctx.out(`disabled user ${user.id} (${user.phone}): sessions ended, keys refused from now on`);
