@@ -115,7 +115,7 @@ const FIRST_LOAD_CHUNK = "framework";
 const FIRST_LOAD_MODULES = [
   /node_modules[\\/](react|react-dom|react-router|scheduler|zustand)[\\/]/,
   /src[\\/]web[\\/](root\.tsx|components[\\/]site-chrome\.tsx|i18n[\\/](index|en-site)\.ts|lib[\\/](site-config|session-store|chunk-reload|token-storage|build-updates|zod-jitless)\.ts)$/,
-  /src[\\/]shared[\\/]site-config\.ts$/,
+  /src[\\/]shared[\\/](site-config|tool-text)\.ts$/,
 ];
 
 export default defineConfig({

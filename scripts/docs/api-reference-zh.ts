@@ -59,6 +59,7 @@ export const TAG_ZH: Record<string, string> = {
 export const DESCRIPTION_ZH: Record<string, string> = {
   "What one priced unit is (e.g. 'character'); null means the price is per call": "一个计价单位是什么（例如 'character'）；null 表示按次计价",
   "Calls per minute allowed for one API key": "每个 API 密钥每分钟允许的调用次数",
+  "The tool's name, description, category and unit in other languages, where the operator gave them": "运营方给出的工具其他语言的名称、描述、分类和单位",
   "HTTP method of the call": "调用使用的 HTTP 方法",
   "Where the widget fetches a proof-of-work challenge": "组件获取工作量证明挑战的地址",
   "The account's identity prefix for window.AliyunCaptchaConfig": "账号的身份标识前缀，用于 window.AliyunCaptchaConfig",

@@ -10,6 +10,7 @@ import { createHighlighter } from "shiki";
 import { styleToClass } from "./highlight-classes";
 import { CURRENCY_SYMBOL } from "../../src/shared/site-config";
 import { fillPlaceholders } from "../../src/shared/template";
+import { toolText } from "../../src/shared/tool-text";
 import { createMarkdownRenderer } from "../markdown/render";
 import { apiReferenceMarkdown } from "./api-reference";
 import { expandGeneratedBlocks } from "./error-tables";
@@ -70,8 +71,10 @@ function sourcePages(
       markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`, language),
     })),
   );
-  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(snapshot.tools, CURRENCY_SYMBOL, words) });
-  for (const tool of snapshot.tools) {
+  // The tool pages in the language's words where the operator's catalog gives them.
+  const tools = snapshot.tools.map((tool) => ({ ...tool, ...toolText(tool, language) }));
+  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(tools, CURRENCY_SYMBOL, words) });
+  for (const tool of tools) {
     const fragment =
       readOptional(path.join(siteDir, "tools", `${tool.id}.md`)) ??
       (tool.builtin ? readOptional(path.join(siteDir, "tools", `${tool.builtin}.md`)) : null);
@@ -80,7 +83,7 @@ function sourcePages(
   pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi, language) });
   const sections = [
     ...GUIDE_SECTIONS.map((s) => ({ title: words.sections[s.section], slugs: [...s.slugs] })),
-    { title: words.sections.tools, slugs: ["tools", ...snapshot.tools.map(toolSlug)] },
+    { title: words.sections.tools, slugs: ["tools", ...tools.map(toolSlug)] },
     { title: words.sections.reference, slugs: ["api"] },
   ];
   return { sections, pages };

@@ -1,5 +1,13 @@
 import { z } from "zod";
 
+/** A tool's words in a language other than English; each one left out is shown in English. */
+export const toolTextSchema = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  category: z.string().optional(),
+  unit: z.string().optional(),
+});
+
 /** One tool as the public catalog shows it (GET /api/v1/tools). */
 export const publicToolSchema = z.object({
   id: z.string(),
@@ -12,8 +20,11 @@ export const publicToolSchema = z.object({
   requiresApproval: z.boolean(),
   rateLimitPerMinute: z.number().int().describe("Calls per minute allowed for one API key"),
   method: z.string().describe("HTTP method of the call"),
+  translations: z.object({ "zh-CN": toolTextSchema.optional() }).describe("The tool's name, description, category and unit in other languages, where the operator gave them"),
 });
 
 export const catalogResponseSchema = z.object({ tools: z.array(publicToolSchema) });
 
 export type PublicTool = z.infer<typeof publicToolSchema>;
+export type ToolTranslations = PublicTool["translations"];
+

@@ -26,6 +26,28 @@ test.describe("language", () => {
     await expect(page.getByRole("dialog").getByText("验证码登录")).toBeVisible();
   });
 
+  test("shows the catalog's tools in the operator's Chinese words, and English where it gave none", async ({ page, request }) => {
+    await page.goto("/");
+    const pinyin = page.getByTestId("tool-pinyin");
+    await expect(pinyin.getByRole("heading", { name: "拼音" })).toBeVisible();
+    await expect(pinyin).toContainText("按汉字个数计费");
+    await expect(pinyin).toContainText("/ 汉字");
+    await expect(page.getByTestId("tool-qrcode").getByRole("heading", { name: "二维码" })).toBeVisible();
+    await page.getByRole("combobox", { name: "语言" }).selectOption("en");
+    await expect(pinyin.getByRole("heading", { name: "Pinyin" })).toBeVisible();
+    await expect(pinyin).toContainText("/ character");
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/apply");
+    await expect(page.getByTestId("application-tool")).toContainText("拼音");
+
+    await page.goto("/docs/zh-CN/tools/pinyin.html");
+    await expect(page.getByRole("heading", { level: 1, name: "拼音" })).toBeVisible();
+    await expect(page.getByRole("main")).toContainText("/汉字");
+  });
+
   test("writes two-character buttons closed, as Chinese does, not letter-spaced", async ({ page, request }) => {
     const { token } = await loginViaApi(request);
     await signInPage(page, token);

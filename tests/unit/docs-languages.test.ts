@@ -13,6 +13,8 @@ import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
 import { DOCS_STRINGS, type DocsLanguage } from "../../scripts/docs/languages";
 import { toolPageMarkdown, toolsOverviewMarkdown, type DocTool } from "../../scripts/docs/tool-pages";
+import { buildTimeCatalog } from "../../src/server/modules/catalog/public-tool";
+import { toolText } from "../../src/shared/tool-text";
 import { createMarkdownRenderer } from "../../scripts/markdown/render";
 import { GLOSSARY, INFORMAL_YOU } from "../../src/shared/glossary";
 import { zhCN } from "../../src/web/i18n/zh-CN";
@@ -91,9 +93,16 @@ const sampleTool: DocTool = {
   rateLimitPerMinute: 600,
   builtin: null,
 } as DocTool;
+/** The catalog the app ships, in the words its zh-CN translations give. */
+const shippedTools: DocTool[] = buildTimeCatalog({ TOOLS_CATALOG: path.join(root, "config/tools.json") }).map((tool) => ({
+  ...tool,
+  ...toolText(tool, "zh-CN"),
+  builtin: null,
+}));
 const zhGenerated = [
   toolPageMarkdown(sampleTool, null, "¥", DOCS_STRINGS["zh-CN"]),
-  toolsOverviewMarkdown([sampleTool], "¥", DOCS_STRINGS["zh-CN"]),
+  toolsOverviewMarkdown([sampleTool, ...shippedTools], "¥", DOCS_STRINGS["zh-CN"]),
+  ...shippedTools.map((tool) => toolPageMarkdown(tool, null, "¥", DOCS_STRINGS["zh-CN"])),
 ];
 
 describe("the docs in English and Chinese", () => {

@@ -15,6 +15,7 @@ import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-s
 import { toolSlug } from "../../scripts/docs/tool-pages";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
 import { API_ERRORS } from "../../src/shared/errors";
+import { toolText } from "../../src/shared/tool-text";
 import { GATEWAY_ERRORS } from "../../src/shared/gateway";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
@@ -76,12 +77,13 @@ describe("the docs build", () => {
 
   it("shows each tool's price, access and call from the catalog, in each language", async () => {
     for (const tool of snapshot.tools) {
-      for (const [language, price] of [
-        ["en", `¥${tool.price} per ${tool.unit ?? "call"}`],
-        ["zh-CN", `¥${tool.price}/${tool.unit ?? "次"}`],
+      const zh = toolText(tool, "zh-CN");
+      for (const [language, name, price] of [
+        ["en", tool.name, `¥${tool.price} per ${tool.unit ?? "call"}`],
+        ["zh-CN", zh.name, `¥${tool.price}/${zh.unit ?? "次"}`],
       ] as const) {
         const body = (await get(docsHref(toolSlug(tool), language))).body;
-        expect(body).toContain(`<h1>${tool.name}</h1>`);
+        expect(body).toContain(`<h1>${name}</h1>`);
         expect(body).toContain(price);
         expect(body).toContain(`${tool.method} ${snapshot.config.publicUrl}/v1/tools/${tool.id}`);
         if (tool.requiresApproval) expect(body).toContain('href="/console/apply"');

@@ -28,6 +28,13 @@ describe("loadCatalog", () => {
     expect(tools[2]).toMatchObject({ unit: "character", requiresApproval: true });
   });
 
+  it("carries the operator's Chinese words beside the English, each optional", () => {
+    const [pinyin] = loadCatalog(path.resolve("config/tools.json")).slice(2);
+    expect(pinyin!.translations["zh-CN"]).toMatchObject({ name: "拼音", unit: "汉字" });
+    const [plain] = loadCatalog(writeCatalog({ tools: [tool()] }));
+    expect(plain!.translations).toEqual({});
+  });
+
   it("applies defaults and parses prices exactly", () => {
     const [echo] = loadCatalog(writeCatalog({ tools: [tool({ price: "0.000001" })] }));
     expect(echo).toMatchObject({ requiresApproval: false, rateLimitPerMinute: 600, priceMicros: 1n });
@@ -49,6 +56,10 @@ describe("loadCatalog", () => {
     ["a negative price", { tools: [tool({ price: "-1" })] }, /tools\.0\.price/],
     ["an unknown builtin", { tools: [tool({ handler: { type: "builtin", name: "nope" } })] }, /tools\.0\.handler\.name/],
     ["a duplicate id", { tools: [tool(), tool()] }, /duplicate tool id "echo"/],
+    ["a language the site does not have", { tools: [tool({ translations: { fr: { name: "Écho" } } })] }, /tools\.0\.translations: Unrecognized key: "fr"/],
+    ["an empty translated name", { tools: [tool({ translations: { "zh-CN": { name: "" } } })] }, /tools\.0\.translations\.zh-CN\.name/],
+    ["a misspelt translated field", { tools: [tool({ translations: { "zh-CN": { title: "回显" } } })] }, /tools\.0\.translations\.zh-CN: Unrecognized key: "title"/],
+    ["a unit translated on a per-call tool", { tools: [tool({ translations: { "zh-CN": { unit: "次" } } })] }, /tools\.0\.translations\.zh-CN\.unit: a tool priced per call has no unit/],
     [
       "a missing secret",
       { tools: [tool({ handler: { type: "http", url: "http://x.test/", headers: { a: "${NOPE}" } } })] },

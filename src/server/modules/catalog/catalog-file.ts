@@ -35,6 +35,14 @@ const httpHandler = z.object({
     .optional(),
 });
 
+/** The operator's words for a tool in Chinese; each one left out is shown in English. */
+const chineseText = z.strictObject({
+  name: z.string().min(1).max(80).optional(),
+  description: z.string().min(1).max(1000).optional(),
+  category: z.string().min(1).max(40).optional(),
+  unit: z.string().min(1).max(40).optional(),
+});
+
 const toolEntry = z.object({
   id: z.string().regex(TOOL_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
   name: z.string().min(1).max(80),
@@ -47,6 +55,7 @@ const toolEntry = z.object({
   requiresApproval: z.boolean().default(false),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   handler: z.discriminatedUnion("type", [builtinHandler, httpHandler]),
+  translations: z.strictObject({ "zh-CN": chineseText.optional() }).default({}),
 });
 
 const catalogFile = z
@@ -54,6 +63,9 @@ const catalogFile = z
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.tools.forEach((tool, i) => {
+      if (tool.translations["zh-CN"]?.unit !== undefined && tool.unit === undefined) {
+        ctx.addIssue({ code: "custom", path: ["tools", i, "translations", "zh-CN", "unit"], message: "a tool priced per call has no unit to translate" });
+      }
       if (seen.has(tool.id)) ctx.addIssue({ code: "custom", path: ["tools", i, "id"], message: `duplicate tool id "${tool.id}"` });
       seen.add(tool.id);
     });

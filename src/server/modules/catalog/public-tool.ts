@@ -14,6 +14,7 @@ export function publicTool(tool: Tool): PublicTool {
     requiresApproval: tool.requiresApproval,
     rateLimitPerMinute: tool.rateLimitPerMinute,
     method: tool.handler.type === "http" && tool.handler.method !== "ANY" ? tool.handler.method : "POST",
+    translations: tool.translations,
   };
 }
 

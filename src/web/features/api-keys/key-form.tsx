@@ -13,7 +13,7 @@ import {
 } from "#shared/api-keys";
 import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
-import { toolsQueryOptions } from "../../lib/api/list-tools";
+import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { siteConfig } from "../../lib/site-config";
 import { MONO } from "./mono";
 
@@ -122,6 +122,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
 export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
   const t = useT();
   const tools = useQuery(toolsQueryOptions());
+  const toolName = useToolName();
   const r = rules(t);
   return (
     <Form
@@ -149,7 +150,7 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
           allowClear
           loading={tools.isPending}
           placeholder={t("apiKeys.allTools")}
-          options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: `${tool.name} (${tool.id})` }))}
+          options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: `${toolName(tool.id)} (${tool.id})` }))}
         />
       </Form.Item>
       <Form.Item name="ipAllowlist" label={t("apiKeys.ipAllowlist")} extra={t("apiKeys.ipAllowlistHelp")} rules={r.ipAllowlist}>

@@ -18,6 +18,7 @@ import {
   type ApprovalTool,
 } from "#shared/applications";
 import { useT, type MessageKey, type Translate } from "../../i18n";
+import { useToolName } from "../../lib/api/list-tools";
 import { ApiError, refusedField } from "../../lib/http";
 import { toast } from "../../lib/toast";
 import { createApplication } from "./api/create-application";
@@ -92,6 +93,7 @@ const isOpen = (tool: ApprovalTool) => !tool.hasAccess && !tool.pending;
 /** Apply for a tool that needs approval; `preferredTool` (from `?tool=`) is chosen first when it is open. */
 export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[]; preferredTool: string | null }) {
   const t = useT();
+  const toolName = useToolName();
   const [form] = Form.useForm<ApplicationFormValues>();
   const queryClient = useQueryClient();
   const chosen = Form.useWatch("toolId", form);
@@ -116,7 +118,7 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
       if (!(error instanceof ApiError) || error.status !== 400) return;
       const refusal = error.code ? REFUSALS[error.code] : undefined;
       if (refusal) {
-        const tool = tools.find((candidate) => candidate.id === body.toolId)?.name ?? body.toolId;
+        const tool = toolName(body.toolId, tools.find((candidate) => candidate.id === body.toolId)?.name);
         form.setFields([{ name: "toolId", errors: [t(refusal, { tool })] }]);
         return void queryClient.invalidateQueries({ queryKey: applicationsQueryKey });
       }
@@ -144,10 +146,10 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
             value: tool.id,
             disabled: !isOpen(tool),
             label: tool.hasAccess
-              ? `${tool.name} (${t("applications.toolHasAccess")})`
+              ? `${toolName(tool.id, tool.name)} (${t("applications.toolHasAccess")})`
               : tool.pending
-                ? `${tool.name} (${t("applications.toolPending")})`
-                : tool.name,
+                ? `${toolName(tool.id, tool.name)} (${t("applications.toolPending")})`
+                : toolName(tool.id, tool.name),
           }))}
           data-testid="application-tool"
         />

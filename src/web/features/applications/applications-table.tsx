@@ -2,6 +2,7 @@ import { Table, Tag, Typography, type TableColumnsType } from "antd";
 import type { Application, ApplicationStatus } from "#shared/applications";
 import { useLanguage, useT } from "../../i18n";
 import { beijingDateTime } from "#shared/beijing-time";
+import { useToolName } from "../../lib/api/list-tools";
 
 const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", approved: "green", rejected: "red" };
 
@@ -9,8 +10,9 @@ const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", appr
 export function ApplicationsTable({ applications, loading }: { applications: Application[]; loading: boolean }) {
   const t = useT();
   const language = useLanguage((s) => s.language);
+  const toolName = useToolName();
   const columns: TableColumnsType<Application> = [
-    { title: t("applications.columns.tool"), dataIndex: "toolName", key: "tool" },
+    { title: t("applications.columns.tool"), key: "tool", render: (_: unknown, application) => toolName(application.toolId, application.toolName) },
     {
       title: t("applications.columns.project"),
       key: "project",

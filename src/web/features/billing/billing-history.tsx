@@ -4,7 +4,7 @@ import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
 import type { BillingRow } from "#shared/billing";
 import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
-import { toolsQueryOptions } from "../../lib/api/list-tools";
+import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
 import { beijingDateTime } from "#shared/beijing-time";
@@ -28,7 +28,7 @@ export function BillingHistory() {
   const tools = useQuery(toolsQueryOptions());
   const keys = useQuery({ ...keysQueryOptions(token), select: (list) => list.keys });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
-  const toolNames = new Map((tools.data ?? []).map((tool) => [tool.id, tool.name]));
+  const toolName = useToolName();
   const total = query.data?.pages[0]?.total;
 
   const exportCsv = async () => {
@@ -62,7 +62,7 @@ export function BillingHistory() {
             placeholder={t("billing.allTools")}
             value={toolId}
             onChange={setToolId}
-            options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: tool.name }))}
+            options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: toolName(tool.id) }))}
             data-testid="billing-tool"
           />
         </label>
@@ -100,7 +100,7 @@ export function BillingHistory() {
         columns={[
           // On a phone the table scrolls sideways under its time column, which stays.
           { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
-          { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
+          { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           { title: t("billing.columns.units"), dataIndex: "units", align: "right" },
           { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },

@@ -1,18 +1,20 @@
 import { useEffect, useState } from "react";
 import type { PublicTool } from "#shared/catalog";
-import { useT } from "../../i18n";
+import { toolText } from "#shared/tool-text";
+import { useLanguage, useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 
 /** Plain fetch, not the shared client: the landing page must stay light, and a failure here leaves the build's prices. */
 async function fetchCatalog(): Promise<PublicTool[]> {
-  const response = await fetch(`${siteConfig.apiBase}/api/v1/tools`, { headers: { accept: "application/json" } });
-  if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
+  const response = await fetch(`${siteConfig.apiBase}/api/v1/tools`);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return ((await response.json()) as { tools: PublicTool[] }).tools;
 }
 
 /** `prerendered`: the build's catalog, shown at once and replaced by the server's current one. */
 export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
   const t = useT();
+  const language = useLanguage((s) => s.language);
   const [tools, setTools] = useState<PublicTool[]>(prerendered);
   const [failed, setFailed] = useState(false);
   const [refreshed, setRefreshed] = useState(false);
@@ -26,21 +28,23 @@ export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
       <h2 id="catalog-title">{t("home.catalogTitle")}</h2>
       {failed && tools.length === 0 ? <p className="muted">{t("home.catalogUnavailable")}</p> : null}
       <ul className="catalog-grid" aria-busy={!refreshed}>
-        {tools.map((tool) => (
-          <li key={tool.id} className="catalog-card" data-testid={`tool-${tool.id}`}>
-            <div className="catalog-card-head">
-              <h3>{tool.name}</h3>
-              <span className="catalog-category">{tool.category}</span>
-            </div>
-            <p>{tool.description}</p>
-            <p className="catalog-price">
-              {siteConfig.currencySymbol}
-              {tool.price} / {tool.unit ?? t("home.perCall")}
-              {tool.requiresApproval ? <span className="catalog-approval">{t("home.approvalRequired")}</span> : null}
-            </p>
-            <a href={`/docs/tools/${tool.id}.html`}>{t("home.toolDocs")}</a>
-          </li>
-        ))}
+        {tools
+          .map((tool) => toolText(tool, language))
+          .map((tool) => (
+            <li key={tool.id} className="catalog-card" data-testid={`tool-${tool.id}`}>
+              <div className="catalog-card-head">
+                <h3>{tool.name}</h3>
+                <span className="catalog-category">{tool.category}</span>
+              </div>
+              <p>{tool.description}</p>
+              <p className="catalog-price">
+                {siteConfig.currencySymbol}
+                {tool.price} / {tool.unit ?? t("home.perCall")}
+                {tool.requiresApproval ? <span className="catalog-approval">{t("home.approvalRequired")}</span> : null}
+              </p>
+              <a href={`/docs/tools/${tool.id}.html`}>{t("home.toolDocs")}</a>
+            </li>
+          ))}
       </ul>
     </section>
   );

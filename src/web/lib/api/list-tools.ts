@@ -1,5 +1,8 @@
-import { queryOptions } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { useCallback } from "react";
 import type { PublicTool } from "#shared/catalog";
+import { toolText } from "#shared/tool-text";
+import { useLanguage } from "../../i18n";
 import { api } from "../http";
 
 /** GET /api/v1/tools: the catalog, read by the key form's allowed tools and the billing filter. */
@@ -9,4 +12,20 @@ export function listTools(): Promise<PublicTool[]> {
 
 export function toolsQueryOptions() {
   return queryOptions({ queryKey: ["tools"], queryFn: listTools, staleTime: 300_000 });
+}
+
+/**
+ * A tool's name in the reader's language, from the catalog; until the catalog has loaded (or for a
+ * tool no longer in it), `fallback` (the English name a console route sent) or the tool's id.
+ */
+export function useToolName(): (toolId: string, fallback?: string) => string {
+  const tools = useQuery(toolsQueryOptions()).data;
+  const language = useLanguage((s) => s.language);
+  return useCallback(
+    (toolId, fallback) => {
+      const tool = tools?.find((candidate) => candidate.id === toolId);
+      return tool ? toolText(tool, language).name : (fallback ?? toolId);
+    },
+    [tools, language],
+  );
 }

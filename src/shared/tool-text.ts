@@ -1,0 +1,12 @@
+import type { PublicTool } from "./catalog";
+
+type ToolWords = Pick<PublicTool, "name" | "description" | "category" | "unit">;
+
+/**
+ * The words a reader of `language` sees for a tool: the operator's translation where there is one,
+ * English otherwise (a unit is translated only where the tool has one: the catalog refuses others).
+ * Apart from ./catalog.ts so the landing page takes it without zod.
+ */
+export function toolText<T extends ToolWords & Pick<PublicTool, "translations">>(tool: T, language: string): T {
+  return { ...tool, ...(tool.translations as Record<string, Partial<ToolWords> | undefined>)[language] };
+}
