@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need beyond npm packages, from Debian's packages when missing (needs root, as on
 # CI): Chromium for the browser tests, a Python with `requests` for the docs' Python example, and
-# nginx and redis-server for the tests of several server processes (tests/cluster/).
+# nginx and redis-server for the tests of several server processes (tests/cluster/), and Prometheus
+# with Alertmanager for the tests of the shipped monitoring configuration (deploy/).
 # Prints the Python interpreter to use.
 set -euo pipefail
 missing=()
@@ -9,6 +10,8 @@ chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 [ -x "$chromium_path" ] || missing+=(chromium fonts-noto-cjk)
 [ -x "${NGINX_PATH:-/usr/sbin/nginx}" ] || missing+=(nginx-light)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
 python=python3
 if ! python3 -c "import requests" >/dev/null 2>&1; then
   python=/usr/bin/python3

@@ -56,6 +56,7 @@ const envSchema = z.object({
     .min(16, "must be at least 16 characters")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  LEDGER_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86400).default(60),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   BODY_MEMORY_MB: z.coerce.number().int().min(1).max(65536).default(256),
   GATEWAY_ABANDONED_AFTER_SECONDS: z.coerce.number().int().min(5).max(86400).default(600),
@@ -136,6 +137,8 @@ const configSchema = envSchema.transform((e, ctx) => {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     /** Bearer token for GET /metrics; unset: no /metrics route. */
     metricsToken: e.METRICS_TOKEN,
+    /** How often the ledger reconciler checks its next batch of users for the metrics (only with METRICS_TOKEN). */
+    ledgerCheckIntervalMs: e.LEDGER_CHECK_INTERVAL_SECONDS * 1000,
     /** The most a request (headers and body) may take to arrive; then 408 and the connection closes. */
     requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     /** The most memory request bodies still arriving may hold together; over it new bodies get 503. */

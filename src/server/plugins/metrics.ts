@@ -4,8 +4,20 @@ import fp from "fastify-plugin";
 import { bearerToken } from "../lib/bearer";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
+/** The money's health as the ledger reconciler last saw it (modules/ledger/health.ts). */
+export interface MoneyHealth {
+  driftUsers: number;
+  driftMicros: bigint;
+  negativeBalances: number;
+  stuckHolds: number;
+}
+
 /** What the app reports as it runs. */
 export interface MetricsSink {
+  /** Whether anything reads what is reported (METRICS_TOKEN is set): work done only to report it can be skipped otherwise. */
+  readonly kept: boolean;
+  /** A completed pass of the ledger reconciler. */
+  observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
   observeChargeBatch(size: number, seconds: number, ok: boolean): void;
   /** A Redis command or connection error (REDIS_URL). */
@@ -13,7 +25,7 @@ export interface MetricsSink {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { observeChargeBatch: () => {}, redisError: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { COST_HEADER } from "#shared/gateway";
-import type { MetricsSink } from "./metrics";
+import type { MetricsSink, MoneyHealth } from "./metrics";
 
 /**
  * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
@@ -9,7 +9,38 @@ import type { MetricsSink } from "./metrics";
  * asks the primary, which gathers every worker's registry, so one scrape sees all of them.
  */
 export class PrometheusMetrics implements MetricsSink {
+  readonly kept = true;
   readonly registry = new Registry();
+  // Every worker checks the same database: a cluster's scrape shows the largest a worker saw, not the sum.
+  readonly ledgerDriftUsers = new Gauge({
+    name: "tollgate_ledger_drift_users",
+    help: "Users whose balance is not the sum of their ledger entries, at the reconciler's last full pass (must be 0)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly ledgerDriftMicros = new Gauge({
+    name: "tollgate_ledger_drift_micros",
+    help: "How far balances are from their ledgers, summed over users, in micro-units, at the reconciler's last full pass (must be 0)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly negativeBalances = new Gauge({
+    name: "tollgate_negative_balances",
+    help: "Users whose balance is below zero, at the reconciler's last full pass (must be 0)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly stuckHolds = new Gauge({
+    name: "tollgate_stuck_holds",
+    help: "Calls still holding their charge past GATEWAY_ABANDONED_AFTER_SECONDS, which the abandoned-call sweep refunds (must be 0)",
+    aggregator: "max",
+    registers: [this.registry],
+  });
+  readonly ledgerChecks = new Counter({
+    name: "tollgate_ledger_reconciler_passes_total",
+    help: "Full passes of the ledger reconciler over every user",
+    registers: [this.registry],
+  });
   readonly httpRequests = new Histogram({
     name: "tollgate_http_request_duration_seconds",
     help: "HTTP requests by method, route and status, and how long they took",
@@ -68,6 +99,14 @@ export class PrometheusMetrics implements MetricsSink {
       });
     }
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeMoneyHealth(health: MoneyHealth): void {
+    this.ledgerDriftUsers.set(health.driftUsers);
+    this.ledgerDriftMicros.set(Number(health.driftMicros));
+    this.negativeBalances.set(health.negativeBalances);
+    this.stuckHolds.set(health.stuckHolds);
+    this.ledgerChecks.inc();
   }
 
   redisError(operation: string): void {

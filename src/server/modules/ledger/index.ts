@@ -2,3 +2,4 @@
 export { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem } from "./charges";
 export { refundAbandonedCalls, refundBatch, refundChargedCall, resolveUnansweredCall, type RefundItem } from "./refunds";
 export { recordTopUp, type TopUpOptions } from "./topup";
+export { LedgerReconciler, reportMoneyHealthPeriodically, stuckHolds } from "./health";

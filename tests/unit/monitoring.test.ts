@@ -1,0 +1,149 @@
+/**
+ * The monitoring configuration Tollgate ships (deploy/), checked by the real programs (Debian's
+ * prometheus and prometheus-alertmanager, installed by scripts/ensure-test-tools.sh): the files
+ * parse, each alert's unit test passes, every metric the rules use is exported, and an alert
+ * travels from a running Tollgate through Prometheus and Alertmanager to a webhook.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { users } from "../../src/server/db/schema/index";
+import { freePort, waitForPort } from "../../src/server/testing/free-port";
+import { tempDataDir } from "../../src/server/testing/temp-dir";
+import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
+import { createUserWithSession } from "../../src/server/testing/users";
+
+const run = promisify(execFile);
+const deploy = path.resolve("deploy");
+const METRICS_TOKEN = "monitoring-test-metrics-token";
+
+/** Runs a program and gives what it printed; a non-zero exit fails with its output. */
+async function check(program: string, args: string[], cwd = deploy): Promise<string> {
+  const { stdout, stderr } = await run(program, args, { cwd });
+  return stdout + stderr;
+}
+
+/** The metric families an alert rule or a dashboard query names (a histogram's _bucket, _count and _sum are its family). */
+function familiesIn(text: string): string[] {
+  const names = [...text.matchAll(/\btollgate_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, ""));
+  return [...new Set(names)].sort();
+}
+
+describe("the shipped Prometheus and Alertmanager configuration", () => {
+  it("parses, and every alert's unit test passes", async () => {
+    expect(await check("promtool", ["check", "config", "--syntax-only", "prometheus/prometheus.yml"])).toContain("SUCCESS");
+    expect(await check("promtool", ["check", "rules", "prometheus/rules.yml"])).toContain("SUCCESS");
+    expect(await check("promtool", ["test", "rules", "rules.test.yml"], path.join(deploy, "prometheus"))).toContain("SUCCESS");
+    expect(await check("amtool", ["check-config", "alertmanager/alertmanager.yml"])).toContain("SUCCESS");
+  });
+
+  it("has a unit test for every alert it defines", () => {
+    const rules = fs.readFileSync(path.join(deploy, "prometheus/rules.yml"), "utf8");
+    const tests = fs.readFileSync(path.join(deploy, "prometheus/rules.test.yml"), "utf8");
+    const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
+    expect(alerts.length).toBeGreaterThan(5);
+    for (const alert of alerts) expect(tests, `${alert} has no case in rules.test.yml`).toMatch(new RegExp(`alertname: ${alert}\\b[\\s\\S]*?exp_labels`));
+  });
+});
+
+describe("a running Tollgate", () => {
+  let t: TestApp;
+  let base: string;
+  const children: ChildProcess[] = [];
+  let webhook: http.Server;
+  const alertsReceived: { status: string; labels: Record<string, string> }[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp({ METRICS_TOKEN, LEDGER_CHECK_INTERVAL_SECONDS: "1" });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    base = `127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    webhook = http.createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      request.on("end", () => {
+        for (const alert of (JSON.parse(body) as { alerts: { status: string; labels: Record<string, string> }[] }).alerts) alertsReceived.push(alert);
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
+  });
+
+  afterAll(async () => {
+    for (const child of children) child.kill("SIGKILL");
+    webhook?.close();
+    await t?.close();
+  });
+
+  it("exports every metric the alert rules use", async () => {
+    const response = await fetch(`http://${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const exported = new Set([...(await response.text()).matchAll(/^# TYPE (tollgate_\w+)/gm)].map((m) => m[1]!));
+    const used = familiesIn(fs.readFileSync(path.join(deploy, "prometheus/rules.yml"), "utf8"));
+    expect(used.length).toBeGreaterThan(5);
+    expect(used.filter((family) => !exported.has(family))).toEqual([]);
+  });
+
+  it("raises the ledger drift alert through a real Prometheus and Alertmanager, to the webhook", async () => {
+    const dir = tempDataDir("monitoring-");
+    const [prometheusPort, alertmanagerPort] = [await freePort(), await freePort()];
+    fs.writeFileSync(path.join(dir, "token"), METRICS_TOKEN);
+    fs.copyFileSync(path.join(deploy, "prometheus/rules.yml"), path.join(dir, "rules.yml"));
+    // The shipped files, with this test's addresses and a faster pace.
+    const prometheusConfig = fs
+      .readFileSync(path.join(deploy, "prometheus/prometheus.yml"), "utf8")
+      .replace(/scrape_interval: 15s/, "scrape_interval: 1s")
+      .replace(/evaluation_interval: 15s/, "evaluation_interval: 1s")
+      .replace('["127.0.0.1:9093"]', `["127.0.0.1:${alertmanagerPort}"]`)
+      .replace("/etc/prometheus/tollgate-metrics-token", path.join(dir, "token"))
+      .replace('["10.0.0.11:3000", "10.0.0.12:3000"]', `["${base}"]`);
+    fs.writeFileSync(path.join(dir, "prometheus.yml"), prometheusConfig);
+    const webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/alerts`;
+    fs.writeFileSync(path.join(dir, "alertmanager.yml"), fs.readFileSync(path.join(deploy, "alertmanager/alertmanager.yml"), "utf8").replace("http://127.0.0.1:9095/alerts", webhookUrl));
+
+    const start = (program: string, args: string[]) => {
+      const child = spawn(program, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+      let log = "";
+      child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
+      children.push(child);
+      return () => log;
+    };
+    const alertmanagerLog = start("prometheus-alertmanager", [
+      `--config.file=${path.join(dir, "alertmanager.yml")}`,
+      `--storage.path=${path.join(dir, "alertmanager")}`,
+      `--web.listen-address=127.0.0.1:${alertmanagerPort}`,
+      "--cluster.listen-address=",
+    ]);
+    const prometheusLog = start("prometheus", [
+      `--config.file=${path.join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${path.join(dir, "prometheus")}`,
+      `--web.listen-address=127.0.0.1:${prometheusPort}`,
+    ]);
+    await waitForPort(alertmanagerPort);
+    await waitForPort(prometheusPort);
+
+    // Prometheus scrapes Tollgate: the target is up and the gauge reads 0.
+    const query = async (expr: string) => {
+      const response = await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`);
+      const body = (await response.json()) as { data: { result: { value: [number, string] }[] } };
+      return body.data.result.map((r) => r.value[1]);
+    };
+    await expect.poll(() => query('up{job="tollgate"}'), { timeout: 30_000, message: prometheusLog() }).toEqual(["1"]);
+    await expect.poll(() => query("tollgate_ledger_drift_users"), { timeout: 30_000 }).toEqual(["0"]);
+
+    // A balance changed behind the ledger's back.
+    const user = await createUserWithSession(t, { balance: "1" });
+    await t.database.db.update(users).set({ balance: 1_000_007n }).where(eq(users.id, user.userId));
+    await expect
+      .poll(() => alertsReceived.filter((alert) => alert.labels.alertname === "TollgateLedgerDrift" && alert.status === "firing").length, {
+        timeout: 60_000,
+        message: `${prometheusLog()}\n${alertmanagerLog()}`,
+      })
+      .toBeGreaterThan(0);
+    const fired = alertsReceived.find((alert) => alert.labels.alertname === "TollgateLedgerDrift")!;
+    expect(fired.labels).toMatchObject({ severity: "critical", instance: base, job: "tollgate" });
+  });
+});
