@@ -87,6 +87,28 @@ describe("a running Tollgate", () => {
     expect(used.filter((family) => !exported.has(family))).toEqual([]);
   });
 
+  it("makes no new series for tool ids, paths or label values a caller chose", async () => {
+    const series = async () => {
+      const text = await (await fetch(`http://${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      return new Set(text.split("\n").filter((line) => line.startsWith("tollgate_")).map((line) => line.replace(/ \S+$/, "")));
+    };
+    const madeUpCalls = async (round: number) => {
+      for (let i = 0; i < 20; i++) {
+        const made = `made-up-${round}-${i}-${Math.random().toString(36).slice(2)}`;
+        await fetch(`http://${base}/v1/tools/${made}/${made}?${made}=1`, { method: "POST", headers: { authorization: "Bearer tg_nope" } });
+        await fetch(`http://${base}/api/v1/${made}`);
+        await fetch(`http://${base}/api/v1/payments/${made}/notify`, { method: "POST", body: "x" });
+      }
+    };
+    await madeUpCalls(1);
+    const afterFirst = await series();
+    await madeUpCalls(2);
+    const afterSecond = await series();
+    expect([...afterSecond].filter((one) => one.includes("made-up"))).toEqual([]);
+    // Made-up calls land in a few fixed series (an unknown tool, an unmatched route): twenty more add none.
+    expect([...afterSecond].filter((one) => !afterFirst.has(one))).toEqual([]);
+  });
+
   it("raises the ledger drift alert through a real Prometheus and Alertmanager, to the webhook", async () => {
     const dir = tempDataDir("monitoring-");
     const [prometheusPort, alertmanagerPort] = [await freePort(), await freePort()];

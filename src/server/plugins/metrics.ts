@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { bearerToken } from "../lib/bearer";
+import type { CounterLabels, CounterName } from "../lib/counters";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
 /** The money's health as the ledger reconciler last saw it (modules/ledger/health.ts). */
@@ -16,6 +17,8 @@ export interface MoneyHealth {
 export interface MetricsSink {
   /** Whether anything reads what is reported (METRICS_TOKEN is set): work done only to report it can be skipped otherwise. */
   readonly kept: boolean;
+  /** One event of a counted family (lib/counters.ts); `by` for money counted in micro-units. */
+  count<N extends CounterName>(family: N, labels: CounterLabels<N>, by?: number | bigint): void;
   /** A completed pass of the ledger reconciler. */
   observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
@@ -25,7 +28,7 @@ export interface MetricsSink {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { COST_HEADER } from "#shared/gateway";
+import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
 import type { MetricsSink, MoneyHealth } from "./metrics";
 
 /**
@@ -75,6 +76,13 @@ export class PrometheusMetrics implements MetricsSink {
     registers: [this.registry],
   });
 
+  private readonly counters = new Map<CounterName, Counter>(
+    Object.entries(COUNTERS).map(([family, { name, help, labels }]) => [
+      family as CounterName,
+      new Counter({ name, help, labelNames: Object.keys(labels), registers: [this.registry] }),
+    ]),
+  );
+
   constructor(database: { queueStats?(): { total: number; idle: number; waiting: number } }) {
     const stats = database.queueStats?.bind(database);
     if (stats) {
@@ -99,6 +107,13 @@ export class PrometheusMetrics implements MetricsSink {
       });
     }
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  count<N extends CounterName>(family: N, labels: CounterLabels<N>, by: number | bigint = 1): void {
+    const allowed: Record<string, readonly string[]> = COUNTERS[family].labels;
+    const counted: Record<string, string> = {};
+    for (const [label, value] of Object.entries(labels as Record<string, string>)) counted[label] = countedValue(allowed[label] ?? [], value);
+    this.counters.get(family)!.inc(counted, Number(by));
   }
 
   observeMoneyHealth(health: MoneyHealth): void {

@@ -8,6 +8,7 @@ import { alertAttempts, alertDeliveries, idempotencyKeys } from "../../db/schema
 import { createSealer } from "../../lib/crypto";
 import { readOutbox } from "../../testing/sms-outbox";
 import { tempDataDir } from "../../testing/temp-dir";
+import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch } from "../ledger/charges";
@@ -48,7 +49,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   dataDir = tempDataDir();
-  t = await createTestApp({ DATA_DIR: dataDir, ALERT_WEBHOOK_ALLOW_LOOPBACK: "true", ALERT_JOB_SECONDS: "3600" });
+  t = await createTestApp({ DATA_DIR: dataDir, ALERT_WEBHOOK_ALLOW_LOOPBACK: "true", ALERT_JOB_SECONDS: "3600", METRICS_TOKEN: TEST_METRICS_TOKEN });
 });
 afterAll(async () => {
   await t.close();
@@ -110,6 +111,7 @@ const workerDeps = (): DeliveryDeps => ({
   webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
   openSecret: t.app.alertsJob.openSecret,
   log: t.app.log,
+  attempted: (channel, result) => t.app.metrics.count("alertDeliveries", { channel, result }),
 });
 
 describe("alert settings", () => {
@@ -179,7 +181,8 @@ describe("a charge that takes the balance below the threshold", () => {
 
     // 1.10 → 0.90 crosses; 0.90 → 0.70 in the same batch does not cross again.
     await charge([{ userId: user.userId, keyId, amount: "0.20" }, { userId: user.userId, keyId, amount: "0.20" }]);
-    await t.app.alertsJob.runOnce();
+    const delivered = ['tollgate_alert_deliveries_total{channel="sms",result="delivered"}', 'tollgate_alert_deliveries_total{channel="webhook",result="delivered"}'];
+    expect(await metricsGrowth(t.app, delivered, () => t.app.alertsJob.runOnce())).toEqual({ [delivered[0]!]: 1, [delivered[1]!]: 1 });
     expect(smsTo(user.phone).map((m) => m.text)).toEqual([
       "[Tollgate] Your balance is 0.90, below your alert threshold of 1.00. Top up to keep your API calls running.",
     ]);

@@ -34,6 +34,7 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
     webhooks,
     openSecret: (sealed) => sealer.open(sealed),
     log: app.log,
+    attempted: (channel, result) => app.metrics.count("alertDeliveries", { channel, result }),
   };
   let running: Promise<void> | null = null;
   let again = false;

@@ -90,9 +90,12 @@ async function claimDue(db: Db, now: Date, limit: number): Promise<Claimed[]> {
 
 type Outcome = { status: "delivered" | "skipped" } | { status: "retry"; error: string } | { status: "skipped"; error: string };
 
-async function settle(db: Db, delivery: Claimed, outcome: Outcome, now: Date): Promise<void> {
+type DeliveryStatus = "delivered" | "skipped" | "failed" | "pending";
+
+/** Records an attempt's outcome on its delivery; returns the delivery's status now (pending: tried again later). */
+async function settle(db: Db, delivery: Claimed, outcome: Outcome, now: Date): Promise<DeliveryStatus> {
   const error = "error" in outcome ? outcome.error : null;
-  let status: "delivered" | "skipped" | "failed" | "pending";
+  let status: DeliveryStatus;
   let next = now;
   if (outcome.status === "retry") {
     status = delivery.attempts >= attemptsAllowed(delivery) ? "failed" : "pending";
@@ -103,6 +106,7 @@ async function settle(db: Db, delivery: Claimed, outcome: Outcome, now: Date): P
       next_attempt_at = ${next.toISOString()}::timestamptz,
       delivered_at = ${status === "delivered" ? now.toISOString() : null}::timestamptz
     where id = ${delivery.id}`);
+  return status;
 }
 
 /** The body a webhook receives for a delivery; the same on every attempt. */
@@ -122,6 +126,8 @@ export interface DeliveryDeps {
   webhooks: WebhookSender;
   openSecret(sealed: string): string;
   log: FastifyBaseLogger;
+  /** Told each attempt's outcome, for the metrics (retry: it failed and is tried again later). */
+  attempted(channel: "sms" | "webhook", result: "delivered" | "skipped" | "failed" | "retry"): void;
 }
 
 /**
@@ -191,8 +197,9 @@ async function sendWebhook(deps: DeliveryDeps, delivery: Claimed, now: Date): Pr
 export async function deliverDue(deps: DeliveryDeps, now: () => Date, limit = 200): Promise<number> {
   const claimed = await claimDue(deps.db, now(), limit);
   const webhooks = claimed.filter((d) => d.channel === "webhook");
-  const sending = Promise.all(webhooks.map(async (d) => settle(deps.db, d, await sendWebhook(deps, d, now()), now())));
-  for (const d of claimed.filter((c) => c.channel === "sms")) await settle(deps.db, d, await sendSms(deps, d, now()), now());
+  const counted = (channel: "sms" | "webhook", status: DeliveryStatus) => deps.attempted(channel, status === "pending" ? "retry" : status);
+  const sending = Promise.all(webhooks.map(async (d) => counted("webhook", await settle(deps.db, d, await sendWebhook(deps, d, now()), now()))));
+  for (const d of claimed.filter((c) => c.channel === "sms")) counted("sms", await settle(deps.db, d, await sendSms(deps, d, now()), now()));
   await sending;
   return claimed.length;
 }

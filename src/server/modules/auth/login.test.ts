@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authEvents, sessions } from "../../db/schema/index";
+import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { phoneLoginClient } from "../../testing/phone-login";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
@@ -13,7 +14,7 @@ let t: TestApp;
 let client: ReturnType<typeof phoneLoginClient>;
 
 beforeAll(async () => {
-  t = await createTestApp({ DATA_DIR: tempDataDir(), ALTCHA_MAX_NUMBER: "1000" });
+  t = await createTestApp({ DATA_DIR: tempDataDir(), ALTCHA_MAX_NUMBER: "1000", METRICS_TOKEN: TEST_METRICS_TOKEN });
   client = phoneLoginClient(t);
 });
 afterAll(() => t.close());
@@ -44,6 +45,22 @@ describe("login and sign-up", () => {
     expect(info.statusCode).toBe(200);
     expect(info.json()).toMatchObject({ phone: "138****1001", balance: "0.00", createdAt: t.clock.now().toISOString() });
     expect(info.json().referralCode).toMatch(/^[2-9A-HJ-NP-Z]{8}$/);
+  });
+
+  it("counts code requests and logins in the metrics by result", async () => {
+    const samples = [
+      'tollgate_verification_codes_total{result="sent"}',
+      'tollgate_verification_codes_total{result="cooldown"}',
+      'tollgate_logins_total{result="succeeded"}',
+      'tollgate_logins_total{result="invalid_code"}',
+    ];
+    const growth = await metricsGrowth(t.app, samples, async () => {
+      const code = await codeFor("13800001009");
+      expect((await client.requestCode("13800001009", { ip: ipFor("13800001009") })).json()).toMatchObject({ status: "failed", reason: "cooldown" });
+      expect((await client.login("13800001009", other(code))).statusCode).toBe(400);
+      expect((await client.login("13800001009", code)).statusCode).toBe(200);
+    });
+    expect(Object.values(growth)).toEqual([1, 1, 1, 1]);
   });
 
   it("logs the same phone into the same user, whichever way it is typed", async () => {

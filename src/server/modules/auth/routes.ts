@@ -3,9 +3,11 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "#shared/auth";
 import { captchaSettingsSchema } from "#shared/captcha";
+import { ERROR_CODES } from "#shared/errors";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
 import { createSmsProvider } from "../../providers/sms/index";
+import { AppError } from "../../errors";
 import type { RequestOrigin } from "./audit";
 import { requestPhone } from "./codes";
 import { ensureLoginClient, loginClientOf } from "./login-cookie";
@@ -26,6 +28,12 @@ const altchaChallengeSchema = z.object({
 /** Where a request came from, for the sign-in audit trail. */
 function originOf(request: FastifyRequest): RequestOrigin {
   return { ip: request.ip, userAgent: request.headers["user-agent"], requestId: request.id };
+}
+
+/** What a refused code request or login counts as in the metrics: its error code; the per-IP limit's is `ip_limited`. */
+function refusalOf(error: unknown): string {
+  if (!(error instanceof AppError)) return "other";
+  return error.code === ERROR_CODES.rateLimited ? "ip_limited" : error.code;
 }
 
 const authRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -78,7 +86,8 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       // A number that is not a phone is refused before the browser is given a login cookie.
       const { phone, target } = requestPhone(sessionSecret, request.body.telephone);
       const client = ensureLoginClient(sessionSecret, request, reply, secureCookie);
-      return requestCode(app.db, providers, {
+      const counted = (result: string) => app.metrics.count("verificationCodes", { result });
+      const answer = await requestCode(app.db, providers, {
         phone,
         target,
         captchaResult: request.body.captchaResult,
@@ -88,7 +97,12 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         secret: sessionSecret,
         limits: auth.limits,
         log: request.log,
+      }).catch((error: unknown) => {
+        counted(refusalOf(error));
+        throw error;
       });
+      counted(answer.status === "success" ? "sent" : (answer.reason ?? "other"));
+      return answer;
     },
   );
 
@@ -115,7 +129,11 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         now: app.clock.now(),
         secret: sessionSecret,
         limits: auth.limits,
+      }).catch((error: unknown) => {
+        app.metrics.count("logins", { result: refusalOf(error) });
+        throw error;
       });
+      app.metrics.count("logins", { result: "succeeded" });
       answerWithSecret(request, reply, { kind: "session", ref: sessionId, fields: ["csrf_token"] });
       return { csrf_token: token };
     },

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { FakeAlipay } from "../../providers/payment/alipay.fake";
+import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -37,7 +38,7 @@ function alipayEnv(privateKeyPem: string, port: number): Record<string, string> 
 beforeAll(async () => {
   fake = await new FakeAlipay(appKeys.publicKey).start();
   const port = await freePort();
-  t = await createTestApp(alipayEnv(pem(appKeys.privateKey), port));
+  t = await createTestApp({ ...alipayEnv(pem(appKeys.privateKey), port), METRICS_TOKEN: TEST_METRICS_TOKEN });
   await t.app.listen({ port, host: "127.0.0.1" });
   user = await createUserWithSession(t);
 });
@@ -89,7 +90,18 @@ describe("Alipay (against a local fake that signs like Alipay)", () => {
     expect(fake.requests.at(-1)).toEqual({ method: "alipay.trade.precreate", signatureValid: true });
     expect(await charges(buyer)).toEqual([expect.objectContaining({ status: "pending", reference: order.orderId, amount: "50.00" })]);
 
-    const notified = await fake.pay(order.orderId);
+    const counted = [
+      'tollgate_payment_notifications_total{provider="alipay",result="credited"}',
+      'tollgate_payment_notifications_total{provider="alipay",result="duplicate"}',
+      'tollgate_topups_total{channel="alipay"}',
+      'tollgate_topup_micros_total{channel="alipay"}',
+    ];
+    let notified!: Awaited<ReturnType<typeof fake.pay>>;
+    const growth = await metricsGrowth(t.app, counted, async () => {
+      notified = await fake.pay(order.orderId);
+      await fake.deliver(notified.form);
+    });
+    expect(Object.values(growth)).toEqual([1, 1, 1, 50_000_000]);
     expect(notified).toMatchObject({ status: 200, body: "success" });
     expect(await balanceOf(buyer)).toBe("50.00");
     expect(await charges(buyer)).toEqual([expect.objectContaining({ status: "succeeded", method: "alipay", reference: order.orderId, amount: "50.00" })]);
@@ -109,7 +121,9 @@ describe("Alipay (against a local fake that signs like Alipay)", () => {
     const fakeOrder = fake.orders.get(order.orderId)!;
 
     const genuine = fake.notificationFor(fakeOrder);
-    const tampered = await fake.deliver({ ...genuine, total_amount: "2000.00" });
+    const forgeries = 'tollgate_payment_notifications_total{provider="alipay",result="forged"}';
+    let tampered!: Awaited<ReturnType<typeof fake.deliver>>;
+    expect(await metricsGrowth(t.app, [forgeries], async () => (tampered = await fake.deliver({ ...genuine, total_amount: "2000.00" })))).toEqual({ [forgeries]: 1 });
     expect(tampered).toMatchObject({ status: 400, body: "failure" });
 
     // Signed with another key than Alipay's.

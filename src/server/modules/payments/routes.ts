@@ -35,6 +35,10 @@ const send = (reply: FastifyReply, ack: Acknowledgement) => reply.code(ack.statu
 const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const providers = configuredPaymentProviders(app.config.money);
   const topUp = { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints };
+  const credited = (provider: string, amount: bigint) => {
+    app.metrics.count("topUps", { channel: provider });
+    app.metrics.count("topUpMicros", { channel: provider }, amount);
+  };
 
   /** Money may have arrived that was not credited: an error-level line the operator must act on. */
   const logMismatch = (log: typeof app.log, provider: string, error: PaymentMismatchError) =>
@@ -94,7 +98,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         const { orderId } = request.params;
         const { userId } = request.user;
         const now = app.clock.now();
-        const input = { userId, outTradeNo: orderId, now, topUp };
+        const input = { userId, outTradeNo: orderId, now, topUp, credited };
         const mayAskProvider = async () =>
           (await app.rateLimiter.hit(
             { key: `payment-queries:${userId}`, limit: PROVIDER_QUERIES_PER_MINUTE, windowMs: 60_000, whenRedisDown: "local" },
@@ -133,20 +137,29 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         const provider = providers.get(request.params.provider as never);
         if (!provider) throw AppError.notFound();
         const now = app.clock.now();
+        const notified = (result: string) => app.metrics.count("paymentNotifications", { provider: provider.id, result });
         try {
           let facts = provider.verifyNotification({ headers: request.headers, body: typeof request.body === "string" ? request.body : "" }, now);
           // A genuine notification that does not say "paid" leaves doubt: the provider's own answer decides.
           if (!facts.paid && provider.queryOrder) facts = (await provider.queryOrder(facts.outTradeNo, now)) ?? facts;
-          const outcome = await settlePayment(app.db, provider, facts, { now, topUp });
+          const outcome = await settlePayment(app.db, provider, facts, { now, topUp, credited });
           request.log.info({ provider: provider.id, outTradeNo: facts.outTradeNo, outcome }, "payment notification");
+          notified(outcome === "already_credited" ? "duplicate" : outcome);
           return send(reply, provider.acknowledgement.accepted);
         } catch (error) {
-          if (error instanceof PaymentSignatureError) request.log.warn({ provider: provider.id, reason: error.message }, "payment notification refused");
-          else if (error instanceof PaymentMismatchError) logMismatch(request.log, provider.id, error);
-          else if (error instanceof MalformedNotificationError) {
+          if (error instanceof PaymentSignatureError) {
+            request.log.warn({ provider: provider.id, reason: error.message }, "payment notification refused");
+            notified("forged");
+          } else if (error instanceof PaymentMismatchError) {
+            logMismatch(request.log, provider.id, error);
+            notified("mismatched");
+          } else if (error instanceof MalformedNotificationError) {
             request.log.error({ provider: provider.id, reason: error.message, operator: true }, "payment notification is signed but malformed: nothing credited, check it by hand");
-          } else if (error instanceof PaymentProviderError) request.log.warn({ provider: provider.id, reason: error.message }, "payment query failed");
-          else throw error;
+            notified("malformed");
+          } else if (error instanceof PaymentProviderError) {
+            request.log.warn({ provider: provider.id, reason: error.message }, "payment query failed");
+            notified("query_failed");
+          } else throw error;
           return send(reply, provider.acknowledgement.rejected);
         }
       },

@@ -68,10 +68,10 @@ export async function settlePayment(
   db: Db,
   provider: PaymentProvider,
   notification: PaymentNotification,
-  input: { now: Date; topUp: TopUpOptions },
+  input: { now: Date; topUp: TopUpOptions; /** Told each top-up this credits, once committed (the metrics). */ credited?: (provider: string, amount: bigint) => void },
 ): Promise<SettleOutcome> {
   if (!notification.paid) return "not_paid";
-  return db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx): Promise<SettleOutcome> => {
     const order = and(eq(paymentOrders.provider, provider.id), eq(paymentOrders.outTradeNo, notification.outTradeNo));
     const [existing] = await tx.select().from(paymentOrders).where(order);
     // Only paid facts get here, so money arrived for an order we do not have: the operator must look.
@@ -103,6 +103,8 @@ export async function settlePayment(
     );
     return "credited";
   });
+  if (outcome === "credited") input.credited?.(provider.id, notification.amount);
+  return outcome;
 }
 
 export type OrderStatus = "paid" | "pending" | "closed";
@@ -120,6 +122,7 @@ export async function refreshPayment(
     outTradeNo: string;
     now: Date;
     topUp: TopUpOptions;
+    credited?: (provider: string, amount: bigint) => void;
     /** Asked just before the provider would be: false answers from the database (the caller's allowance is spent). */
     mayAskProvider?: () => Promise<boolean>;
   },

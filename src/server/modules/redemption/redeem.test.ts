@@ -3,13 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { runCli } from "../../cli/run";
 import { adminCli } from "../../testing/admin-cli";
+import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ REFERRAL_BONUS_PERCENT: "10", REDEEM_FAILURES_PER_USER_PER_HOUR: "5", REDEEM_FAILURES_PER_IP_PER_HOUR: "8" });
+  t = await createTestApp({
+    REFERRAL_BONUS_PERCENT: "10",
+    REDEEM_FAILURES_PER_USER_PER_HOUR: "5",
+    REDEEM_FAILURES_PER_IP_PER_HOUR: "8",
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
+  });
 });
 afterAll(() => t.close());
 
@@ -152,6 +158,14 @@ describe("POST /api/v1/console/redeem", () => {
     expect(byOther.json()).toEqual({ code: "redemption_code_used", message: "this redemption code has already been used" });
     expect(await balanceOf(user)).toBe("50.00");
     expect(await balanceOf(other)).toBe("0.00");
+  });
+
+  it("counts each redemption in the metrics with the money it credited, and not a refused one", async () => {
+    const user = await createUserWithSession(t);
+    const [code] = (await createCodes(["--amount", "12.345678", "--count", "1"])).codes;
+    const samples = ['tollgate_topups_total{channel="redemption"}', 'tollgate_topup_micros_total{channel="redemption"}'];
+    expect(await metricsGrowth(t.app, samples, () => redeem(user, code!, freshIp()))).toEqual({ [samples[0]!]: 1, [samples[1]!]: 12_345_678 });
+    expect(await metricsGrowth(t.app, samples, () => redeem(user, code!, freshIp()))).toEqual({ [samples[0]!]: 0, [samples[1]!]: 0 });
   });
 
   it("tells an unknown code and an expired code apart", async () => {

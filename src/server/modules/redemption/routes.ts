@@ -1,3 +1,4 @@
+import { parseMoney } from "#shared/money";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { redeemBodySchema, redeemResponseSchema } from "#shared/money-api";
 import { redeemCodeWithinLimits } from "./service";
@@ -14,15 +15,19 @@ const redemptionRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: redeemResponseSchema },
       },
     },
-    async (request) =>
-      redeemCodeWithinLimits(app.db, {
+    async (request) => {
+      const redeemed = await redeemCodeWithinLimits(app.db, {
         userId: request.user.userId,
         ip: request.ip,
         code: request.body.code,
         now: app.clock.now(),
         topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
         limits: app.config.money,
-      }),
+      });
+      app.metrics.count("topUps", { channel: "redemption" });
+      app.metrics.count("topUpMicros", { channel: "redemption" }, parseMoney(redeemed.amount));
+      return redeemed;
+    },
   );
 };
 
