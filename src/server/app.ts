@@ -32,6 +32,7 @@ import authRoutes from "./modules/auth/routes";
 import applicationRoutes from "./modules/applications/routes";
 import alertRoutes from "./modules/alerts/routes";
 import { createAlertsJob } from "./modules/alerts/job";
+import { callLogPlugin } from "./modules/calls/index";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -90,6 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(instanceLeasePlugin);
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
+  await app.register(callLogPlugin);
   app.decorate("alertsJob", createAlertsJob(app));
   if (deps.describeApi) {
     const { default: swagger } = await import("@fastify/swagger");
