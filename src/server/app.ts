@@ -32,7 +32,7 @@ import authRoutes from "./modules/auth/routes";
 import applicationRoutes from "./modules/applications/routes";
 import alertRoutes from "./modules/alerts/routes";
 import { createAlertsJob } from "./modules/alerts/job";
-import { callLogPlugin } from "./modules/calls/index";
+import { callLogPlugin, callsRoutes } from "./modules/calls/index";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -118,6 +118,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
           await signedInApi.register(applicationRoutes);
           await signedInApi.register(accountRoutes);
           await signedInApi.register(billingRoutes);
+          await signedInApi.register(callsRoutes);
           await signedInApi.register(alertRoutes);
         }),
       );
