@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { CALL_LOG_WRITER_DEFAULTS, CallLogWriter } from "./writer";
+import { RETENTION_SWEEP_DEFAULTS, sweepOldCalls } from "./retention";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -9,7 +10,10 @@ declare module "fastify" {
   }
 }
 
-/** The app's one call log writer; what it has queued is written before the app closes. */
+/**
+ * The app's one call log writer, whose queue is written before the app closes, and the sweep that
+ * deletes rows older than CALL_LOG_RETENTION_DAYS.
+ */
 export default fp(
   async function callLogPlugin(app: FastifyInstance) {
     const writer = new CallLogWriter(app.db, {
@@ -19,6 +23,8 @@ export default fp(
     });
     app.decorate("callLog", writer);
     app.addHook("onClose", async () => writer.drain());
+    const { retentionDays, sweepIntervalMs } = app.config.calls;
+    app.every("call-log-retention", sweepIntervalMs, () => sweepOldCalls(app.db, app.clock.now(), { retentionDays, ...RETENTION_SWEEP_DEFAULTS }));
   },
-  { name: "call-log", dependencies: ["db", "metrics"] },
+  { name: "call-log", dependencies: ["db", "metrics", "scheduler"] },
 );
