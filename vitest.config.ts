@@ -14,6 +14,7 @@ export const ONCE = [
   "src/server/db/pglite-on-thread.test.ts",
   "src/server/lib/{crypto,group-commit,load-once,private-data-dir,rate-limiter,sliding-window}.test.ts",
   "src/server/modules/alerts/address-guard.test.ts",
+  "src/server/modules/calls/network.test.ts",
   "src/server/modules/auth/config.test.ts",
   "src/server/modules/catalog/catalog-file.test.ts",
   "src/server/modules/credits/csv.test.ts",

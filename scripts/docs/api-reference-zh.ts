@@ -32,6 +32,9 @@ export const SUMMARY_ZH: Record<string, string> = {
   "GET /api/v1/console/runway": "按最近 7 天的平均消费，余额还能用多久",
   "GET /api/v1/console/billing": "扣费的调用，最新的在前，并给出筛选结果的合计",
   "GET /api/v1/console/billing.csv": "筛选后的扣费调用，以 CSV 流式导出（时间、工具、密钥、用量、金额、请求 ID）",
+  "GET /api/v1/console/calls": "您的密钥的每次调用，无论结果如何（被拒绝、失败、成功），最新的在前",
+  "GET /api/v1/console/calls.csv": "筛选后的调用，以 CSV 流式导出",
+  "GET /api/v1/console/calls/{requestId}": "按确切的请求 ID（x-request-id）在所有分页中查找您的一次调用：其时间线、扣费与退款，以及调用方收到的错误",
   "GET /api/v1/console/alerts": "您的余额不足提醒设置，以及最近发送的提醒",
   "PUT /api/v1/console/alerts": "设置提醒阈值和 Webhook 地址；首次设置 Webhook 地址时的签名密钥仅在本次响应中给出",
   "POST /api/v1/console/alerts/webhook-secret": "更换 Webhook 签名密钥；新的签名密钥仅在本次响应中给出",
@@ -49,6 +52,7 @@ export const TAG_ZH: Record<string, string> = {
   applications: "权限申请",
   account: "账户",
   billing: "消费明细",
+  calls: "调用日志",
   alerts: "余额不足提醒",
 };
 
@@ -57,6 +61,23 @@ export const TAG_ZH: Record<string, string> = {
  * hold; a description missing here is shown in English, and tests/unit/docs-site.test.ts names it.
  */
 export const DESCRIPTION_ZH: Record<string, string> = {
+  "One outcome code (see the error tables)": "一个结果代码（见错误表）",
+  "The class of the HTTP status the caller got": "调用方收到的 HTTP 状态码的类别",
+  "true: calls that cost something; false: calls that cost nothing": "true：产生了费用的调用；false：未产生费用的调用",
+  "Only calls that took longer than this, in milliseconds": "只列出耗时超过此值（毫秒）的调用",
+  "When the request was received": "收到请求的时间",
+  "The status the caller got": "调用方收到的状态码",
+  "The status the tool answered with; null when it never answered": "工具响应的状态码；工具未响应时为 null",
+  "Why the call cost nothing; null when it cost something": "调用未扣费的原因；已扣费时为 null",
+  "The caller's address as its /24 (IPv4) or /48 (IPv6)": "调用方地址所在的 /24（IPv4）或 /48（IPv6）网段",
+  "From receiving the request to its end": "从收到请求到调用结束的时间",
+  "The tool's share of totalMs": "totalMs 中工具所用的部分",
+  "The gateway's own share: totalMs less upstreamMs": "网关自身所用的部分：totalMs 减去 upstreamMs",
+  "How many days calls are kept": "调用保存的天数",
+  "Each step's time from receiving the request": "每一步距收到请求的时间",
+  "Held before the tool ran (a built-in tool: charged after it ran)": "工具运行前预扣的金额（内置工具：运行后扣费的金额）",
+  "What of the hold was given back": "预扣中退回的金额",
+  "The error the caller got; null when the tool's answer was passed on": "调用方收到的错误；工具的响应被原样转交时为 null",
   "What one priced unit is (e.g. 'character'); null means the price is per call": "一个计价单位是什么（例如 'character'）；null 表示按次计价",
   "Calls per minute allowed for one API key": "每个 API 密钥每分钟允许的调用次数",
   "The tool's name, description, category and unit in other languages, where the operator gave them": "运营方给出的工具其他语言的名称、描述、分类和单位",

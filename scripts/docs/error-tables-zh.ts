@@ -1,5 +1,6 @@
 /** The error tables' words in Simplified Chinese: one entry per code, so a new code fails the typecheck until it is translated. */
 import type { ErrorCode } from "../../src/shared/errors";
+import type { CALL_LOG_OUTCOMES } from "../../src/shared/calls";
 import type { GatewayErrorCode } from "../../src/shared/gateway";
 
 export const GATEWAY_MEANING_ZH: Record<GatewayErrorCode, string> = {
@@ -81,4 +82,14 @@ export const CONSOLE_MEANING_ZH: Record<ErrorCode, string> = {
   tool_not_applicable: "该工具不存在，或无需审批：所有 API 密钥都可以调用它。",
   application_already_pending: "您已有一份该工具的申请正在审核中。请等待审核结果。",
   tool_access_already_granted: "您已获得该工具的使用权限。",
+};
+
+export const CALL_OUTCOME_MEANING_ZH: Record<keyof typeof CALL_LOG_OUTCOMES, string> = {
+  served: "工具成功响应，本次调用已扣费。",
+  tool_rejected: "工具以客户端错误（4xx）响应，原样转交给调用方；不扣费。",
+  replayed: "带 Idempotency-Key 的重试取回了首次调用保存的响应；免费。",
+  key_disabled: "API 密钥已停用（调用方收到的是 invalid_key）。",
+  key_expired: "API 密钥已过期（调用方收到的是 invalid_key）。",
+  stream_cut: "工具的流式响应在结束前中断；只按它已报告的用量扣费。",
+  caller_left: "调用方在响应结束前离开。",
 };

@@ -1,12 +1,13 @@
 /** Error tables generated from the server's own error registries, so the docs list every code. */
 import { API_ERRORS, type ErrorCode } from "../../src/shared/errors";
+import { CALL_LOG_OUTCOMES } from "../../src/shared/calls";
 import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../src/shared/gateway";
-import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "./error-tables-zh";
+import { CALL_OUTCOME_MEANING_ZH, CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "./error-tables-zh";
 import type { DocsLanguage } from "./languages";
 
-const HEADERS: Record<DocsLanguage, { gateway: string; console: string; seeMessage: string }> = {
-  en: { gateway: "| Status | Code | Meaning | What to do |", console: "| Code | Status | Meaning |", seeMessage: "See the message." },
-  "zh-CN": { gateway: "| 状态码 | 错误码 | 含义 | 处理方法 |", console: "| 错误码 | 状态码 | 含义 |", seeMessage: "见错误消息。" },
+const HEADERS: Record<DocsLanguage, { gateway: string; console: string; outcomes: string; seeMessage: string }> = {
+  en: { gateway: "| Status | Code | Meaning | What to do |", console: "| Code | Status | Meaning |", outcomes: "| Outcome | Meaning |", seeMessage: "See the message." },
+  "zh-CN": { gateway: "| 状态码 | 错误码 | 含义 | 处理方法 |", console: "| 错误码 | 状态码 | 含义 |", outcomes: "| 结果 | 含义 |", seeMessage: "见错误消息。" },
 };
 
 const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
@@ -50,9 +51,18 @@ export function consoleErrorsMarkdown(language: DocsLanguage = "en"): string {
   return [HEADERS[language].console, "|---|---|---|", ...rows].join("\n");
 }
 
+/** The call log's outcome codes of its own; a call that ended in a gateway error has that error's code. */
+export function callOutcomesMarkdown(language: DocsLanguage = "en"): string {
+  const rows = (Object.entries(CALL_LOG_OUTCOMES) as [keyof typeof CALL_LOG_OUTCOMES, string][]).map(
+    ([code, meaning]) => `| \`${code}\` | ${cell(language === "en" ? `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.` : CALL_OUTCOME_MEANING_ZH[code])} |`,
+  );
+  return [HEADERS[language].outcomes, "|---|---|", ...rows].join("\n");
+}
+
 export const GENERATED_BLOCKS: Record<string, (language: DocsLanguage) => string> = {
   "gateway-errors": gatewayErrorsMarkdown,
   "console-errors": consoleErrorsMarkdown,
+  "call-outcomes": callOutcomesMarkdown,
 };
 
 /** Replaces each `<!-- generated:NAME -->` line with its generated Markdown. */

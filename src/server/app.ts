@@ -33,6 +33,7 @@ import applicationRoutes from "./modules/applications/routes";
 import alertRoutes from "./modules/alerts/routes";
 import { createAlertsJob } from "./modules/alerts/job";
 import { reportMoneyHealthPeriodically } from "./modules/ledger/index";
+import { callLogPlugin, callsRoutes } from "./modules/calls/index";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -91,6 +92,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(instanceLeasePlugin);
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
+  await app.register(callLogPlugin);
   app.decorate("alertsJob", createAlertsJob(app));
   reportMoneyHealthPeriodically(app);
   if (deps.describeApi) {
@@ -118,6 +120,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
           await signedInApi.register(applicationRoutes);
           await signedInApi.register(accountRoutes);
           await signedInApi.register(billingRoutes);
+          await signedInApi.register(callsRoutes);
           await signedInApi.register(alertRoutes);
         }),
       );

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { moneyConfigFrom, moneyEnv } from "./modules/payments/config";
 import { authConfigFrom, authEnv } from "./modules/auth/config";
 import { alertsConfigFrom, alertsEnv } from "./modules/alerts/config";
+import { callsConfigFrom, callsEnv } from "./modules/calls/config";
 import { SITE_CONFIG_DEFAULTS, SITE_IDENTITY_DEFAULTS, siteIdentityFrom } from "#shared/site-config";
 
 const boolFromEnv = z
@@ -46,6 +47,7 @@ const envSchema = z.object({
   ...moneyEnv,
   ...authEnv,
   ...alertsEnv,
+  ...callsEnv,
   TOOLS_CATALOG: z.string().min(1).default("./config/tools.json"),
   UNMETERED_ECHO: boolFromEnv,
   API_KEYS_MAX_PER_USER: z.coerce.number().int().min(1).max(10000).default(50),
@@ -156,6 +158,8 @@ const configSchema = envSchema.transform((e, ctx) => {
     instanceLeaseMs: e.INSTANCE_LEASE_SECONDS * 1000,
     /** Low-balance alerts: SMS cap, job interval, webhook limits (modules/alerts/config.ts). */
     alerts: alertsConfigFrom(e),
+    /** The call log: how long its rows are kept (modules/calls/config.ts). */
+    calls: callsConfigFrom(e),
   };
 });
 

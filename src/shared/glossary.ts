@@ -21,6 +21,7 @@ export const GLOSSARY = [
   { en: "charge (a call)", zh: "扣费", avoid: ["扣款"] },
   { en: "spend limit", zh: "消费限额", avoid: ["花费上限", "消费上限", "支出限额", "额度上限"] },
   { en: "billing details", zh: "消费明细", avoid: ["账单明细", "消费记录", "调用记录"] },
+  { en: "call log", zh: "调用日志", avoid: ["调用历史", "请求日志"] },
   { en: "charge details", zh: "充值明细", avoid: ["充值详情"] },
   { en: "low-balance alert", zh: "余额不足提醒", avoid: ["余额预警", "低余额提醒", "余额告警", "低余额告警"] },
   { en: "signing secret", zh: "签名密钥", avoid: ["签名秘钥", "签名密码"] },

@@ -25,10 +25,12 @@ export interface MetricsSink {
   observeChargeBatch(size: number, seconds: number, ok: boolean): void;
   /** A Redis command or connection error (REDIS_URL). */
   redisError(operation: string): void;
+  /** Call log rows that were never written (modules/calls). */
+  callLogRowsDropped(reason: string, rows: number): void;
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

@@ -76,6 +76,13 @@ export class PrometheusMetrics implements MetricsSink {
     registers: [this.registry],
   });
 
+  readonly callLogDropped = new Counter({
+    name: "tollgate_call_log_rows_dropped_total",
+    help: "Call log rows never written: the queue was full (queue_full) or their batch failed (write_failed)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
   private readonly counters = new Map<CounterName, Counter>(
     Object.entries(COUNTERS).map(([family, { name, help, labels }]) => [
       family as CounterName,
@@ -126,6 +133,10 @@ export class PrometheusMetrics implements MetricsSink {
 
   redisError(operation: string): void {
     this.redisErrors.inc({ operation });
+  }
+
+  callLogRowsDropped(reason: string, rows: number): void {
+    this.callLogDropped.inc({ reason }, rows);
   }
 
   /** One answered request; `toolId` for a gateway call, when it is a catalog id. */

@@ -6,6 +6,8 @@ import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
 import { ledgerEntries, usageRecords } from "../../db/schema/index";
 import { refundChargedCall } from "../ledger/index";
+import { callLogEntry, type CallLogEntry } from "../calls/index";
+import { escapeUnprintable } from "#shared/text";
 
 function oneRequestId(positionals: string[]): string {
   const [requestId, ...extra] = positionals;
@@ -13,47 +15,87 @@ function oneRequestId(positionals: string[]): string {
   return requestId;
 }
 
+const ms = (us: number | null) => (us === null ? "-" : `${us / 1000} ms`);
+
+/** The call log's row (kept CALL_LOG_RETENTION_DAYS): outcome, upstream status and the start of a failed upstream's body, escaped. */
+function logFields(log: CallLogEntry | null): [string, string][] {
+  if (!log) return [["log", "none (older than the call log keeps, or never written)"]];
+  return [
+    ["outcome", `${log.outcome} (HTTP ${log.httpStatus})`],
+    ["error", log.errorCode === null ? "-" : `${log.errorCode}: ${escapeUnprintable(log.errorMessage ?? "")}`],
+    ["upstream", log.upstreamStatus === null ? "no answer" : `HTTP ${log.upstreamStatus}`],
+    ["upstream body", log.upstreamErrorExcerpt === null ? "-" : escapeUnprintable(log.upstreamErrorExcerpt)],
+    ["client", log.clientIp],
+    ["took", `${ms(log.totalUs)} in all, ${ms(log.upstreamUs)} upstream`],
+    ["bytes", `${log.bytesIn} in, ${log.bytesOut} out${log.streamed ? " (streamed)" : ""}`],
+  ];
+}
+
+const logDocument = (log: CallLogEntry | null) =>
+  log && {
+    outcome: log.outcome,
+    httpStatus: log.httpStatus,
+    upstreamStatus: log.upstreamStatus,
+    error: log.errorCode === null ? null : { code: log.errorCode, message: log.errorMessage },
+    upstreamErrorExcerpt: log.upstreamErrorExcerpt,
+    clientIp: log.clientIp,
+    held: formatMoney(log.held),
+    amount: formatMoney(log.amount),
+    totalUs: log.totalUs,
+    upstreamUs: log.upstreamUs,
+    bytesIn: log.bytesIn,
+    bytesOut: log.bytesOut,
+    streamed: log.streamed,
+    receivedAt: log.receivedAt.toISOString(),
+  };
+
 export const callsShowCommand: CliCommand = {
   name: "calls show",
-  summary: "one gateway call by its request id: user, key, tool, status, units, amount, times, and the ledger entries it moved",
+  summary: "one gateway call by its request id, refused, failed or served: user, key, tool, outcome, the upstream's status and the start of its error body, amount, times, and the ledger entries it moved",
   usage: "calls show <request-id> [--json]",
   examples: ["calls show 0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11"],
   options: { json: false },
   async run(ctx, { positionals, options }) {
     const requestId = oneRequestId(positionals);
-    const [call] = await ctx.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId));
-    if (!call) {
-      ctx.err(`no charged call has request id "${requestId}" (calls refused before they were charged leave no row)`);
+    const [[call], log] = await Promise.all([ctx.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId)), callLogEntry(ctx.db, requestId)]);
+    const who = call ?? log;
+    if (!who) {
+      ctx.err(`no call has request id "${requestId}" (the call log keeps calls CALL_LOG_RETENTION_DAYS; calls with no valid key are not kept)`);
       return 1;
     }
+    // A call refused or failed before it was charged has only its call log row.
     const keys = [`usage:${requestId}`, `refund:${requestId}`, `operator-refund:${requestId}`];
-    const entries = await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id);
+    const entries = call ? await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id) : [];
+    const amount = formatMoney(call ? call.amount : log!.amount);
+    const at = call ? call.createdAt : log!.receivedAt;
     const document = {
       requestId,
-      userId: call.userId,
-      apiKeyId: call.apiKeyId,
-      tool: call.toolId,
-      status: call.status,
-      httpStatus: call.httpStatus,
-      units: call.units,
-      amount: formatMoney(call.amount),
-      latencyMs: call.latencyMs,
-      createdAt: call.createdAt.toISOString(),
-      completedAt: call.completedAt?.toISOString() ?? null,
+      userId: who.userId,
+      apiKeyId: who.apiKeyId,
+      tool: who.toolId,
+      status: call?.status ?? null,
+      httpStatus: call ? call.httpStatus : log!.httpStatus,
+      units: who.units,
+      amount,
+      latencyMs: call?.latencyMs ?? null,
+      createdAt: at.toISOString(),
+      completedAt: call?.completedAt?.toISOString() ?? null,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
+      log: logDocument(log),
     };
     printRecord(
       ctx,
       [
         ["request id", requestId],
-        ["user", String(call.userId)],
-        ["key", `#${call.apiKeyId}`],
-        ["tool", call.toolId],
-        ["status", `${call.status}${call.httpStatus === null ? "" : ` (HTTP ${call.httpStatus})`}`],
-        ["units", String(call.units)],
-        ["amount", formatMoney(call.amount)],
-        ["at", beijingDateTime(call.createdAt)],
-        ["ended", call.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
+        ["user", String(who.userId)],
+        ["key", `#${who.apiKeyId}`],
+        ["tool", escapeUnprintable(who.toolId)],
+        ["status", call ? `${call.status}${call.httpStatus === null ? "" : ` (HTTP ${call.httpStatus})`}` : "not charged"],
+        ["units", String(who.units)],
+        ["amount", amount],
+        ["at", beijingDateTime(at)],
+        ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
+        ...logFields(log),
         ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`)],
       ],
       { json: options.json === true, document },

@@ -7,6 +7,7 @@ import { GroupCommitter } from "../../lib/group-commit";
 import type { RateLimiter } from "../../lib/rate-limiter";
 import type { Tool } from "../catalog/index";
 import { apiKeyRefusal, type ApiKeyRefusal, currentPeriodSpend } from "../keys/index";
+import type { CallTrace } from "../calls/index";
 import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { spendLimitHoldMessage } from "#shared/gateway";
@@ -38,6 +39,8 @@ export interface GatewayCall {
   request: UpstreamRequest;
   /** True once the caller has gone away without its answer. */
   callerGone(): boolean;
+  /** The call's row in the call log, marked as the call goes. */
+  trace?: CallTrace;
 }
 
 export type Payer = {
@@ -126,6 +129,7 @@ export class Gateway {
     const cached = await this.keys.get(call.rawKey, now.getTime());
     if (!cached) throw new GatewayError("invalid_key");
     const auth = cached.found;
+    call.trace?.identified(auth);
     const refusal = apiKeyRefusal(auth, call.clientIp, call.tool.id, now);
     if (refusal) throw new GatewayError(REFUSALS[refusal]);
     if (call.tool.requiresApproval) {
@@ -196,6 +200,7 @@ export class Gateway {
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const charged = await this.charge({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended }, false).holding;
     if (!charged.ok) throw await this.refusal(charged.reason, payer, cost);
+    call.trace?.holdCommitted(cost);
     return { response, cost };
   }
 
@@ -224,6 +229,7 @@ export class Gateway {
       early?.cancel();
       throw await this.refusal(charged.reason, payer, amount);
     }
+    call.trace?.holdCommitted(amount);
 
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
       this.refunds.submit({
@@ -348,10 +354,14 @@ export class Gateway {
   }
 
   /** The tool's answer; a failure of the tool itself becomes the GatewayError the caller gets. */
-  private async invoke<R>(call: GatewayCall, run: () => Promise<R>): Promise<R> {
+  private async invoke<R extends ToolResponse | StreamedToolResponse>(call: GatewayCall, run: () => Promise<R>): Promise<R> {
+    call.trace?.upstreamStarted();
     try {
-      return await run();
+      const answer = await run();
+      call.trace?.upstreamAnswered(answer);
+      return answer;
     } catch (error) {
+      call.trace?.upstreamFailed();
       if (error instanceof GatewayError) throw error;
       if (error instanceof UpstreamError) {
         throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);

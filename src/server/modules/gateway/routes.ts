@@ -12,6 +12,8 @@ import { runIdempotently } from "./idempotent-call";
 import { passBodiesThrough } from "./raw-bodies";
 import { sendReplay, sendToolResponse } from "./tool-response";
 import { callerTarget, toolSegmentEnd } from "./upstream-path";
+import { CallTrace } from "../calls/index";
+import { recordAnswer, recordReplay, traceFailure } from "./call-record";
 
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
@@ -51,14 +53,34 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   });
   const stopFollowingKeys = await followApiKeyChanges(app.database, app.log, gateway.keys);
   refundAbandonedCallsPeriodically(app);
+  const callLog = app.callLog;
   app.addHook("onClose", async () => {
     await stopFollowingKeys();
     await gateway.drain();
+    // Streams settled by that drain queue their rows: written before the database closes.
+    await callLog.drain();
   });
   passBodiesThrough(app);
   answerErrorsAsGateway(app);
 
-  const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
+  /**
+   * A call refused before its key was looked up (an unknown tool, a bad path) is still its key
+   * owner's: the key is looked up for the log after the answer, off the call's path.
+   */
+  const identifyLater = (trace: CallTrace, rawKey: string | null) => {
+    if (!rawKey) return;
+    gateway.keys.get(rawKey, trace.receivedAt.getTime()).then(
+      (cached) => {
+        if (!cached) return;
+        trace.identified(cached.found);
+        callLog.push(trace);
+      },
+      (error: unknown) => app.log.warn({ err: error, requestId: trace.requestId }, "could not look up the key of a refused call for the call log"),
+    );
+  };
+
+  /** The call a request makes, checked as far as it can be before its key is: tool, method and path. */
+  const gatewayCall = (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply, trace: CallTrace): GatewayCall => {
     const tool = app.catalog.get(request.params.toolId);
     if (!tool) throw new GatewayError("unknown_tool");
     if (METHODS_NOT_PASSED.has(request.method)) throw new GatewayError("bad_request", `${request.method} is not passed to tools`);
@@ -67,7 +89,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     if (!url.startsWith(TOOLS_PREFIX)) throw new GatewayError("bad_path", "send the path as /v1/tools/…, not as an absolute URL");
     const target = callerTarget(url, toolSegmentEnd(url, TOOLS_PREFIX));
     const callerSignal = abortWhenCallerLeaves(reply);
-    const call: GatewayCall = {
+    return {
       tool,
       rawKey: bearerToken(request.headers.authorization),
       clientIp: request.ip,
@@ -86,12 +108,48 @@ export default async function gatewayRoutes(app: FastifyInstance) {
         },
       },
       callerGone: () => reply.raw.destroyed && !reply.raw.writableFinished,
+      trace,
     };
+  };
+
+  const serve = async (call: GatewayCall, request: FastifyRequest, reply: FastifyReply) => {
+    const trace = call.trace!;
     const payer = await gateway.admit(call);
+    trace.keyChecked();
     const key = request.headers["idempotency-key"];
-    if (key === undefined) return sendToolResponse(reply, await gateway.run(call, payer));
+    const contentLength = request.headers["content-length"];
+    if (key === undefined) {
+      const result = await gateway.run(call, payer);
+      recordAnswer(callLog, trace, call, result, contentLength);
+      return sendToolResponse(reply, result);
+    }
     const outcome = await runIdempotently(app, gateway, { call, payer, key, request });
-    return "replay" in outcome ? sendReplay(reply, outcome.replay) : sendToolResponse(reply, outcome.ran);
+    if ("replay" in outcome) {
+      recordReplay(callLog, trace, call, outcome.replay, contentLength);
+      return sendReplay(reply, outcome.replay);
+    }
+    recordAnswer(callLog, trace, call, outcome.ran, contentLength);
+    return sendToolResponse(reply, outcome.ran);
+  };
+
+  /** Every call that names a user's key leaves one row in the call log, whatever its outcome. */
+  const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
+    const trace = new CallTrace(request.id, request.params.toolId, request.ip, app.clock.now(), performance.now());
+    let call: GatewayCall;
+    try {
+      call = gatewayCall(request, reply, trace);
+    } catch (error) {
+      traceFailure(trace, undefined, error, request.headers["content-length"]);
+      identifyLater(trace, bearerToken(request.headers.authorization));
+      throw error;
+    }
+    try {
+      return await serve(call, request, reply);
+    } catch (error) {
+      traceFailure(trace, call, error, request.headers["content-length"]);
+      callLog.push(trace);
+      throw error;
+    }
   };
 
   app.all("/tools/:toolId", handle);

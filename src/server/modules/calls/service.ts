@@ -1,0 +1,179 @@
+import { sql, type SQL } from "drizzle-orm";
+import { type CallDetail, type CallOutcome, type CallRow, CALL_STEPS } from "#shared/calls";
+import { formatMoney } from "#shared/money";
+import { queryRows, type Db } from "../../db/client";
+import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
+import { callerNetwork } from "./network";
+
+export interface CallsFilter {
+  userId: number;
+  from?: Date;
+  to?: Date;
+  toolId?: string;
+  keyId?: number;
+  outcome?: CallOutcome;
+  status?: "2xx" | "4xx" | "5xx";
+  charged?: boolean;
+  slowerThanMs?: number;
+}
+
+interface Cursor {
+  /** received_at in microseconds since the epoch, exact. */
+  at: string;
+  id: number;
+}
+
+/** At most 17 digits: a forged larger one would overflow the database's timestamp arithmetic. */
+const validCursor = (value: Record<string, unknown>) => typeof value.at === "string" && /^\d{1,17}$/.test(value.at) && Number.isSafeInteger(value.id);
+
+const STATUS_RANGES = { "2xx": [200, 300], "4xx": [400, 500], "5xx": [500, 600] } as const;
+
+function conditions(filter: CallsFilter): SQL[] {
+  const where = [sql`c.user_id = ${filter.userId}`];
+  if (filter.from) where.push(sql`c.received_at >= ${filter.from.toISOString()}::timestamptz`);
+  if (filter.to) where.push(sql`c.received_at < ${filter.to.toISOString()}::timestamptz`);
+  if (filter.toolId) where.push(sql`c.tool_id = ${filter.toolId}`);
+  if (filter.keyId) where.push(sql`c.api_key_id = ${filter.keyId}`);
+  if (filter.outcome) where.push(sql`c.outcome = ${filter.outcome}`);
+  if (filter.status) {
+    const [low, high] = STATUS_RANGES[filter.status];
+    where.push(sql`c.http_status >= ${low} and c.http_status < ${high}`);
+  }
+  if (filter.charged !== undefined) where.push(filter.charged ? sql`c.amount > 0` : sql`c.amount = 0`);
+  if (filter.slowerThanMs !== undefined) where.push(sql`c.total_us > ${filter.slowerThanMs * 1000}`);
+  return where;
+}
+
+interface Row {
+  id: number | string;
+  at_micros: string;
+  request_id: string;
+  tool_id: string;
+  api_key_id: number | string;
+  key_name: string;
+  outcome: CallOutcome;
+  http_status: number;
+  upstream_status: number | null;
+  held: string;
+  amount: string;
+  units: number | string;
+  streamed: boolean;
+  bytes_in: number | string;
+  bytes_out: number | string;
+  client_ip: string;
+  total_us: number;
+  upstream_us: number | null;
+  key_checked_us: number | null;
+  held_us: number | null;
+  first_byte_us: number | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+const COLUMNS = sql`c.id, (extract(epoch from c.received_at) * 1000000)::bigint::text as at_micros, c.request_id, c.tool_id, c.api_key_id,
+  k.name as key_name, c.outcome, c.http_status, c.upstream_status, c.held::text as held, c.amount::text as amount, c.units, c.streamed,
+  c.bytes_in, c.bytes_out, c.client_ip, c.total_us, c.upstream_us, c.key_checked_us, c.held_us, c.first_byte_us, c.error_code, c.error_message`;
+
+const ms = (us: number) => Math.round(us) / 1000;
+
+/** Why a call cost nothing, in words a user can act on; null when it cost something. */
+export function notChargedReason(row: { outcome: CallOutcome; amount: bigint; upstreamStatus: number | null; httpStatus: number }): string | null {
+  if (row.amount > 0n) return null;
+  switch (row.outcome) {
+    case "served":
+      return "not charged: refunded after the call outlived the abandoned-call window";
+    case "replayed":
+      return "not charged: a retry answered with the first call's answer";
+    case "tool_rejected":
+      return `not charged: the tool answered ${row.upstreamStatus}`;
+    case "caller_left":
+      return "not charged: the caller went away before the answer";
+    case "stream_cut":
+      return "not charged: the tool's stream broke before it reported any units";
+    case "upstream_failed":
+      return row.upstreamStatus === null ? "not charged: the tool could not be reached" : `not charged: upstream ${row.upstreamStatus}`;
+    case "upstream_timeout":
+      return "not charged: the tool did not answer in time";
+    default:
+      return `not charged: refused (${row.outcome}, HTTP ${row.httpStatus})`;
+  }
+}
+
+function toCallRow(r: Row): CallRow {
+  const amount = BigInt(r.amount);
+  const upstreamMs = r.upstream_us === null ? null : ms(r.upstream_us);
+  const totalMs = ms(r.total_us);
+  return {
+    requestId: r.request_id,
+    time: new Date(Number(BigInt(r.at_micros) / 1000n)).toISOString(),
+    toolId: r.tool_id,
+    keyId: Number(r.api_key_id),
+    keyName: r.key_name,
+    outcome: r.outcome,
+    httpStatus: r.http_status,
+    upstreamStatus: r.upstream_status,
+    amount: formatMoney(amount),
+    notChargedReason: notChargedReason({ outcome: r.outcome, amount, upstreamStatus: r.upstream_status, httpStatus: r.http_status }),
+    units: Number(r.units),
+    streamed: r.streamed,
+    bytesIn: Number(r.bytes_in),
+    bytesOut: Number(r.bytes_out),
+    clientNetwork: callerNetwork(r.client_ip),
+    totalMs,
+    upstreamMs,
+    ownMs: Math.max(0, ms(r.total_us - (r.upstream_us ?? 0))),
+  };
+}
+
+/** One page, newest first, continuing after `cursor` (keyset on (received_at, id): stable under inserts). */
+export async function listCalls(db: Db, filter: CallsFilter, page: { cursor?: string; limit: number }): Promise<{ items: CallRow[]; nextCursor: string | null }> {
+  const where = conditions(filter);
+  if (page.cursor) {
+    const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
+    where.push(sql`(c.received_at, c.id) < (timestamptz 'epoch' + ${cursor.at}::bigint * interval '1 microsecond', ${cursor.id}::bigint)`);
+  }
+  const rows = await queryRows<Row>(
+    db,
+    sql`select ${COLUMNS}
+        from call_log c join api_keys k on k.id = c.api_key_id
+        where ${sql.join(where, sql` and `)}
+        order by c.received_at desc, c.id desc
+        limit ${page.limit + 1}`,
+  );
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map(toCallRow),
+    nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, id: Number(last.id) }) : null,
+  };
+}
+
+export function allCalls(db: Db, filter: CallsFilter): AsyncGenerator<CallRow> {
+  return everyRow((cursor) => listCalls(db, filter, { cursor, limit: 500 }));
+}
+
+/** One of the user's calls by its exact request id, with its timeline, hold and refund, and the error its caller got; null if none. */
+export async function callDetail(db: Db, userId: number, requestId: string): Promise<CallDetail | null> {
+  const [row] = await queryRows<Row>(
+    db,
+    sql`select ${COLUMNS} from call_log c join api_keys k on k.id = c.api_key_id
+        where c.request_id = ${requestId} and c.user_id = ${userId}`,
+  );
+  if (!row) return null;
+  const held = BigInt(row.held);
+  const amount = BigInt(row.amount);
+  const marks: [(typeof CALL_STEPS)[number], number | null][] = [
+    ["received", 0],
+    ["key_checked", row.key_checked_us],
+    ["held", row.held_us],
+    ["first_byte", row.first_byte_us],
+    ["ended", row.total_us],
+  ];
+  return {
+    ...toCallRow(row),
+    timeline: marks.filter((mark): mark is [(typeof CALL_STEPS)[number], number] => mark[1] !== null).map(([step, us]) => ({ step, atMs: ms(us) })),
+    held: formatMoney(held),
+    refunded: formatMoney(held > amount ? held - amount : 0n),
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },
+  };
+}

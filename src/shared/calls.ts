@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { GATEWAY_ERRORS, type GatewayErrorCode } from "./gateway";
+import { userText } from "./text";
+
+/**
+ * What became of a gateway call, as its row in the call log says: a closed set of stable codes.
+ * A call the gateway refused or failed carries the code its caller got (GATEWAY_ERRORS); these
+ * name the outcomes that code does not tell apart, or that end well.
+ */
+export const CALL_LOG_OUTCOMES = {
+  served: "the tool answered with success and the call was charged",
+  tool_rejected: "the tool answered with a client error (4xx), passed on as it was; not charged",
+  replayed: "a retry with an Idempotency-Key got the first call's kept answer back; free",
+  key_disabled: "the API key was disabled (the caller got invalid_key)",
+  key_expired: "the API key had expired (the caller got invalid_key)",
+  stream_cut: "the tool's streamed answer broke before its end; charged only what it had reported",
+  caller_left: "the caller went away before its answer ended",
+} as const;
+
+export type CallOutcome = keyof typeof CALL_LOG_OUTCOMES | GatewayErrorCode;
+
+/** Every outcome code a call log row may hold, with its meaning. */
+export const CALL_OUTCOME_MEANINGS: Record<CallOutcome, string> = {
+  ...CALL_LOG_OUTCOMES,
+  ...(Object.fromEntries(Object.entries(GATEWAY_ERRORS).map(([code, { message }]) => [code, message])) as Record<GatewayErrorCode, string>),
+};
+
+export const CALL_OUTCOMES = Object.keys(CALL_OUTCOME_MEANINGS) as [CallOutcome, ...CallOutcome[]];
+
+export const CALLS_PAGE_MAX = 100;
+export const STATUS_CLASSES = ["2xx", "4xx", "5xx"] as const;
+
+/** GET /api/v1/console/calls and calls.csv: every call of the user's keys, whatever its outcome. */
+export const callsQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true }).optional().describe("Start of the range, inclusive"),
+  to: z.iso.datetime({ offset: true }).optional().describe("End of the range, exclusive"),
+  toolId: userText().max(64).optional(),
+  keyId: z.coerce.number().int().positive().optional(),
+  outcome: z.enum(CALL_OUTCOMES).optional().describe("One outcome code (see the error tables)"),
+  status: z.enum(STATUS_CLASSES).optional().describe("The class of the HTTP status the caller got"),
+  charged: z.enum(["true", "false"]).optional().describe("true: calls that cost something; false: calls that cost nothing"),
+  slowerThanMs: z.coerce.number().int().min(0).max(86_400_000).optional().describe("Only calls that took longer than this, in milliseconds"),
+  cursor: userText().max(200).optional().describe("nextCursor of the previous page"),
+  limit: z.coerce.number().int().min(1).max(CALLS_PAGE_MAX).default(20),
+});
+export type CallsQuery = z.input<typeof callsQuerySchema>;
+
+export const callRowSchema = z.object({
+  requestId: z.string(),
+  time: z.string().describe("When the request was received"),
+  toolId: z.string(),
+  keyId: z.number().int(),
+  keyName: z.string(),
+  outcome: z.enum(CALL_OUTCOMES),
+  httpStatus: z.number().int().describe("The status the caller got"),
+  upstreamStatus: z.number().int().nullable().describe("The status the tool answered with; null when it never answered"),
+  amount: z.string().describe("What the call cost, a decimal string"),
+  notChargedReason: z.string().nullable().describe("Why the call cost nothing; null when it cost something"),
+  units: z.number().int(),
+  streamed: z.boolean(),
+  bytesIn: z.number().int(),
+  bytesOut: z.number().int(),
+  clientNetwork: z.string().describe("The caller's address as its /24 (IPv4) or /48 (IPv6)"),
+  totalMs: z.number().describe("From receiving the request to its end"),
+  upstreamMs: z.number().nullable().describe("The tool's share of totalMs"),
+  ownMs: z.number().describe("The gateway's own share: totalMs less upstreamMs"),
+});
+export type CallRow = z.infer<typeof callRowSchema>;
+
+export const callsPageSchema = z.object({
+  items: z.array(callRowSchema),
+  nextCursor: z.string().nullable(),
+  retentionDays: z.number().int().describe("How many days calls are kept"),
+});
+export type CallsPage = z.infer<typeof callsPageSchema>;
+
+export const CALL_STEPS = ["received", "key_checked", "held", "first_byte", "ended"] as const;
+
+export const callDetailSchema = callRowSchema.extend({
+  timeline: z.array(z.object({ step: z.enum(CALL_STEPS), atMs: z.number() })).describe("Each step's time from receiving the request"),
+  held: z.string().describe("Held before the tool ran (a built-in tool: charged after it ran)"),
+  refunded: z.string().describe("What of the hold was given back"),
+  error: z.object({ code: z.string(), message: z.string() }).nullable().describe("The error the caller got; null when the tool's answer was passed on"),
+});
+export type CallDetail = z.infer<typeof callDetailSchema>;
+
+export const requestIdParams = z.object({ requestId: userText().min(1).max(100) });
+
+export const CALLS_CSV_HEADER = [
+  "time",
+  "request_id",
+  "tool",
+  "key",
+  "outcome",
+  "http_status",
+  "upstream_status",
+  "amount",
+  "not_charged_reason",
+  "units",
+  "streamed",
+  "bytes_in",
+  "bytes_out",
+  "client_network",
+  "total_ms",
+  "upstream_ms",
+  "own_ms",
+] as const;
