@@ -13,12 +13,24 @@ export interface MoneyHealth {
   stuckHolds: number;
 }
 
+/** A gateway call that ended, as the metrics count it; `tool` is a catalog id or "unknown". */
+export interface EndedCall {
+  tool: string;
+  outcome: string;
+  status: number;
+  amountMicros: bigint;
+  totalUs: number;
+  upstreamUs: number | null;
+}
+
 /** What the app reports as it runs. */
 export interface MetricsSink {
   /** Whether anything reads what is reported (METRICS_TOKEN is set): work done only to report it can be skipped otherwise. */
   readonly kept: boolean;
   /** One event of a counted family (lib/counters.ts); `by` for money counted in micro-units. */
   count<N extends CounterName>(family: N, labels: CounterLabels<N>, by?: number | bigint): void;
+  /** A gateway call that ended (its answer sent, or its stream over). */
+  observeCall(call: EndedCall): void;
   /** A completed pass of the ledger reconciler. */
   observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
@@ -30,7 +42,7 @@ export interface MetricsSink {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -61,10 +73,7 @@ export default fp(
     if (isClusterWorker()) await shareWithPrimary(metrics.registry);
 
     app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
-      const route = request.routeOptions.url ?? "unmatched";
-      // Only catalog ids become label values: a caller must not be able to grow the series.
-      const toolId = route.startsWith("/v1/tools/") ? (request.params as { toolId?: string }).toolId ?? "" : null;
-      metrics.observeResponse(request.method, route, reply, toolId === null ? null : app.catalog.has(toolId) ? toolId : "unknown");
+      metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply);
     });
 
     app.get("/metrics", { logLevel: "warn", schema: { hide: true } }, async (request, reply) => {

@@ -1,8 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { COST_HEADER } from "#shared/gateway";
 import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
-import type { MetricsSink, MoneyHealth } from "./metrics";
+import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
 
 /**
  * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
@@ -51,8 +50,21 @@ export class PrometheusMetrics implements MetricsSink {
   });
   readonly gatewayCalls = new Counter({
     name: "tollgate_gateway_calls_total",
-    help: "Gateway calls by tool and outcome",
-    labelNames: ["tool", "outcome"] as const,
+    help: "Gateway calls by tool, outcome (the call log's codes), class of the status the caller got, and whether they cost anything",
+    labelNames: ["tool", "outcome", "status_class", "charged"] as const,
+    registers: [this.registry],
+  });
+  readonly gatewayCallSeconds = new Histogram({
+    name: "tollgate_gateway_call_duration_seconds",
+    help: "How long gateway calls took by tool and phase: total, upstream (the tool's share) and tollgate (the rest)",
+    labelNames: ["tool", "phase"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
+    registers: [this.registry],
+  });
+  readonly gatewayChargedMicros = new Counter({
+    name: "tollgate_gateway_charged_micros_total",
+    help: "Money charged for gateway calls, in micro-units, by tool (after refunds of what a call did not use)",
+    labelNames: ["tool"] as const,
     registers: [this.registry],
   });
   readonly chargeBatchSize = new Histogram({
@@ -139,10 +151,21 @@ export class PrometheusMetrics implements MetricsSink {
     this.callLogDropped.inc({ reason }, rows);
   }
 
-  /** One answered request; `toolId` for a gateway call, when it is a catalog id. */
-  observeResponse(method: string, route: string, reply: FastifyReply, toolId: string | null): void {
+  /** One answered request. */
+  observeResponse(method: string, route: string, reply: FastifyReply): void {
     this.httpRequests.observe({ method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
-    if (toolId !== null) this.gatewayCalls.inc({ tool: toolId, outcome: gatewayOutcome(reply) });
+  }
+
+  observeCall(call: EndedCall): void {
+    const { tool } = call;
+    const charged = call.amountMicros > 0n;
+    this.gatewayCalls.inc({ tool, outcome: call.outcome, status_class: `${Math.floor(call.status / 100)}xx`, charged: String(charged) });
+    const total = call.totalUs / 1e6;
+    this.gatewayCallSeconds.observe({ tool, phase: "total" }, total);
+    const upstream = call.upstreamUs === null ? 0 : call.upstreamUs / 1e6;
+    if (call.upstreamUs !== null) this.gatewayCallSeconds.observe({ tool, phase: "upstream" }, upstream);
+    this.gatewayCallSeconds.observe({ tool, phase: "tollgate" }, Math.max(0, total - upstream));
+    if (charged) this.gatewayChargedMicros.inc({ tool }, Number(call.amountMicros));
   }
 
   /** Times one charge batch, for the gateway's group committer. */
@@ -150,14 +173,4 @@ export class PrometheusMetrics implements MetricsSink {
     this.chargeBatchSize.observe(size);
     this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
   }
-}
-
-/** What became of a gateway call, from its answer: tool answers carry the cost (a trailer when streamed), gateway refusals do not. */
-function gatewayOutcome(reply: FastifyReply): string {
-  const status = reply.statusCode;
-  if (reply.hasHeader(COST_HEADER) || reply.hasTrailer(COST_HEADER)) return status >= 200 && status < 300 ? "succeeded" : "tool_error";
-  if (status === 429) return "rate_limited";
-  if (status === 401 || status === 402 || status === 403) return "refused";
-  if (status === 502 || status === 504) return "upstream_failed";
-  return status >= 500 ? "error" : "bad_request";
 }

@@ -14,6 +14,9 @@ import { isStreamed, upstreamTimedOut } from "./handlers/types";
  * on the call's path: a row is queued once its call has ended.
  */
 
+/** Where a call goes once it has ended: the call log, and the metrics (routes.ts). */
+type EndedCalls = Pick<CallLogWriter, "push">;
+
 /** The request's body size: as read, when it was read whole; else as declared. */
 function bytesIn(call: GatewayCall | undefined, contentLength: string | undefined): number {
   if (call && Buffer.isBuffer(call.request.body)) return call.request.body.length;
@@ -40,7 +43,7 @@ function streamOutcome(trace: CallTrace, call: GatewayCall): CallOutcome {
 }
 
 /** The tool's answer, passed on: queued now, or for a stream once it has ended and its cost is known. */
-export function recordAnswer(writer: CallLogWriter, trace: CallTrace, call: GatewayCall, result: GatewayResult, contentLength: string | undefined): void {
+export function recordAnswer(writer: EndedCalls, trace: CallTrace, call: GatewayCall, result: GatewayResult, contentLength: string | undefined): void {
   const { response } = result;
   trace.httpStatus = response.status;
   trace.bytesIn = bytesIn(call, contentLength);
@@ -62,7 +65,7 @@ export function recordAnswer(writer: CallLogWriter, trace: CallTrace, call: Gate
 }
 
 /** A retry with an Idempotency-Key answered with the first call's kept answer. */
-export function recordReplay(writer: CallLogWriter, trace: CallTrace, call: GatewayCall, stored: StoredResponse, contentLength: string | undefined): void {
+export function recordReplay(writer: EndedCalls, trace: CallTrace, call: GatewayCall, stored: StoredResponse, contentLength: string | undefined): void {
   trace.outcome = "replayed";
   trace.httpStatus = stored.statusCode;
   trace.bytesIn = bytesIn(call, contentLength);

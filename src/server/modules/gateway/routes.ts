@@ -63,6 +63,24 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   passBodiesThrough(app);
   answerErrorsAsGateway(app);
 
+  /** Counts an ended call in the metrics, whoever made it; only a catalog id becomes a label value. */
+  const counted = (trace: CallTrace) =>
+    app.metrics.observeCall({
+      tool: app.catalog.has(trace.toolId) ? trace.toolId : "unknown",
+      outcome: trace.outcome,
+      status: trace.httpStatus,
+      amountMicros: trace.amount,
+      totalUs: trace.totalUs,
+      upstreamUs: trace.upstreamUs,
+    });
+  /** Where every ended call goes: the metrics, and the call log when it names a user's key. */
+  const ended = {
+    push(trace: CallTrace) {
+      counted(trace);
+      callLog.push(trace);
+    },
+  };
+
   /**
    * A call refused before its key was looked up (an unknown tool, a bad path) is still its key
    * owner's: the key is looked up for the log after the answer, off the call's path.
@@ -120,15 +138,15 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const contentLength = request.headers["content-length"];
     if (key === undefined) {
       const result = await gateway.run(call, payer);
-      recordAnswer(callLog, trace, call, result, contentLength);
+      recordAnswer(ended, trace, call, result, contentLength);
       return sendToolResponse(reply, result);
     }
     const outcome = await runIdempotently(app, gateway, { call, payer, key, request });
     if ("replay" in outcome) {
-      recordReplay(callLog, trace, call, outcome.replay, contentLength);
+      recordReplay(ended, trace, call, outcome.replay, contentLength);
       return sendReplay(reply, outcome.replay);
     }
-    recordAnswer(callLog, trace, call, outcome.ran, contentLength);
+    recordAnswer(ended, trace, call, outcome.ran, contentLength);
     return sendToolResponse(reply, outcome.ran);
   };
 
@@ -140,6 +158,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       call = gatewayCall(request, reply, trace);
     } catch (error) {
       traceFailure(trace, undefined, error, request.headers["content-length"]);
+      counted(trace);
       identifyLater(trace, bearerToken(request.headers.authorization));
       throw error;
     }
@@ -147,7 +166,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       return await serve(call, request, reply);
     } catch (error) {
       traceFailure(trace, call, error, request.headers["content-length"]);
-      callLog.push(trace);
+      ended.push(trace);
       throw error;
     }
   };

@@ -447,7 +447,9 @@ describe("streamed answers", () => {
     expect(res.trailers["x-tool-units"]).toBeUndefined();
     expect(await usageOf(res.headers["x-request-id"] as string)).toMatchObject({ status: "succeeded", units: 7, amount: 7_000n });
     const metrics = await t.app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-    expect(metrics.body).toMatch(/^tollgate_gateway_calls_total\{tool="trailer",outcome="succeeded"\} 1$/m);
+    expect(metrics.body).toMatch(/^tollgate_gateway_calls_total\{tool="trailer",outcome="served",status_class="2xx",charged="true"\} 1$/m);
+    expect(metrics.body).toMatch(/^tollgate_gateway_charged_micros_total\{tool="trailer"\} 7000$/m);
+    expect(metrics.body).toMatch(/^tollgate_gateway_call_duration_seconds_count\{tool="trailer",phase="upstream"\} 1$/m);
     expect(await balanceOf(userId)).toBe("1.993");
     await expectLedgerConsistent();
   });
