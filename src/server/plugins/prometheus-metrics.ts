@@ -95,14 +95,17 @@ export class PrometheusMetrics implements MetricsSink {
     registers: [this.registry],
   });
 
+  /** Each starts at 0 for every combination of its labels' values, so a rate or an alert sees the series before its first event. */
   private readonly counters = new Map<CounterName, Counter>(
-    Object.entries(COUNTERS).map(([family, { name, help, labels }]) => [
-      family as CounterName,
-      new Counter({ name, help, labelNames: Object.keys(labels), registers: [this.registry] }),
-    ]),
+    Object.entries(COUNTERS).map(([family, { name, help, labels }]) => {
+      const counter = new Counter({ name, help, labelNames: Object.keys(labels), registers: [this.registry] });
+      for (const combination of everyCombination(labels)) counter.inc(combination, 0);
+      return [family as CounterName, counter];
+    }),
   );
 
   constructor(database: { queueStats?(): { total: number; idle: number; waiting: number } }) {
+    for (const reason of ["queue_full", "write_failed"]) this.callLogDropped.inc({ reason }, 0);
     const stats = database.queueStats?.bind(database);
     if (stats) {
       new Gauge({
@@ -173,4 +176,12 @@ export class PrometheusMetrics implements MetricsSink {
     this.chargeBatchSize.observe(size);
     this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
   }
+}
+
+/** Every assignment of one value to each label. */
+function everyCombination(labels: Record<string, readonly string[]>): Record<string, string>[] {
+  return Object.entries(labels).reduce<Record<string, string>[]>(
+    (combinations, [label, values]) => combinations.flatMap((partial) => values.map((value) => ({ ...partial, [label]: value }))),
+    [{}],
+  );
 }
