@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
-import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type HeldClaim, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
+import { createIdempotencyStore, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
+import { KeyedRequest, idempotencyKeyFrom, replayOn, startKeyedRequest, type IdempotencyRefusals } from "../lib/idempotent-request";
 import { loginClientOf } from "../modules/auth/login-cookie";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -20,7 +21,7 @@ export type SecretReissuer = (ref: number, now: Date) => Promise<Record<string, 
 
 declare module "fastify" {
   interface FastifyRequest {
-    idempotencyClaim: HeldClaim | null;
+    idempotencyClaim: KeyedRequest | null;
     withheldSecret: WithheldSecret | null;
   }
   interface FastifyInstance {
@@ -48,15 +49,12 @@ function withoutFields(json: string, fields: string[]): string {
   return JSON.stringify(body);
 }
 
-/** The Idempotency-Key header, validated; null when absent. */
-function idempotencyKeyOf(request: FastifyRequest): string | null {
-  const key = request.headers[IDEMPOTENCY_HEADER];
-  if (key === undefined) return null;
-  if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw AppError.badRequest("Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'");
-  }
-  return key;
-}
+/** The console API's refusals, in its `{code, message}` shape. */
+const CONSOLE_REFUSALS: IdempotencyRefusals = {
+  invalidKey: () => AppError.badRequest("Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'"),
+  reused: () => new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request"),
+  inProgress: () => AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress),
+};
 
 /**
  * SPEC.md §7's client retries POSTs once, so every non-idempotent API request may arrive twice.
@@ -90,11 +88,12 @@ export default fp(
 
     app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
       if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;
-      const key = idempotencyKeyOf(request);
-      if (key === null) return;
+      const header = request.headers[IDEMPOTENCY_HEADER];
+      if (header === undefined) return;
+      const key = idempotencyKeyFrom(header, CONSOLE_REFUSALS);
       const scope = callerScope(request);
       if (!scope) return;
-      const claim = await store.claim({
+      const start = await startKeyedRequest(store, CONSOLE_REFUSALS, {
         scope,
         key,
         // The path as sent, not the route's pattern: the same key on /keys/3 and then /keys/4 is two requests.
@@ -104,25 +103,17 @@ export default fp(
         requestId: request.id,
         ttlMs: request.routeOptions.config.idempotencyTtlMs,
       });
-      switch (claim.outcome) {
-        case "claimed":
-          request.idempotencyClaim = { scope, key, requestId: request.id };
-          return;
-        case "mismatch":
-          throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request");
-        case "in_progress":
-          throw AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress);
-        case "replay": {
-          const { statusCode, contentType, body, withheld } = claim.response;
-          reply.code(statusCode).header("idempotent-replayed", "true");
-          if (contentType) reply.type(contentType);
-          if (!withheld) return reply.send(Buffer.from(body, "base64"));
-          const fresh = await app.secretReissuers.get(withheld.kind)?.(withheld.ref, app.clock.now());
-          if (!fresh) throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used, and its answer can no longer be replayed");
-          reply.header("cache-control", "no-store");
-          return reply.send(JSON.stringify({ ...(JSON.parse(Buffer.from(body, "base64").toString("utf8")) as object), ...fresh }));
-        }
+      if ("run" in start) {
+        request.idempotencyClaim = start.run;
+        return;
       }
+      const body = replayOn(reply, start.replay);
+      const { withheld } = start.replay;
+      if (!withheld) return reply.send(body);
+      const fresh = await app.secretReissuers.get(withheld.kind)?.(withheld.ref, app.clock.now());
+      if (!fresh) throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used, and its answer can no longer be replayed");
+      reply.header("cache-control", "no-store");
+      return reply.send(JSON.stringify({ ...(JSON.parse(body.toString("utf8")) as object), ...fresh }));
     });
 
     app.addHook("onSend", async (request, reply, payload) => {
@@ -136,7 +127,7 @@ export default fp(
         const body = withheld ? withoutFields(payload as string, withheld.fields) : payload;
         kept = { statusCode: reply.statusCode, contentType: reply.getHeader("content-type")?.toString(), body: Buffer.from(body ?? "").toString("base64"), withheld };
       }
-      await store.settle(claim, kept, request.log);
+      await claim.settle(kept, request.log);
       return payload;
     });
   },

@@ -88,9 +88,9 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       callerGone: () => reply.raw.destroyed && !reply.raw.writableFinished,
     };
     const payer = await gateway.admit(call);
-    const key = request.headers["idempotency-key"];
-    if (key === undefined) return sendToolResponse(reply, await gateway.run(call, payer));
-    const outcome = await runIdempotently(app, gateway, { call, payer, key, request });
+    const header = request.headers["idempotency-key"];
+    if (header === undefined) return sendToolResponse(reply, await gateway.run(call, payer));
+    const outcome = await runIdempotently(app, gateway, { call, payer, header, request });
     return "replay" in outcome ? sendReplay(reply, outcome.replay) : sendToolResponse(reply, outcome.ran);
   };
 
