@@ -4,7 +4,7 @@ import { z } from "zod";
 import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginResponseSchema, logoutResponseSchema } from "#shared/auth";
 import { captchaSettingsSchema } from "#shared/captcha";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
-import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { createSmsProvider } from "../../providers/sms/index";
 import type { RequestOrigin } from "./audit";
 import { requestPhone } from "./codes";
@@ -14,7 +14,7 @@ import { logout, logoutEverywhere } from "./logout";
 import { requestCode } from "./request-code";
 import { rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
-import { signedIn } from "../../plugins/auth";
+import { signedIn } from "../../lib/signed-in";
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 

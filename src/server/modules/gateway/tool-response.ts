@@ -3,7 +3,7 @@ import { COST_HEADER } from "#shared/gateway";
 import { formatMoney } from "#shared/money";
 import type { StoredResponse } from "../../lib/idempotency-store";
 import { replayOn } from "../../lib/idempotent-request";
-import { TOOL_ANSWER_POLICY } from "../../plugins/security";
+import { TOOL_ANSWER_POLICY } from "../../lib/tool-answer-policy";
 import type { GatewayResult } from "./gateway";
 import type { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
