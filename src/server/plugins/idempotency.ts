@@ -5,7 +5,6 @@ import { AppError } from "../errors";
 import { createIdempotencyStore, type IdempotencyStore, type StoredResponse } from "../lib/idempotency-store";
 import { KeyedRequest, idempotencyKeyFrom, replayOn, startKeyedRequest, type IdempotencyRefusals } from "../lib/idempotent-request";
 import type { SecretReissuer } from "../lib/secret-answers";
-import "../lib/signed-in";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../../errors";
 import { bearerToken } from "../../lib/bearer";
-import "../../lib/signed-in";
 import { findSession } from "./sessions";
 
 /**
