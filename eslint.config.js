@@ -63,7 +63,40 @@ export default tseslint.config(
           patterns: [
             { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
             { group: ["**/server/cli/**", "../../cli/**"], message: "a module's commands take the CLI's helpers from lib/cli; src/server/cli imports the modules" },
+            { group: ["**/plugins/**"], message: "a module imports no plugin: what modules and plugins both use is in lib/ (issue 35 §3)" },
             { regex: "^\\.\\./[a-z-]+/(?!index$)", message: "another module is imported through its index.ts, which says what it offers" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Plugins are the app's cross-cutting hooks; what they need of a module, app.ts hands them as an
+    // option, and what plugins and modules share is in lib/ (issue 35 §3).
+    files: ["src/server/plugins/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
+            { group: ["**/modules/**"], message: "a plugin imports no module: app.ts passes what it needs of one, and what both use is in lib/" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/server/lib/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/web/**", "react", "antd"], message: "the server does not import web code" },
+            { group: ["**/modules/**", "**/plugins/**"], message: "lib/ imports no module or plugin: they build on it" },
           ],
         },
       ],

@@ -5,20 +5,26 @@ import { systemClock, type Clock } from "./clock";
 import type { AppConfig } from "./config";
 import { openDatabase, type Database } from "./db/client";
 import { loggerOptions } from "./logger";
-import authPlugin, { signedIn } from "./plugins/auth";
-import catalogPlugin from "./plugins/catalog";
+import { ERROR_CODES } from "#shared/errors";
+import { AppError } from "./errors";
+import { signedIn } from "./lib/signed-in";
+import { answerUnknownPaths } from "./lib/unknown-paths";
 import configPlugin from "./plugins/config";
 import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
-import errorsPlugin, { clientErrorHandler, frameworkErrors } from "./plugins/errors";
-import idempotencyPlugin from "./plugins/idempotency";
+import errorsPlugin, { clientErrorHandler, consoleNotFound, frameworkErrors } from "./plugins/errors";
+import idempotencyPlugin, { consoleIdempotency } from "./plugins/idempotency";
 import instanceLeasePlugin from "./plugins/instance-lease";
-import bodyBudgetPlugin from "./plugins/body-budget";
+import bodyBudgetPlugin, { createBodyBudget } from "./plugins/body-budget";
 import schedulerPlugin from "./plugins/scheduler";
 import lifecyclePlugin from "./plugins/lifecycle";
 import metricsPlugin from "./plugins/metrics";
 import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
+import sessionHook from "./modules/auth/session-hook";
+import { loginClientOf } from "./modules/auth/login-cookie";
+import catalogPlugin from "./modules/catalog/plugin";
+import { GatewayError } from "./modules/gateway/gateway-error";
 import healthRoutes from "./modules/health/routes";
 import catalogRoutes from "./modules/catalog/routes";
 import gatewayRoutes from "./modules/gateway/routes";
@@ -78,17 +84,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     app.addHook("onClose", async () => owned.close());
   }
 
+  // Hooks and decorations every request and route family share: its id, the security headers, metrics.
   await app.register(configPlugin, { config, clock: deps.clock ?? systemClock });
   await app.register(dbPlugin, { database });
   await app.register(lifecyclePlugin);
   await app.register(schedulerPlugin);
   await app.register(errorsPlugin);
-  await app.register(bodyBudgetPlugin, { limitBytes: config.bodyMemoryBytes });
   await app.register(cookie);
   await app.register(catalogPlugin);
   await app.register(metricsPlugin);
   await app.register(securityPlugin);
-  await app.register(authPlugin);
   await app.register(instanceLeasePlugin);
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
@@ -106,30 +111,60 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     });
   }
 
+  // One budget for the memory of all request bodies; each route family refuses past it in its own shape.
+  const bodies = createBodyBudget(config.bodyMemoryBytes);
+  const retryShortly = { "retry-after": "1" };
+  const consoleBusy = () => new AppError(503, ERROR_CODES.unavailable, "the server is receiving too many request bodies at once: retry shortly", retryShortly);
+
+  // The console API: every path under /api/, its routes under /api/v1. Its hooks: the body budget,
+  // the caller's session, Idempotency-Keys; errors in the app's {code, message} shape (errorsPlugin).
   await app.register(
-    async (api) => {
-      await api.register(healthRoutes);
-      await api.register(catalogRoutes);
-      await api.register(authRoutes);
-      await api.register(paymentRoutes);
-      await api.register(
-        signedIn(async (signedInApi) => {
-          await signedInApi.register(creditsRoutes);
-          await signedInApi.register(redemptionRoutes);
-          await signedInApi.register(keyRoutes);
-          await signedInApi.register(applicationRoutes);
-          await signedInApi.register(accountRoutes);
-          await signedInApi.register(billingRoutes);
-          await signedInApi.register(callsRoutes);
-          await signedInApi.register(alertRoutes);
-        }),
+    async (consoleApi) => {
+      await consoleApi.register(bodyBudgetPlugin, { budget: bodies, busy: consoleBusy });
+      await consoleApi.register(sessionHook);
+      await consoleApi.register(consoleIdempotency, { browserOf: (request) => loginClientOf(config.sessionSecret, request) });
+      answerUnknownPaths(consoleApi, consoleNotFound);
+      await consoleApi.register(
+        async (api) => {
+          await api.register(healthRoutes);
+          await api.register(catalogRoutes);
+          await api.register(authRoutes);
+          await api.register(paymentRoutes);
+          await api.register(
+            signedIn(async (signedInApi) => {
+              await signedInApi.register(creditsRoutes);
+              await signedInApi.register(redemptionRoutes);
+              await signedInApi.register(keyRoutes);
+              await signedInApi.register(applicationRoutes);
+              await signedInApi.register(accountRoutes);
+              await signedInApi.register(billingRoutes);
+              await signedInApi.register(callsRoutes);
+              await signedInApi.register(alertRoutes);
+            }),
+          );
+          for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
+        },
+        { prefix: "/v1" },
       );
-      for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);
     },
-    { prefix: "/api/v1" },
+    { prefix: "/api" },
   );
-  // Each gateway call is recorded as a usage row, so its access log lines would only repeat it.
-  await app.register(gatewayRoutes, { prefix: "/v1", logLevel: "warn" });
-  await app.register(webPlugin, { webRoot: config.webRoot });
+
+  // The gateway: /v1. Its hooks: the body budget; the gateway's own errors and unknown routes (modules/gateway/error-handler.ts).
+  await app.register(
+    async (gatewayApi) => {
+      await gatewayApi.register(bodyBudgetPlugin, { budget: bodies, busy: () => new GatewayError("server_busy", undefined, retryShortly) });
+      // Each gateway call is recorded as a usage row, so its access log lines would only repeat it.
+      await gatewayApi.register(gatewayRoutes, { logLevel: "warn" });
+    },
+    { prefix: "/v1" },
+  );
+
+  // The site: the built web app's pages and files, and every other path (404 in the console's shape).
+  await app.register(async (site) => {
+    await site.register(bodyBudgetPlugin, { budget: bodies, busy: consoleBusy });
+    site.setNotFoundHandler(consoleNotFound);
+    await site.register(webPlugin, { webRoot: config.webRoot });
+  });
   return app;
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { readyUrl, ROOT, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 
 /** What the deployment guide copies to the machine that runs the server. */
-const SHIPPED = ["dist", "build", "drizzle", "config", "bin", "package.json", "package-lock.json", ".npmrc"];
+const SHIPPED = ["dist", "build", "drizzle", "config", "bin", "scripts/apply-patches.mjs", "package.json", "package-lock.json", ".npmrc"];
 /** npm ci from a warm cache still unpacks every production dependency: minutes on a loaded machine. */
 const SLOW = 600_000;
 
@@ -46,9 +46,9 @@ afterAll(async () => {
   if (install) fs.rmSync(install, { recursive: true, force: true });
 });
 
-it("installs without dev dependencies, then starts on PGlite and serves the API and the web app", async () => {
+it("installs without dev dependencies (and so without patching any: patch-package is one), then starts on PGlite and serves the API and the web app", async () => {
   // No build or test tooling came with it.
-  for (const dev of ["vitest", "esbuild", "tsx", "eslint"]) expect(fs.existsSync(path.join(install, "node_modules", dev))).toBe(false);
+  for (const dev of ["vitest", "esbuild", "tsx", "eslint", "patch-package"]) expect(fs.existsSync(path.join(install, "node_modules", dev))).toBe(false);
   const node = path.join(install, "node_modules", ".bin", "node");
   expect(fs.existsSync(node)).toBe(true);
 

@@ -78,6 +78,7 @@ describe("bodies held open", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const overGateway = openRequest("/v1/tools/echo", 500 * KB, 400 * KB, gateway);
     const overApi = openRequest("/api/v1/auth/code", 500 * KB, 400 * KB);
+    const overSite = openRequest("/somewhere", 500 * KB, 400 * KB);
 
     const gatewayAnswer = await overGateway.closed.then((text) => text, () => "");
     const apiAnswer = await overApi.closed;
@@ -85,6 +86,10 @@ describe("bodies held open", () => {
     expect(gatewayAnswer).toContain('{"error":{"code":"server_busy"');
     expect(apiAnswer).toMatch(/^HTTP\/1\.1 503 /);
     expect(apiAnswer).toContain('"code":"service_unavailable"');
+    // A body sent to no route family's path counts against the same budget, refused in the console's shape.
+    const siteAnswer = await overSite.closed;
+    expect(siteAnswer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(siteAnswer).toContain('"code":"service_unavailable"');
 
     const during = await health();
     expect(during.status).toBe(200);

@@ -1,5 +1,4 @@
 import { and, eq, isNull, lt, sql, type SQL } from "drizzle-orm";
-import type { FastifyBaseLogger } from "fastify";
 import type { Db, Tx } from "../db/client";
 import { idempotencyKeys, instanceLeases } from "../db/schema/index";
 import { createSealer, sha256Hex } from "./crypto";
@@ -9,7 +8,7 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 
 /** Fields of a JSON answer left out of its stored copy, and how its replay makes them anew. */
 export interface WithheldSecret {
-  /** The name a route registered its reissuer under (`app.idempotency.reissuers`). */
+  /** The name a route registered its reissuer under (`app.secretReissuers`). */
   kind: string;
   /** What the reissuer acts on: the session's or the key's id. */
   ref: number;
@@ -43,11 +42,24 @@ export interface HeldClaim {
  */
 export type ResolveAbandoned = (tx: Tx, requestId: string, answerBegun: boolean) => Promise<"run" | StoredResponse>;
 
+/** A request claiming (scope, key); `route` and `fingerprint` tell its repeats from another request. */
+export interface ClaimInput {
+  scope: string;
+  key: string;
+  route: string;
+  fingerprint: string;
+  now: Date;
+  requestId: string;
+  ttlMs?: number;
+  abandoned?: { olderThan: Date; resolve: ResolveAbandoned };
+}
+
 /**
  * (scope, key) → the first response to a request, kept 24 hours (or the route's shorter time)
  * and sealed. A secret shown once is never part of the stored copy (see `WithheldSecret`). Used
  * for the console API and for gateway calls alike. Claims made here name `instanceId`, this
- * process's lease (lib/instance-lease.ts).
+ * process's lease (lib/instance-lease.ts). A request goes through its claim as a `KeyedRequest`
+ * (lib/idempotent-request.ts).
  */
 export function createIdempotencyStore(db: Db, secret: string, instanceId: string) {
   const sealer = createSealer(secret, "idempotency");
@@ -73,16 +85,7 @@ export function createIdempotencyStore(db: Db, secret: string, instanceId: strin
      * takes the claim over; or the final answer to keep and replay from now on. A claim whose
      * holder is alive stays in progress. `ttlMs` shortens how long the answer is kept for replay.
      */
-    async claim(input: {
-      scope: string;
-      key: string;
-      route: string;
-      fingerprint: string;
-      now: Date;
-      requestId: string;
-      ttlMs?: number;
-      abandoned?: { olderThan: Date; resolve: ResolveAbandoned };
-    }): Promise<Claim> {
+    async claim(input: ClaimInput): Promise<Claim> {
       const requestHash = sha256Hex(`${input.route}\n${input.fingerprint}`);
       const ttlMs = Math.min(input.ttlMs ?? IDEMPOTENCY_TTL_MS, IDEMPOTENCY_TTL_MS);
       // A key older than the retention window is forgotten, whether or not the sweeper got to it.
@@ -137,16 +140,6 @@ export function createIdempotencyStore(db: Db, secret: string, instanceId: strin
     /** Frees the key, unless a retry took the claim over meanwhile (this request's process was taken for dead). */
     async release(claim: HeldClaim): Promise<void> {
       await db.delete(idempotencyKeys).where(held(claim));
-    },
-
-    /**
-     * The end of a claimed request: its action ran and `kept` is the answer to replay, or it
-     * changed nothing (`null`) and a retry may run. A ran action's key stays claimed even when
-     * its copy cannot be stored, so that a retry is refused rather than run twice.
-     */
-    async settle(claim: HeldClaim, kept: StoredResponse | null, log: FastifyBaseLogger): Promise<void> {
-      if (kept === null) return this.release(claim);
-      await this.complete(claim, kept).catch((error: unknown) => log.error({ err: error }, "could not keep an answer for replay; its key stays claimed"));
     },
 
     async purgeExpired(now: Date): Promise<void> {

@@ -58,6 +58,63 @@ describe("unknown routes and methods", () => {
   });
 });
 
+describe("each route family's scope (issue 35 §3)", () => {
+  it.each([
+    ["GET", "/api/other"],
+    ["GET", "/api/v1"],
+    ["HEAD", "/api/v1/nope"],
+  ])("%s %s is the console API's 404, not a page", async (method, url) => {
+    const res = await t.app.inject({ method: method as "GET", url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers["content-type"]).toMatch(/^application\/json/);
+    if (method === "GET") expect(res.json()).toEqual({ code: "not_found", message: "server resource does not exist" });
+  });
+
+  it.each([
+    ["GET", "/v1/"],
+    ["HEAD", "/v1/nope"],
+    ["POST", "/v1/tools/"],
+  ])("%s %s is the gateway's 404", async (method, url) => {
+    const res = await t.app.inject({ method: method as "GET", url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers["content-type"]).toMatch(/^application\/json/);
+    if (method !== "HEAD") expect(res.json()).toEqual(gatewayError("unknown_tool"));
+  });
+
+  it("leaves GET /v1 and /api, outside both families' paths, to the site's pages", async () => {
+    for (const url of ["/v1", "/api"]) {
+      const res = await t.app.inject({ method: "GET", url });
+      expect(res.statusCode).toBe(404);
+      // No build is served in this test: the site's 404 is plain text, never an API's JSON.
+      expect(res.headers["content-type"]).toMatch(/^text\/plain/);
+    }
+  });
+
+  it("sends the request id and the security headers on every family's 404", async () => {
+    for (const url of ["/api/v1/nope", "/v1/nope", "/somewhere"]) {
+      const res = await t.app.inject({ method: "POST", url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers["x-request-id"]).toEqual(expect.any(String));
+      expect(res.headers["x-content-type-options"]).toBe("nosniff");
+      expect(res.headers["content-security-policy"]).toContain("default-src 'self'");
+    }
+  });
+
+  it("reads an Idempotency-Key under /api only: a malformed one is refused there, also on an unknown path, and ignored elsewhere", async () => {
+    const badKey = { "idempotency-key": "bad key!" };
+    const api = await t.app.inject({ method: "POST", url: "/api/v1/nope", headers: badKey, payload: {} });
+    expect(api.statusCode).toBe(400);
+    expect(api.json()).toMatchObject({ code: "bad_request", message: expect.stringMatching(/Idempotency-Key/) });
+    const site = await t.app.inject({ method: "POST", url: "/somewhere", headers: badKey, payload: {} });
+    expect(site.statusCode).toBe(404);
+    expect(site.json()).toEqual(consoleError("not_found"));
+    // The gateway reads its own (per API key, once the key is admitted); an unknown route never gets that far.
+    const gateway = await t.app.inject({ method: "POST", url: "/v1/nope", headers: badKey, payload: {} });
+    expect(gateway.statusCode).toBe(404);
+    expect(gateway.json()).toEqual(gatewayError("unknown_tool"));
+  });
+});
+
 describe("the router's own errors", () => {
   it("answers a malformed percent-encoding with 400 in each family's shape", async () => {
     const gateway = await t.app.inject({ method: "GET", url: "/v1/tools/x/%zz" });

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../db/client";
 import { AppError } from "../errors";
+import { startKeyedRequest, type IdempotencyRefusals } from "../lib/idempotent-request";
 import { refuseUpdates } from "../testing/faults";
 import { createTestApp, type TestApp } from "../testing/test-app";
 
@@ -149,5 +150,61 @@ describe("Idempotency-Key", () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/Idempotency-Key/);
     expect(runs).toBe(0);
+  });
+
+  it("rejects a malformed key also from a signed-out request without the login cookie, whose key would not be kept", async () => {
+    const res = await post("bad key!", {}, null);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: "bad_request", message: expect.stringMatching(/Idempotency-Key/) });
+    expect(runs).toBe(0);
+  });
+});
+
+describe("a keyed request's claim, which both route families go through (lib/idempotent-request.ts)", () => {
+  const refusals: IdempotencyRefusals = {
+    invalidKey: () => new Error("invalid key"),
+    reused: () => new Error("reused"),
+    inProgress: () => new Error("in progress"),
+  };
+  const answer = { statusCode: 201, contentType: "application/json", body: Buffer.from('{"made":1}').toString("base64") };
+  const start = (key: string, requestId: string) =>
+    startKeyedRequest(t.app.idempotency, refusals, { scope: "user:0", key, route: "POST /made", fingerprint: "{}", now: t.clock.now(), requestId });
+  const running = async (key: string, requestId: string) => {
+    const started = await start(key, requestId);
+    if (!("run" in started)) throw new Error(`${key} was not claimed`);
+    return started.run;
+  };
+
+  it("ends once: released, the key runs again; kept, every retry gets the answer; an ended claim refuses another end", async () => {
+    const first = await running("machine-0001", "first");
+    await expect(start("machine-0001", "while-running")).rejects.toThrow("in progress");
+    await first.release();
+    await expect(first.keep(answer)).rejects.toThrow("cannot go from released to kept");
+    const second = await running("machine-0001", "second");
+    await second.keep(answer);
+    await expect(second.release()).rejects.toThrow("cannot go from kept to released");
+    expect(await start("machine-0001", "retry")).toEqual({ replay: answer });
+  });
+
+  it("a streamed answer that began is refused as in progress until its end keeps or frees it", async () => {
+    const streamed = await running("machine-0002", "stream");
+    await streamed.begin(200);
+    await expect(streamed.begin(200)).rejects.toThrow("cannot go from begun to begun");
+    await expect(start("machine-0002", "while-streaming")).rejects.toThrow("in progress");
+    await streamed.settle(null, t.app.log);
+    expect("run" in (await start("machine-0002", "after-stream"))).toBe(true);
+  });
+
+  it("still holds its claim when its answer could not be kept, so that it can be freed after all", async () => {
+    const keyed = await running("machine-0003", "unkept");
+    const restore = await refuseUpdates(t.database.db, "idempotency_keys", "new.key = 'machine-0003'");
+    try {
+      await expect(keyed.keep(answer)).rejects.toThrow();
+    } finally {
+      await restore();
+    }
+    await expect(start("machine-0003", "retry-while-held")).rejects.toThrow("in progress");
+    await keyed.release();
+    expect("run" in (await start("machine-0003", "retry-after-release"))).toBe(true);
   });
 });

@@ -2,44 +2,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
-import { IDEMPOTENCY_KEY_PATTERN, createIdempotencyStore, type HeldClaim, type IdempotencyStore, type StoredResponse, type WithheldSecret } from "../lib/idempotency-store";
-import { loginClientOf } from "../modules/auth/login-cookie";
+import { createIdempotencyStore, type IdempotencyStore, type StoredResponse } from "../lib/idempotency-store";
+import { KeyedRequest, idempotencyKeyFrom, replayOn, startKeyedRequest, type IdempotencyRefusals } from "../lib/idempotent-request";
+import type { SecretReissuer } from "../lib/secret-answers";
 
 const IDEMPOTENCY_HEADER = "idempotency-key";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** How long an answer that carries a secret may be replayed: enough for a retry of a lost answer. */
-export const SECRET_REPLAY_TTL_MS = 10 * 60_000;
-
-/**
- * Makes the secret of a replayed answer anew (a new token for the same session, a new secret for
- * the same key) and returns the fields to put back into the stored answer; null when the thing it
- * acts on is gone (logged out, deleted), and the answer cannot be replayed.
- */
-export type SecretReissuer = (ref: number, now: Date) => Promise<Record<string, unknown> | null>;
-
 declare module "fastify" {
   interface FastifyRequest {
-    idempotencyClaim: HeldClaim | null;
-    withheldSecret: WithheldSecret | null;
+    idempotencyClaim: KeyedRequest | null;
   }
   interface FastifyInstance {
     idempotency: IdempotencyStore;
-    secretReissuers: Map<string, SecretReissuer>;
   }
-  interface FastifyContextConfig {
-    /** How long this route's answers may be replayed, when shorter than the default 24 hours. */
-    idempotencyTtlMs?: number;
-  }
-}
-
-/**
- * For a handler whose JSON answer carries a secret shown once: no cache may keep the answer, and
- * its stored replay copy leaves out `fields`; a replay asks the `kind` reissuer for new ones.
- */
-export function answerWithSecret(request: FastifyRequest, reply: FastifyReply, withheld: WithheldSecret): void {
-  reply.header("cache-control", "no-store");
-  request.withheldSecret = withheld;
 }
 
 function withoutFields(json: string, fields: string[]): string {
@@ -48,35 +24,44 @@ function withoutFields(json: string, fields: string[]): string {
   return JSON.stringify(body);
 }
 
-/** The Idempotency-Key header, validated; null when absent. */
-function idempotencyKeyOf(request: FastifyRequest): string | null {
-  const key = request.headers[IDEMPOTENCY_HEADER];
-  if (key === undefined) return null;
-  if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw AppError.badRequest("Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'");
-  }
-  return key;
-}
+/** The console API's refusals, in its `{code, message}` shape. */
+const CONSOLE_REFUSALS: IdempotencyRefusals = {
+  invalidKey: () => AppError.badRequest("Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'"),
+  reused: () => new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request"),
+  inProgress: () => AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress),
+};
 
 /**
- * SPEC.md §7's client retries POSTs once, so every non-idempotent API request may arrive twice.
- * A request with an `Idempotency-Key` header claims the key for (caller, key); a repeat with the
- * same route and body gets the first 2xx response back without the action running again. The
- * caller is the signed-in user, or for a signed-out request the browser's login cookie; a
- * signed-out request without it runs without the key. The route is the path and query as sent, so a
- * key reused on another resource (PATCH /keys/3, then /keys/4) is refused, not answered for the first.
- * Non-2xx outcomes release the key: by convention they changed nothing, so the retry may run.
- * An answer carrying a secret is stored without it and replayed with a new one (`answerWithSecret`).
- * See docs/decisions/001-idempotency-keys.md.
+ * The app's one Idempotency-Key store (`app.idempotency`), which both route families claim keys
+ * in, the reissuers of withheld secrets, and the hourly purge of expired keys.
  */
 export default fp(
-  async function idempotencyPlugin(app: FastifyInstance) {
+  async function idempotencyStorePlugin(app: FastifyInstance) {
     const store = createIdempotencyStore(app.db, app.config.sessionSecret, app.instanceId);
     app.decorate("idempotency", store);
     app.decorate("secretReissuers", new Map<string, SecretReissuer>());
+    app.every("purge expired Idempotency-Keys", 3600_000, () => store.purgeExpired(app.clock.now()));
+  },
+  { name: "idempotency", dependencies: ["config", "db", "instance-lease"] },
+);
+
+/**
+ * SPEC.md §7's client retries POSTs once, so every non-idempotent console API request may arrive
+ * twice; registered in the console's scope (app.ts). A request with an `Idempotency-Key` header
+ * claims the key for (caller, key); a repeat with the same route and body gets the first 2xx
+ * response back without the action running again. The caller is the signed-in user, or for a
+ * signed-out request its browser (`browserOf`: the login cookie); a signed-out request without one
+ * runs without the key. The route is the path and query as sent, so a key reused on another
+ * resource (PATCH /keys/3, then /keys/4) is refused, not answered for the first. Non-2xx outcomes
+ * release the key: by convention they changed nothing, so the retry may run. An answer carrying a
+ * secret is stored without it and replayed with a new one (`answerWithSecret`, lib/secret-answers.ts).
+ * See docs/decisions/001-idempotency-keys.md and 052.
+ */
+export const consoleIdempotency = fp(
+  async function consoleIdempotencyPlugin(app: FastifyInstance, opts: { browserOf: (request: FastifyRequest) => string | null }) {
+    const store = app.idempotency;
     app.decorateRequest("idempotencyClaim", null);
     app.decorateRequest("withheldSecret", null);
-    app.every("purge expired Idempotency-Keys", 3600_000, () => store.purgeExpired(app.clock.now()));
 
     /**
      * Whose key it is: the signed-in user, or a signed-out request's browser (its login cookie),
@@ -84,17 +69,18 @@ export default fp(
      */
     const callerScope = (request: FastifyRequest): string | null => {
       if (request.auth) return `user:${request.auth.userId}`;
-      const browser = loginClientOf(app.config.sessionSecret, request);
+      const browser = opts.browserOf(request);
       return browser && `browser:${browser}`;
     };
 
     app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
-      if (SAFE_METHODS.has(request.method) || !request.url.startsWith("/api/")) return;
-      const key = idempotencyKeyOf(request);
-      if (key === null) return;
+      if (SAFE_METHODS.has(request.method)) return;
+      const header = request.headers[IDEMPOTENCY_HEADER];
+      if (header === undefined) return;
+      const key = idempotencyKeyFrom(header, CONSOLE_REFUSALS);
       const scope = callerScope(request);
       if (!scope) return;
-      const claim = await store.claim({
+      const start = await startKeyedRequest(store, CONSOLE_REFUSALS, {
         scope,
         key,
         // The path as sent, not the route's pattern: the same key on /keys/3 and then /keys/4 is two requests.
@@ -104,25 +90,17 @@ export default fp(
         requestId: request.id,
         ttlMs: request.routeOptions.config.idempotencyTtlMs,
       });
-      switch (claim.outcome) {
-        case "claimed":
-          request.idempotencyClaim = { scope, key, requestId: request.id };
-          return;
-        case "mismatch":
-          throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request");
-        case "in_progress":
-          throw AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress);
-        case "replay": {
-          const { statusCode, contentType, body, withheld } = claim.response;
-          reply.code(statusCode).header("idempotent-replayed", "true");
-          if (contentType) reply.type(contentType);
-          if (!withheld) return reply.send(Buffer.from(body, "base64"));
-          const fresh = await app.secretReissuers.get(withheld.kind)?.(withheld.ref, app.clock.now());
-          if (!fresh) throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used, and its answer can no longer be replayed");
-          reply.header("cache-control", "no-store");
-          return reply.send(JSON.stringify({ ...(JSON.parse(Buffer.from(body, "base64").toString("utf8")) as object), ...fresh }));
-        }
+      if ("run" in start) {
+        request.idempotencyClaim = start.run;
+        return;
       }
+      const body = replayOn(reply, start.replay);
+      const { withheld } = start.replay;
+      if (!withheld) return reply.send(body);
+      const fresh = await app.secretReissuers.get(withheld.kind)?.(withheld.ref, app.clock.now());
+      if (!fresh) throw new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used, and its answer can no longer be replayed");
+      reply.header("cache-control", "no-store");
+      return reply.send(JSON.stringify({ ...(JSON.parse(body.toString("utf8")) as object), ...fresh }));
     });
 
     app.addHook("onSend", async (request, reply, payload) => {
@@ -136,9 +114,9 @@ export default fp(
         const body = withheld ? withoutFields(payload as string, withheld.fields) : payload;
         kept = { statusCode: reply.statusCode, contentType: reply.getHeader("content-type")?.toString(), body: Buffer.from(body ?? "").toString("base64"), withheld };
       }
-      await store.settle(claim, kept, request.log);
+      await claim.settle(kept, request.log);
       return payload;
     });
   },
-  { name: "idempotency", dependencies: ["config", "db", "auth", "instance-lease"] },
+  { name: "console-idempotency", dependencies: ["idempotency", "auth"] },
 );

@@ -27,12 +27,6 @@ export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extr
   ].join("; ");
 }
 
-/**
- * The CSP of a tool's answer: the upstream's bytes served on the site's own origin. A browser that
- * renders one (text/html, SVG) gives it no origin and runs no script, form or subresource of it.
- */
-export const TOOL_ANSWER_POLICY = "sandbox; default-src 'none'; frame-ancestors 'none'";
-
 export default fp(
   async function securityPlugin(app: FastifyInstance) {
     await app.register(helmet, {

@@ -86,10 +86,6 @@ function cacheControlFor(file: string): string {
   return NO_CACHE;
 }
 
-/**
- * Serves the built web app: hashed assets with long caching, HTML from memory with its CSP,
- * SPEC.md §2's redirects, the SPA fallback for client routes, and a real 404 status for the rest.
- */
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
@@ -115,6 +111,11 @@ function withSiteConfig(html: string, siteConfig: SiteConfig): string {
   return html.replace(/<head>/i, `<head>${tag}`);
 }
 
+/**
+ * Serves the built web app: hashed assets with long caching, HTML from memory with its CSP,
+ * SPEC.md §2's redirects, the SPA fallback for client routes, and a real 404 status for the rest.
+ * Paths under /api and /v1 are their route families' (app.ts), which answer GET and HEAD there too.
+ */
 export default fp(
   async function webPlugin(app: FastifyInstance, opts: { webRoot: string }) {
     const root = opts.webRoot;
@@ -163,8 +164,6 @@ export default fp(
         } catch {
           return notFound(reply, url.pathname);
         }
-        // Unknown API paths are the API's not-found answer (plugins/errors.ts), in its family's shape.
-        if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return reply.callNotFound();
         const docsTarget = docsRedirectTarget(pathname);
         if (docsTarget) {
           // A control character can be in no page name; anything else goes out percent-encoded.
@@ -185,5 +184,5 @@ export default fp(
       },
     });
   },
-  { name: "web", dependencies: ["config", "security", "errors"] },
+  { name: "web", dependencies: ["config", "security"] },
 );

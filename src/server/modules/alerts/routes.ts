@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
 import { takeHourlyAllowance } from "../../lib/rate-limiter";
-import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
 
 /** A replayed answer never holds a stored signing secret: the replay gets a newly rotated one. */

@@ -5,7 +5,7 @@ import { codeRequestSchema, codeResponseSchema, loginRequestSchema, loginRespons
 import { captchaSettingsSchema } from "#shared/captcha";
 import { ERROR_CODES } from "#shared/errors";
 import { createCaptchaProvider, isAltcha } from "../../providers/captcha/index";
-import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { createSmsProvider } from "../../providers/sms/index";
 import { AppError } from "../../errors";
 import type { RequestOrigin } from "./audit";
@@ -16,7 +16,7 @@ import { logout, logoutEverywhere } from "./logout";
 import { requestCode } from "./request-code";
 import { rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
-import { signedIn } from "../../plugins/auth";
+import { signedIn } from "../../lib/signed-in";
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 

@@ -2,13 +2,11 @@ import { and, eq, gt, isNull, lte } from "drizzle-orm";
 import type { Db, Tx } from "../../db/client";
 import { sessions } from "../../db/schema/index";
 import { randomToken, sha256Hex } from "../../lib/crypto";
+import type { SessionIdentity } from "../../lib/signed-in";
 
 export const SESSION_TTL_SECONDS = 604_800;
 
-export interface SessionIdentity {
-  sessionId: number;
-  userId: number;
-}
+export type { SessionIdentity };
 
 export async function createSession(
   db: Db | Tx,

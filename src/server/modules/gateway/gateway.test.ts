@@ -326,6 +326,15 @@ describe("Idempotency-Key", () => {
     expect(await balanceOf(user.userId)).toBe("0.99");
     const different = await call(key.secret, "echo", { n: 2 }, { "idempotency-key": "retry-me-0001" });
     expect(different.statusCode).toBe(422);
+    expect(different.json().error.code).toBe("idempotency_key_reused");
+  });
+
+  it("refuses a malformed key in the gateway's error shape, before the call is charged", async () => {
+    const { user, key } = await funded("1");
+    const res = await call(key.secret, "echo", { n: 1 }, { "idempotency-key": "bad key!" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe("invalid_idempotency_key");
+    expect(await balanceOf(user.userId)).toBe("1.00");
   });
 
   it("lets a failed call be retried with the same key", async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { IDEMPOTENCY_KEY_PATTERN, type HeldClaim, type StoredResponse } from "../../lib/idempotency-store";
+import type { StoredResponse } from "../../lib/idempotency-store";
+import { idempotencyKeyFrom, startKeyedRequest, type IdempotencyRefusals, type KeyedRequest } from "../../lib/idempotent-request";
 import { succeeded, type Gateway, type GatewayCall, type GatewayResult, type Payer } from "./gateway";
 import { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
@@ -11,6 +12,13 @@ const STREAM_NOT_REPLAYABLE: StoredResponse = (() => {
   const error = new GatewayError("idempotency_stream_not_replayable");
   return { statusCode: error.status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(error.toJSON())).toString("base64") };
 })();
+
+/** The gateway's refusals, in its `{error: {code, message}}` shape. */
+const GATEWAY_REFUSALS: IdempotencyRefusals = {
+  invalidKey: () => new GatewayError("invalid_idempotency_key"),
+  reused: () => new GatewayError("idempotency_key_reused"),
+  inProgress: () => new GatewayError("idempotency_in_progress"),
+};
 
 export type IdempotentOutcome = { ran: GatewayResult } | { replay: StoredResponse };
 
@@ -25,17 +33,15 @@ export type IdempotentOutcome = { ran: GatewayResult } | { replay: StoredRespons
 export async function runIdempotently(
   app: FastifyInstance,
   gateway: Gateway,
-  { call, payer, key, request }: { call: GatewayCall; payer: Payer; key: string | string[]; request: FastifyRequest },
+  { call, payer, header, request }: { call: GatewayCall; payer: Payer; header: string | string[]; request: FastifyRequest },
 ): Promise<IdempotentOutcome> {
-  if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new GatewayError("invalid_idempotency_key");
+  const key = idempotencyKeyFrom(header, GATEWAY_REFUSALS);
   // The body is part of the call's fingerprint, so it is read whole first (within the tool's limit).
   call.request.body = await readWhole(call.request.body, gateway.maxRequestBytes(call.tool));
   const body = call.request.body;
-  const scope = `apikey:${payer.apiKeyId}`;
-  const held: HeldClaim = { scope, key, requestId: call.requestId };
   const now = app.clock.now();
-  const claim = await app.idempotency.claim({
-    scope,
+  const start = await startKeyedRequest(app.idempotency, GATEWAY_REFUSALS, {
+    scope: `apikey:${payer.apiKeyId}`,
     key,
     route: `${call.request.method} ${call.tool.id}${call.request.subpath}`,
     fingerprint: `${call.request.query}\n${body.toString("base64")}`,
@@ -47,31 +53,30 @@ export async function runIdempotently(
         (await resolveUnansweredCall(tx, { requestId, now, answerBegun })) === "run" ? "run" : STREAM_NOT_REPLAYABLE,
     },
   });
-  if (claim.outcome === "replay") return { replay: claim.response };
-  if (claim.outcome === "mismatch") throw new GatewayError("idempotency_key_reused");
-  if (claim.outcome === "in_progress") throw new GatewayError("idempotency_in_progress");
+  if ("replay" in start) return { replay: start.replay };
+  const keyed = start.run;
 
   let result: GatewayResult;
   try {
     result = await gateway.run(call, payer);
   } catch (error) {
-    await app.idempotency.release(held);
+    await keyed.release();
     throw error;
   }
   const { response } = result;
   if (!succeeded(response)) {
-    await app.idempotency.release(held);
+    await keyed.release();
   } else if (isStreamed(response)) {
     // A stream cannot be kept for replay. Until it is settled a retry is refused as in progress;
     // then a charged one answers every retry with its own 409, and a refunded one frees the key.
-    await app.idempotency
-      .begin(held, response.status)
+    await keyed
+      .begin(response.status)
       .catch((error: unknown) => request.log.error({ err: error }, "could not mark a streamed call's Idempotency-Key as answered; if this process dies before the stream is settled, a retry may run it again"));
     void (result.cost as Promise<bigint>)
-      .then((cost) => app.idempotency.settle(held, cost > 0n ? STREAM_NOT_REPLAYABLE : null, request.log))
+      .then((cost) => keyed.settle(cost > 0n ? STREAM_NOT_REPLAYABLE : null, request.log))
       .catch((error: unknown) => request.log.error({ err: error }, "could not settle a streamed call's Idempotency-Key; it stays claimed"));
   } else {
-    await keepBeforeSending(app, held, request, {
+    await keepBeforeSending(app, keyed, request, {
       statusCode: response.status,
       contentType: response.contentType,
       body: Buffer.from(response.body).toString("base64"),
@@ -85,13 +90,13 @@ export async function runIdempotently(
  * a call never answered. An answer that cannot be kept is not sent: its call is refunded and the
  * key freed (as far as the database allows), and the caller gets an error to retry.
  */
-async function keepBeforeSending(app: FastifyInstance, claim: HeldClaim, request: FastifyRequest, answer: StoredResponse): Promise<void> {
+async function keepBeforeSending(app: FastifyInstance, keyed: KeyedRequest, request: FastifyRequest, answer: StoredResponse): Promise<void> {
   try {
-    await app.idempotency.complete(claim, answer);
+    await keyed.keep(answer);
   } catch (error) {
     request.log.error({ err: error }, "could not keep a call's answer for replay; it is not sent, and the call is refunded");
-    await resolveUnansweredCall(app.db, { requestId: claim.requestId, now: app.clock.now(), answerBegun: false })
-      .then(() => app.idempotency.release(claim))
+    await resolveUnansweredCall(app.db, { requestId: keyed.claim.requestId, now: app.clock.now(), answerBegun: false })
+      .then(() => keyed.release())
       .catch((refundError: unknown) =>
         request.log.error({ err: refundError }, "could not refund a call whose answer was not kept; a retry past the abandoned-call window will"),
       );

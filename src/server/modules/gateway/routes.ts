@@ -134,14 +134,14 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const trace = call.trace!;
     const payer = await gateway.admit(call);
     trace.keyChecked();
-    const key = request.headers["idempotency-key"];
+    const header = request.headers["idempotency-key"];
     const contentLength = request.headers["content-length"];
-    if (key === undefined) {
+    if (header === undefined) {
       const result = await gateway.run(call, payer);
       recordAnswer(ended, trace, call, result, contentLength);
       return sendToolResponse(reply, result);
     }
-    const outcome = await runIdempotently(app, gateway, { call, payer, key, request });
+    const outcome = await runIdempotently(app, gateway, { call, payer, header, request });
     if ("replay" in outcome) {
       recordReplay(ended, trace, call, outcome.replay, contentLength);
       return sendReplay(reply, outcome.replay);

@@ -1,7 +1,9 @@
 import type { FastifyReply } from "fastify";
 import { COST_HEADER } from "#shared/gateway";
 import { formatMoney } from "#shared/money";
-import { TOOL_ANSWER_POLICY } from "../../plugins/security";
+import type { StoredResponse } from "../../lib/idempotency-store";
+import { replayOn } from "../../lib/idempotent-request";
+import { TOOL_ANSWER_POLICY } from "../../lib/tool-answer-policy";
 import type { GatewayResult } from "./gateway";
 import type { GatewayError } from "./gateway-error";
 import { isStreamed } from "./handlers/types";
@@ -29,12 +31,7 @@ export function sendToolResponse(reply: FastifyReply, { response, cost }: Gatewa
 }
 
 /** A stored answer sent again for a retried Idempotency-Key: the retry itself costs nothing. */
-export function sendReplay(reply: FastifyReply, stored: { statusCode: number; contentType?: string; body: string }) {
-  return reply
-    .code(stored.statusCode)
-    .header("idempotent-replayed", "true")
-    .header("content-security-policy", TOOL_ANSWER_POLICY)
-    .header(COST_HEADER, formatMoney(0n))
-    .type(stored.contentType ?? "application/octet-stream")
-    .send(Buffer.from(stored.body, "base64"));
+export function sendReplay(reply: FastifyReply, stored: StoredResponse) {
+  const body = replayOn(reply, stored);
+  return reply.header("content-security-policy", TOOL_ANSWER_POLICY).header(COST_HEADER, formatMoney(0n)).send(body);
 }

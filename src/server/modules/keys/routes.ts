@@ -8,7 +8,7 @@ import {
   deletedApiKeySchema,
   updateApiKeyBody,
 } from "#shared/api-keys";
-import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../plugins/idempotency";
+import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { toApiKey } from "./key-view";
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from "./service";
 

@@ -11,7 +11,7 @@ import {
 } from "#shared/money-api";
 import { AppError } from "../../errors";
 import { takeHourlyAllowance } from "../../lib/rate-limiter";
-import { signedIn } from "../../plugins/auth";
+import { signedIn } from "../../lib/signed-in";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { MalformedNotificationError, PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
 import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";

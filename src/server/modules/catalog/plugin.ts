@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { loadCatalog, type Tool } from "../modules/catalog/catalog-file";
+import { loadCatalog, type Tool } from "./catalog-file";
 
 declare module "fastify" {
   interface FastifyInstance {

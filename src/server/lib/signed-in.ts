@@ -1,12 +1,15 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions, FastifyRequest } from "fastify";
-import fp from "fastify-plugin";
+import type { FastifyPluginAsync, FastifyPluginOptions } from "fastify";
 import { AppError } from "../errors";
-import { bearerToken } from "../lib/bearer";
-import { findSession, type SessionIdentity } from "../modules/auth/sessions";
+
+/** A signed-in caller: the session its bearer token opened, and whose it is. */
+export interface SessionIdentity {
+  sessionId: number;
+  userId: number;
+}
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The signed-in caller, resolved from `Authorization: Bearer <token>`; null for visitors. */
+    /** The signed-in caller of the console API, resolved from `Authorization: Bearer <token>`; null for visitors. */
     auth: SessionIdentity | null;
     bearerToken: string | null;
   }
@@ -19,7 +22,8 @@ declare module "fastify" {
 /**
  * The routes of `plugin` in a scope of their own whose every request must be signed in: one
  * authentication hook for the scope (fastify/demo's autohooks), a visitor gets 401. Within it,
- * `request.user` is the caller's session.
+ * `request.user` is the caller's session. The console scope resolves the session
+ * (modules/auth/session-hook.ts).
  */
 export function signedIn<Options extends FastifyPluginOptions>(plugin: FastifyPluginAsync<Options>): FastifyPluginAsync<Options> {
   return async (scope, options) => {
@@ -33,24 +37,3 @@ export function signedIn<Options extends FastifyPluginOptions>(plugin: FastifyPl
     await scope.register(plugin, options);
   };
 }
-
-export default fp(
-  async function authPlugin(app: FastifyInstance) {
-    app.decorateRequest("auth", null);
-    app.decorateRequest("bearerToken", null);
-    app.addHook("onRequest", async (request) => {
-      if (!request.url.startsWith("/api/")) return;
-      const token = bearerToken(request.headers.authorization);
-      if (!token) return;
-      request.bearerToken = token;
-      request.auth = await findSession(app.db, token, app.clock.now());
-    });
-    app.decorateRequest("user", {
-      getter(this: FastifyRequest) {
-        if (!this.auth) throw AppError.unauthorized();
-        return this.auth;
-      },
-    });
-  },
-  { name: "auth", dependencies: ["config", "db"] },
-);
