@@ -57,6 +57,10 @@ describe("a running Tollgate", () => {
   const children: ChildProcess[] = [];
   let webhook: http.Server;
   const alertsReceived: { status: string; labels: Record<string, string> }[] = [];
+  let prometheusLog: () => string;
+  let alertmanagerLog: () => string;
+  /** Runs an instant query through Prometheus's HTTP API; a query it refuses fails the test. */
+  let query: (expr: string) => Promise<string[]>;
 
   beforeAll(async () => {
     t = await createTestApp({ METRICS_TOKEN, LEDGER_CHECK_INTERVAL_SECONDS: "1" });
@@ -71,7 +75,49 @@ describe("a running Tollgate", () => {
       });
     });
     await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve));
-  });
+
+    const dir = tempDataDir("monitoring-");
+    const [prometheusPort, alertmanagerPort] = [await freePort(), await freePort()];
+    fs.writeFileSync(path.join(dir, "token"), METRICS_TOKEN);
+    fs.copyFileSync(path.join(deploy, "prometheus/rules.yml"), path.join(dir, "rules.yml"));
+    // The shipped files, with this test's addresses and a faster pace.
+    const prometheusConfig = fs
+      .readFileSync(path.join(deploy, "prometheus/prometheus.yml"), "utf8")
+      .replace(/scrape_interval: 15s/, "scrape_interval: 1s")
+      .replace(/evaluation_interval: 15s/, "evaluation_interval: 1s")
+      .replace('["127.0.0.1:9093"]', `["127.0.0.1:${alertmanagerPort}"]`)
+      .replace("/etc/prometheus/tollgate-metrics-token", path.join(dir, "token"))
+      .replace('["10.0.0.11:3000", "10.0.0.12:3000"]', `["${base}"]`);
+    fs.writeFileSync(path.join(dir, "prometheus.yml"), prometheusConfig);
+    const webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/alerts`;
+    fs.writeFileSync(path.join(dir, "alertmanager.yml"), fs.readFileSync(path.join(deploy, "alertmanager/alertmanager.yml"), "utf8").replace("http://127.0.0.1:9095/alerts", webhookUrl));
+    const start = (program: string, args: string[]) => {
+      const child = spawn(program, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+      let log = "";
+      child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
+      children.push(child);
+      return () => log;
+    };
+    alertmanagerLog = start("prometheus-alertmanager", [
+      `--config.file=${path.join(dir, "alertmanager.yml")}`,
+      `--storage.path=${path.join(dir, "alertmanager")}`,
+      `--web.listen-address=127.0.0.1:${alertmanagerPort}`,
+      "--cluster.listen-address=",
+    ]);
+    prometheusLog = start("prometheus", [
+      `--config.file=${path.join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${path.join(dir, "prometheus")}`,
+      `--web.listen-address=127.0.0.1:${prometheusPort}`,
+    ]);
+    await waitForPort(alertmanagerPort);
+    await waitForPort(prometheusPort);
+    query = async (expr: string) => {
+      const response = await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`);
+      const body = (await response.json()) as { status: string; error?: string; data: { result: { value: [number, string] }[] } };
+      if (body.status !== "success") throw new Error(`Prometheus refused ${expr}: ${body.error}`);
+      return body.data.result.map((r) => r.value[1]);
+    };
+  }, 60_000);
 
   afterAll(async () => {
     for (const child of children) child.kill("SIGKILL");
@@ -79,10 +125,10 @@ describe("a running Tollgate", () => {
     await t?.close();
   });
 
-  it("exports every metric the alert rules use", async () => {
+  it("exports every metric the alert rules and the dashboard use", async () => {
     const response = await fetch(`http://${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     const exported = new Set([...(await response.text()).matchAll(/^# TYPE (tollgate_\w+)/gm)].map((m) => m[1]!));
-    const used = familiesIn(fs.readFileSync(path.join(deploy, "prometheus/rules.yml"), "utf8"));
+    const used = familiesIn(fs.readFileSync(path.join(deploy, "prometheus/rules.yml"), "utf8") + fs.readFileSync(path.join(deploy, "grafana/tollgate.json"), "utf8"));
     expect(used.length).toBeGreaterThan(5);
     expect(used.filter((family) => !exported.has(family))).toEqual([]);
   });
@@ -110,49 +156,6 @@ describe("a running Tollgate", () => {
   });
 
   it("raises the ledger drift alert through a real Prometheus and Alertmanager, to the webhook", async () => {
-    const dir = tempDataDir("monitoring-");
-    const [prometheusPort, alertmanagerPort] = [await freePort(), await freePort()];
-    fs.writeFileSync(path.join(dir, "token"), METRICS_TOKEN);
-    fs.copyFileSync(path.join(deploy, "prometheus/rules.yml"), path.join(dir, "rules.yml"));
-    // The shipped files, with this test's addresses and a faster pace.
-    const prometheusConfig = fs
-      .readFileSync(path.join(deploy, "prometheus/prometheus.yml"), "utf8")
-      .replace(/scrape_interval: 15s/, "scrape_interval: 1s")
-      .replace(/evaluation_interval: 15s/, "evaluation_interval: 1s")
-      .replace('["127.0.0.1:9093"]', `["127.0.0.1:${alertmanagerPort}"]`)
-      .replace("/etc/prometheus/tollgate-metrics-token", path.join(dir, "token"))
-      .replace('["10.0.0.11:3000", "10.0.0.12:3000"]', `["${base}"]`);
-    fs.writeFileSync(path.join(dir, "prometheus.yml"), prometheusConfig);
-    const webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/alerts`;
-    fs.writeFileSync(path.join(dir, "alertmanager.yml"), fs.readFileSync(path.join(deploy, "alertmanager/alertmanager.yml"), "utf8").replace("http://127.0.0.1:9095/alerts", webhookUrl));
-
-    const start = (program: string, args: string[]) => {
-      const child = spawn(program, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-      let log = "";
-      child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
-      children.push(child);
-      return () => log;
-    };
-    const alertmanagerLog = start("prometheus-alertmanager", [
-      `--config.file=${path.join(dir, "alertmanager.yml")}`,
-      `--storage.path=${path.join(dir, "alertmanager")}`,
-      `--web.listen-address=127.0.0.1:${alertmanagerPort}`,
-      "--cluster.listen-address=",
-    ]);
-    const prometheusLog = start("prometheus", [
-      `--config.file=${path.join(dir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${path.join(dir, "prometheus")}`,
-      `--web.listen-address=127.0.0.1:${prometheusPort}`,
-    ]);
-    await waitForPort(alertmanagerPort);
-    await waitForPort(prometheusPort);
-
-    // Prometheus scrapes Tollgate: the target is up and the gauge reads 0.
-    const query = async (expr: string) => {
-      const response = await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`);
-      const body = (await response.json()) as { data: { result: { value: [number, string] }[] } };
-      return body.data.result.map((r) => r.value[1]);
-    };
     await expect.poll(() => query('up{job="tollgate"}'), { timeout: 30_000, message: prometheusLog() }).toEqual(["1"]);
     await expect.poll(() => query("tollgate_ledger_drift_users"), { timeout: 30_000 }).toEqual(["0"]);
 
@@ -167,5 +170,28 @@ describe("a running Tollgate", () => {
       .toBeGreaterThan(0);
     const fired = alertsReceived.find((alert) => alert.labels.alertname === "TollgateLedgerDrift")!;
     expect(fired.labels).toMatchObject({ severity: "critical", instance: base, job: "tollgate" });
+    // Put right again, for the dashboard's test.
+    await t.database.db.update(users).set({ balance: 1_000_000n }).where(eq(users.id, user.userId));
+  });
+
+  it("has every dashboard panel's query answered by Prometheus with data, once the paths have been driven", async () => {
+    const dashboard = JSON.parse(fs.readFileSync(path.join(deploy, "grafana/tollgate.json"), "utf8")) as { panels: { title: string; targets?: { expr: string }[] }[] };
+    const queries = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+    expect(queries.length).toBeGreaterThan(15);
+
+    // Served calls, a call that is refused, and a redemption-free top-up path left at its zero series.
+    const user = await createUserWithSession(t, { balance: "5" });
+    const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "dashboard" } });
+    const secret = key.json<{ secret: string }>().secret;
+    for (let i = 0; i < 5; i++) {
+      const served = await fetch(`http://${base}/v1/tools/echo`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: "{}" });
+      expect(served.status).toBe(200);
+    }
+    expect((await fetch(`http://${base}/v1/tools/no-such-tool`, { method: "POST", headers: { authorization: `Bearer ${secret}` } })).status).toBe(404);
+
+    const asDrawn = (expr: string) => expr.replaceAll("$instance", ".*").replaceAll("$tool", ".*").replaceAll("$__rate_interval", "1m");
+    for (const { panel, expr } of queries) {
+      await expect.poll(async () => (await query(asDrawn(expr))).length, { timeout: 30_000, message: `${panel}: ${expr}` }).toBeGreaterThan(0);
+    }
   });
 });
