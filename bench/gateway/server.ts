@@ -7,23 +7,24 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort } from "../../src/server/testing/free-port";
 import { PROJECT_NODE, ROOT, START_FLAGS } from "../../src/server/testing/server-process";
 
 /** The compiled server to run: `dist/`, or another build (`DIST=path`) to compare two in one session. */
-const DIST = path.resolve(ROOT, process.env.DIST ?? "dist");
+const DIST = process.env.DIST ?? "dist";
 /** The database it makes on PostgreSQL; `BENCH_DATABASE` lets two benchmarks share the server. */
 const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "tollgate_bench";
 
-async function freshPostgres(): Promise<string> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, not ${JSON.stringify(BENCH_DATABASE)}`);
+async function freshPostgres(name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`BENCH_DATABASE must be a plain lower-case name, not ${JSON.stringify(name)}`);
   const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
-  await admin.query(`create database ${BENCH_DATABASE}`);
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
   await admin.end();
   const parsed = new URL(url);
-  parsed.pathname = `/${BENCH_DATABASE}`;
+  parsed.pathname = `/${name}`;
   return parsed.toString();
 }
 
@@ -53,12 +54,21 @@ export interface BenchServer {
   cleanup(): void;
 }
 
-export async function benchServer(options: { db: "pglite" | "postgres"; logLevel: string; env?: Record<string, string> }): Promise<BenchServer> {
-  if (!fs.existsSync(path.join(DIST, "server.js"))) throw new Error(`${path.join(DIST, "server.js")} is missing: run \`npm run build\` first`);
-  const port = 3900 + Math.floor(Math.random() * 90);
+export async function benchServer(options: {
+  db: "pglite" | "postgres";
+  logLevel: string;
+  env?: Record<string, string>;
+  /** The build to run (default `DIST`, or `dist/`). */
+  dist?: string;
+  /** Its database on PostgreSQL (default `BENCH_DATABASE`, or tollgate_bench). */
+  database?: string;
+}): Promise<BenchServer> {
+  const dist = path.resolve(ROOT, options.dist ?? DIST);
+  if (!fs.existsSync(path.join(dist, "server.js"))) throw new Error(`${path.join(dist, "server.js")} is missing: run \`npm run build\` first`);
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
-  const databaseUrl = options.db === "postgres" ? await freshPostgres() : null;
+  const databaseUrl = options.db === "postgres" ? await freshPostgres(options.database ?? BENCH_DATABASE) : null;
   const env: Record<string, string> = {
     ...benchServerEnv({ dataDir, port, logLevel: options.logLevel }),
     UNMETERED_ECHO: "true",
@@ -71,11 +81,11 @@ export async function benchServer(options: { db: "pglite" | "postgres"; logLevel
     dataDir,
     databaseUrl,
     cli(...argv) {
-      const result = spawnSync(PROJECT_NODE, [path.join(DIST, "cli.js"), "admin", ...argv], { env, encoding: "utf8" });
+      const result = spawnSync(PROJECT_NODE, [path.join(dist, "cli.js"), "admin", ...argv], { env, encoding: "utf8" });
       return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
     },
     async start(nodeFlags = []) {
-      const server = spawn(PROJECT_NODE, [...nodeFlags, ...START_FLAGS, path.join(DIST, "server.js")], {
+      const server = spawn(PROJECT_NODE, [...nodeFlags, ...START_FLAGS, path.join(dist, "server.js")], {
         env,
         stdio: ["ignore", "ignore", "inherit"],
       });

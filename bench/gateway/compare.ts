@@ -1,0 +1,110 @@
+/**
+ * Two builds of the server, side by side in one run (`npm run bench:compare -- --a DIR --b DIR`):
+ * each on its own database, the same metered `echo` load taking turns between them, so a slow
+ * minute of this shared machine falls on both. Prints throughput, latency and CPU time per call of
+ * each, B against A, and checks each one's money exactly. For a change measured against the build
+ * before it (bench/gateway/README.md, "Comparing two builds").
+ */
+import { parseArgs } from "node:util";
+import { Client } from "undici";
+import { formatMoney, parseMoney } from "../../src/shared/money";
+import { BenchClient } from "./client";
+import { load, oneAtATime, summarize, type Sample, type Target } from "./load";
+import { benchServer } from "./server";
+
+const { values: args } = parseArgs({
+  options: {
+    a: { type: "string" },
+    b: { type: "string", default: "dist" },
+    "label-a": { type: "string", default: "A" },
+    "label-b": { type: "string", default: "B" },
+    db: { type: "string", default: "pglite" },
+    calls: { type: "string", default: "20000" },
+    rounds: { type: "string", default: "6" },
+    connections: { type: "string", default: "100" },
+    keys: { type: "string", default: "10" },
+  },
+});
+if (!args.a) {
+  console.error("--a must name a build folder (the compiled dist/ of the build to compare against)");
+  process.exit(2);
+}
+if (args.db !== "pglite" && args.db !== "postgres") {
+  console.error(`--db must be pglite or postgres, not ${JSON.stringify(args.db)}`);
+  process.exit(2);
+}
+const whole = (option: "calls" | "rounds" | "connections" | "keys") => {
+  const value = Number(args[option]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${option} must be a whole number of at least 1`);
+    process.exit(2);
+  }
+  return value;
+};
+const ROUNDS = whole("rounds");
+const CALLS = Math.ceil(whole("calls") / ROUNDS) * ROUNDS;
+const CONNECTIONS = whole("connections");
+const ALONE_CALLS = Math.ceil(Math.min(CALLS, 3000) / ROUNDS) * ROUNDS;
+const db = args.db;
+
+/** One build's server, signed up, topped up and holding its keys. */
+async function prepared(label: string, dist: string, database: string) {
+  const bench = await benchServer({ db, logLevel: "warn", dist, database });
+  const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1");
+  if (codes.code !== 0) throw new Error(`${label}: could not create a redemption code: ${codes.err}`);
+  const server = await bench.start();
+  const client = new BenchClient(bench.base, bench.dataDir);
+  await client.login(`139${String(Date.now()).slice(-8)}`);
+  await client.redeem(codes.out.trim().split("\n")[0]!);
+  const keys: string[] = [];
+  for (let i = 0; i < whole("keys"); i++) keys.push(await client.createKey(`bench ${i}`));
+  const price = parseMoney((await client.json<{ tools: { id: string; price: string }[] }>("GET", "/api/v1/tools")).tools.find((t) => t.id === "echo")!.price);
+  const target: Target = { base: bench.base, pid: server.pid!, postgres: db === "postgres" };
+  return { label, bench, server, client, keys, price, target, connection: new Client(bench.base), many: [] as Sample[], alone: [] as Sample[] };
+}
+
+const sides = [await prepared(args["label-a"]!, args.a, "tollgate_bench_a"), await prepared(args["label-b"]!, args.b!, "tollgate_bench_b")] as const;
+try {
+  for (const side of sides) {
+    await load(side.target, "/v1/tools/echo", side.keys, 2000, CONNECTIONS);
+    await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, 300);
+  }
+  const before = await Promise.all(sides.map(async (side) => parseMoney(await side.client.balance())));
+  for (let round = 0; round < ROUNDS; round++) {
+    // Which goes first changes each round, so neither always follows the other's load.
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      side.alone.push(await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, ALONE_CALLS / ROUNDS));
+    }
+  }
+  const many = sides.map((side) => summarize(`${side.label}, ${CONNECTIONS} connections`, side.many));
+  const alone = sides.map((side) => summarize(`${side.label}, 1 connection`, side.alone));
+  console.log(`\n${sides[0].label} (${args.a}) against ${sides[1].label} (${args.b}) on ${db}: ${CALLS} metered calls each in ${ROUNDS} alternating rounds, then ${ALONE_CALLS} at one connection`);
+  console.table([...many, ...alone].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+  const cpu = (r: (typeof many)[number]) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
+  console.log(`throughput ${sides[1].label} / ${sides[0].label}: ${((many[1]!.requestsPerSecond / many[0]!.requestsPerSecond) * 100).toFixed(1)}%`);
+  console.log(`CPU per call ${sides[1].label} / ${sides[0].label}: ${(cpu(many[1]!) / cpu(many[0]!)).toFixed(3)}× (${cpu(many[0]!)} → ${cpu(many[1]!)} µs)`);
+  console.log(`p50 at one connection: ${sides[1].label} − ${sides[0].label} = ${(alone[1]!.p50 - alone[0]!.p50).toFixed(3)} ms`);
+
+  let problems = 0;
+  for (const [i, side] of sides.entries()) {
+    const after = parseMoney(await side.client.balance());
+    const served = side.many.concat(side.alone).reduce((n, s) => n + s.ok, 0);
+    const expected = before[i]! - side.price * BigInt(served);
+    const errors = many[i]!.errors + many[i]!.other + alone[i]!.other;
+    side.server.kill("SIGTERM");
+    await new Promise((resolve) => side.server.once("exit", resolve));
+    const verify = side.bench.cli("ledger", "verify");
+    console.log(`${side.label}: balance difference ${formatMoney(after - expected)}, ${errors} calls refused or failed; ${verify.out.trim() || verify.err.trim()}`);
+    if (after !== expected || errors > 0 || verify.code !== 0) problems++;
+  }
+  process.exitCode = problems === 0 ? 0 : 1;
+} finally {
+  for (const side of sides) {
+    await side.connection.close();
+    if (side.server.exitCode === null) side.server.kill("SIGTERM");
+    side.bench.cleanup();
+  }
+}
