@@ -187,6 +187,8 @@ describe("WEB_CONCURRENCY workers on PostgreSQL", () => {
     const healthCount = /tollgate_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/health",status="200"\} (\d+)/.exec(text);
     expect(Number(healthCount?.[1])).toBe(20);
     for (const name of ["nodejs_eventloop_lag_seconds", "tollgate_db_connections", "tollgate_db_waiting"]) expect(text).toContain(name);
+    expect(text).toMatch(/^tollgate_workers 2$/m);
+    expect(text).toMatch(/^tollgate_workers_configured 2$/m);
 
     // A gateway call in flight when SIGTERM arrives is answered and charged once; then every process exits.
     const setup = openPostgres(database.url, 1);

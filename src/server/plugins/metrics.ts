@@ -68,7 +68,7 @@ export default fp(
       return;
     }
     const { PrometheusMetrics } = await import("./prometheus-metrics");
-    const metrics = new PrometheusMetrics(app.database);
+    const metrics = new PrometheusMetrics(app.database, app.config.webConcurrency);
     app.decorate("metrics", metrics);
     if (isClusterWorker()) await shareWithPrimary(metrics.registry);
 

@@ -104,7 +104,15 @@ export class PrometheusMetrics implements MetricsSink {
     }),
   );
 
-  constructor(database: { queueStats?(): { total: number; idle: number; waiting: number } }) {
+  constructor(
+    database: { queueStats?(): { total: number; idle: number; waiting: number } },
+    /** WEB_CONCURRENCY: how many worker processes the server should have. */
+    workersConfigured = 1,
+  ) {
+    // Each process counts itself; a cluster's scrape sums its workers, so a worker that is down (or
+    // restarting) shows as one fewer than configured.
+    new Gauge({ name: "tollgate_workers", help: "Server processes that answered this scrape", aggregator: "sum", registers: [this.registry] }).set(1);
+    new Gauge({ name: "tollgate_workers_configured", help: "Server processes there should be (WEB_CONCURRENCY)", aggregator: "max", registers: [this.registry] }).set(workersConfigured);
     for (const reason of ["queue_full", "write_failed"]) this.callLogDropped.inc({ reason }, 0);
     const stats = database.queueStats?.bind(database);
     if (stats) {
