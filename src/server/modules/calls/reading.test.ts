@@ -151,6 +151,7 @@ describe("GET /api/v1/console/calls", () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe("calls are kept 90 days: start the range at 2025-12-01 16:00:00 +08:00 or later");
     expect((await calls(user, "?from=2025-12-01T08:00:00Z")).statusCode).toBe(200);
+    expect((await calls(user, "?to=2025-11-30T00:00:00Z")).json().message).toBe("calls are kept 90 days: start the range at 2025-12-01 16:00:00 +08:00 or later");
     expect((await t.app.inject({ url: "/api/v1/console/calls.csv?from=2025-11-30T00:00:00Z", headers: user.headers })).statusCode).toBe(400);
   });
 

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, InputNumber, Select, Space, Table, Typography } from "antd";
-import { beijingDateTime } from "#shared/beijing-time";
+import { beijingDate, beijingDateTime } from "#shared/beijing-time";
 import { CALL_OUTCOMES, STATUS_CLASSES } from "#shared/call-outcomes";
 import type { CallRow } from "#shared/calls";
 import { useT } from "../../i18n";
@@ -46,6 +46,9 @@ export function AllCalls() {
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   const retentionDays = query.data?.pages[0]?.retentionDays;
   const toolNames = new Map((tools.data ?? []).map((tool) => [tool.id, tool.name]));
+  // The date fields offer no day the server no longer keeps (it refuses such a range).
+  const [openedAt] = useState(() => Date.now());
+  const oldestDay = retentionDays ? beijingDate(new Date(openedAt - (retentionDays - 1) * 86_400_000)) : undefined;
 
   const exportCsv = async () => {
     if (!filter) return;
@@ -77,11 +80,11 @@ export function AllCalls() {
         </label>
         <label>
           <div>{t("billing.from")}</div>
-          <Input type="date" value={view.fromDay} onChange={(e) => change({ fromDay: e.target.value })} data-testid="calls-from" />
+          <Input type="date" min={oldestDay} value={view.fromDay} onChange={(e) => change({ fromDay: e.target.value })} data-testid="calls-from" />
         </label>
         <label>
           <div>{t("billing.to")}</div>
-          <Input type="date" value={view.toDay} onChange={(e) => change({ toDay: e.target.value })} data-testid="calls-to" />
+          <Input type="date" min={oldestDay} value={view.toDay} onChange={(e) => change({ toDay: e.target.value })} data-testid="calls-to" />
         </label>
         <label>
           <div>{t("billing.tool")}</div>
