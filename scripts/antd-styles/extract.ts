@@ -22,8 +22,8 @@ const SEP = "%";
  * that those can render (found from antd's module graph: a Table renders Pagination, Spin, Empty,
  * Checkbox, Radio, Dropdown, Tooltip…). Each is rendered so that all its style hooks run: popups
  * through antd's own panels, sub-styles (a Tag's preset and status colours, a Button in a compact
- * Space, Input's TextArea, Search, Password and OTP) explicitly. Tree, Tabs and Collapse are
- * reachable only through options the console does not use (a tree filter, a tabbed Card).
+ * Space, Input's TextArea, Search, Password and OTP) explicitly. Tree and Collapse are reachable
+ * only through options the console does not use (a tree filter).
  * `tests/unit/antd-styles.test.ts` fails when the console imports a component not listed here.
  */
 export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
@@ -34,6 +34,7 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
   Checkbox: () => h(antd.Checkbox, null, "a"),
   DatePicker: () => [h(antd.DatePicker, { key: 1 }), h(antd.DatePicker.RangePicker, { key: 2 })],
   Descriptions: () => h(antd.Descriptions, { items: [{ key: 1, label: "a", children: "b" }] }),
+  Drawer: () => [h(antd.Drawer, { key: 1 }), h(antd.Drawer._InternalPanelDoNotUseOrYouWillBeFired, { key: 2, title: "a" }, "b")],
   Dropdown: () => h(antd.Dropdown, { menu: { items: [{ key: 1, label: "a" }] } }, h("span", null, "a")),
   Empty: () => h(antd.Empty),
   Flex: () => h(antd.Flex, null, "a"),
@@ -49,6 +50,7 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
     h(antd.Input.Password, { key: 4 }),
     h(antd.Input.OTP, { key: 5 }),
   ],
+  InputNumber: () => h(antd.InputNumber),
   Layout: () =>
     h(antd.Layout, null, h(antd.Layout.Header), h(antd.Layout, { hasSider: true }, h(antd.Layout.Sider, { theme: "light" }), h(antd.Layout.Content))),
   Menu: () => h(antd.Menu, { mode: "inline", items: [{ key: 1, label: "a" }] }),
@@ -75,6 +77,7 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
   Spin: () => h(antd.Spin),
   Statistic: () => h(antd.Statistic, { title: "a", value: 1 }),
   Table: () => h(antd.Table, { columns: [{ title: "a", dataIndex: "a" }], dataSource: [{ key: 1, a: "b" }] }),
+  Tabs: () => h(antd.Tabs, { items: [{ key: "a", label: "a", children: "b" }, { key: "c", label: "c" }] }),
   Tag: () => [h(antd.Tag, { key: 1 }, "a"), h(antd.Tag, { key: 2, color: "blue" }, "a"), h(antd.Tag, { key: 3, color: "success" }, "a")],
   Tooltip: () => [h(antd.Tooltip, { key: 1, title: "a" }, h("span", null, "a")), h(antd.Tooltip._InternalPanelDoNotUseOrYouWillBeFired, { key: 2, title: "a" })],
   Typography: () => [

@@ -44,7 +44,7 @@ beforeEach(() => {
   useSession.setState({ token: null, userInfo: null, restored: false });
 });
 
-const PAGES: [string, () => Promise<{ clientLoader: () => Promise<unknown> }>, string[]][] = [
+const PAGES: [string, () => Promise<{ clientLoader: (args: { request: Request }) => Promise<unknown> }>, string[]][] = [
   [
     "/console/info",
     () => import("../../src/web/routes/console/info"),
@@ -58,6 +58,11 @@ const PAGES: [string, () => Promise<{ clientLoader: () => Promise<unknown> }>, s
     ["/api/v1/console/billing", "/api/v1/console/keys", "/api/v1/tools", "/api/v1/tools/user-info"],
   ],
   [
+    "/console/billing-details?tab=calls&outcome=insufficient_balance",
+    () => import("../../src/web/routes/console/billing-details"),
+    ["/api/v1/console/calls", "/api/v1/console/keys", "/api/v1/tools", "/api/v1/tools/user-info"],
+  ],
+  [
     "/console/charge-details",
     () => import("../../src/web/routes/console/charge-details"),
     ["/api/v1/console/credits", "/api/v1/console/payment-methods", "/api/v1/tools/user-info"],
@@ -65,9 +70,9 @@ const PAGES: [string, () => Promise<{ clientLoader: () => Promise<unknown> }>, s
 ];
 
 describe("a console page's loader (decision 037)", () => {
-  it.each(PAGES)("%s asks for the user info and the page's data together, and renders from the cache", async (_page, load, expected) => {
+  it.each(PAGES)("%s asks for the user info and the page's data together, and renders from the cache", async (page, load, expected) => {
     const { clientLoader } = await load();
-    const loaded = clientLoader();
+    const loaded = clientLoader({ request: new Request(`http://localhost${page}`) });
     // Every request is at the server while none has been answered: none waits for another.
     await vi.waitFor(() => expect([...seen].sort()).toEqual(expected));
     for (const release of held) release();

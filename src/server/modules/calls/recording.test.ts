@@ -312,6 +312,19 @@ describe("a retry with an Idempotency-Key", () => {
 });
 
 describe("the queue", () => {
+  it("is written out when the app closes: a call answered just before shutdown keeps its row", async () => {
+    const { user, key } = await funded();
+    const second = await createTestApp({ TOOLS_CATALOG: t.config.toolsCatalog }, { database: t.database, clock: t.clock });
+    const served = await second.app.inject({ method: "POST", url: "/v1/tools/echo", payload: { bye: 1 }, headers: { authorization: `Bearer ${key.secret}` } });
+    const refused = await second.app.inject({ method: "POST", url: "/v1/tools/no-such-tool", payload: {}, headers: { authorization: `Bearer ${key.secret}` } });
+    await second.close();
+    const rows = await t.database.db.select().from(callLog).where(eq(callLog.userId, user.userId)).orderBy(callLog.id);
+    expect(rows.map((row) => [row.requestId, row.outcome])).toEqual([
+      [served.headers["x-request-id"], "served"],
+      [refused.headers["x-request-id"], "unknown_tool"],
+    ]);
+  });
+
   it("when full drops rows and counts them in tollgate_call_log_rows_dropped_total; the gateway's callers never wait for it", async () => {
     const { user, key } = await funded();
     const [found] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));

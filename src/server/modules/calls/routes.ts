@@ -18,7 +18,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
   function filterFor(userId: number, query: z.output<typeof filterQuery>): CallsFilter {
     const range = timeRange(query);
     const oldestKept = new Date(app.clock.now().getTime() - retentionDays * DAY_MS);
-    if (range.from && range.from < oldestKept) {
+    if ((range.from && range.from < oldestKept) || (range.to && range.to <= oldestKept)) {
       throw AppError.badRequest(`calls are kept ${retentionDays} days: start the range at ${beijingDateTime(oldestKept)} or later`);
     }
     return {

@@ -171,7 +171,11 @@ export async function callDetail(db: Db, userId: number, requestId: string): Pro
   ];
   return {
     ...toCallRow(row),
-    timeline: marks.filter((mark): mark is [(typeof CALL_STEPS)[number], number] => mark[1] !== null).map(([step, us]) => ({ step, atMs: ms(us) })),
+    // In the order they happened: a built-in tool is charged after it answers, an early call's upstream may answer before its hold commits.
+    timeline: marks
+      .filter((mark): mark is [(typeof CALL_STEPS)[number], number] => mark[1] !== null)
+      .sort(([, a], [, b]) => a - b)
+      .map(([step, us]) => ({ step, atMs: ms(us) })),
     held: formatMoney(held),
     refunded: formatMoney(held > amount ? held - amount : 0n),
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },

@@ -54,9 +54,12 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   const stopFollowingKeys = await followApiKeyChanges(app.database, app.log, gateway.keys);
   refundAbandonedCallsPeriodically(app);
   const callLog = app.callLog;
+  /** Key lookups for refused calls' rows still under way, finished before the log is drained. */
+  const identifying = new Set<Promise<void>>();
   app.addHook("onClose", async () => {
     await stopFollowingKeys();
     await gateway.drain();
+    await Promise.all(identifying);
     // Streams settled by that drain queue their rows: written before the database closes.
     await callLog.drain();
   });
@@ -87,7 +90,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
    */
   const identifyLater = (trace: CallTrace, rawKey: string | null) => {
     if (!rawKey) return;
-    gateway.keys.get(rawKey, trace.receivedAt.getTime()).then(
+    const lookup = gateway.keys.get(rawKey, trace.receivedAt.getTime()).then(
       (cached) => {
         if (!cached) return;
         trace.identified(cached.found);
@@ -95,6 +98,8 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       },
       (error: unknown) => app.log.warn({ err: error, requestId: trace.requestId }, "could not look up the key of a refused call for the call log"),
     );
+    identifying.add(lookup);
+    void lookup.finally(() => identifying.delete(lookup));
   };
 
   /** The call a request makes, checked as far as it can be before its key is: tool, method and path. */

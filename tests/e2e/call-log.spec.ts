@@ -1,0 +1,85 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { loginViaApi, signInPage } from "./support/auth";
+
+/** A key of a fresh user (balance 0), and a call with it that fails; returns the call's request id. */
+async function failedCalls(request: APIRequestContext) {
+  const { token } = await loginViaApi(request);
+  const auth = { authorization: `Bearer ${token}` };
+  const newKey = async (name: string) => {
+    const res = await request.post("/api/v1/console/keys", { data: { name }, headers: auth });
+    expect(res.status(), await res.text()).toBe(201);
+    return (await res.json()) as { key: { id: number }; secret: string };
+  };
+  const poor = await newKey("poor key");
+  const lowBalance = await request.post("/v1/tools/qrcode", { data: { text: "hi", format: "svg" }, headers: { authorization: `Bearer ${poor.secret}` } });
+  expect(lowBalance.status()).toBe(402);
+
+  const off = await newKey("switched off");
+  const disabled = await request.patch(`/api/v1/console/keys/${off.key.id}`, { data: { enabled: false }, headers: auth });
+  expect(disabled.status(), await disabled.text()).toBe(200);
+  const refused = await request.post("/v1/tools/qrcode", { data: { text: "hi" }, headers: { authorization: `Bearer ${off.secret}` } });
+  expect(refused.status()).toBe(401);
+  return {
+    token,
+    lowBalance: { requestId: lowBalance.headers()["x-request-id"]!, message: ((await lowBalance.json()) as { error: { message: string } }).error.message },
+    disabled: { requestId: refused.headers()["x-request-id"]! },
+  };
+}
+
+test("a call that failed is found in billing details by its request id, and the view lives in the URL", async ({ page, request }) => {
+  const { token, lowBalance, disabled } = await failedCalls(request);
+  await signInPage(page, token);
+
+  await page.goto("/console/billing-details");
+  await page.getByTestId("tab-calls").click();
+  await expect(page).toHaveURL(/\/console\/billing-details\?tab=calls$/);
+  const table = page.getByTestId("calls-table");
+  await expect(table.getByTestId("call-outcome")).toHaveText(["key_disabled", "insufficient_balance"]);
+  await expect(page.getByText("Calls are kept 90 days.", { exact: false })).toBeVisible();
+
+  // The request-id box asks the server for that one call, whatever page it is on.
+  const idBox = page.getByRole("searchbox", { name: /^Find a request ID/ });
+  await idBox.fill(lowBalance.requestId);
+  await idBox.press("Enter");
+  const drawer = page.getByTestId("call-drawer");
+  await expect(drawer.getByTestId("call-detail")).toBeVisible();
+  await expect(drawer.getByTestId("call-outcome")).toHaveText("insufficient_balance");
+  await expect(drawer.getByTestId("call-error")).toHaveText(`insufficient_balance${lowBalance.message}`);
+  await expect(drawer.getByTestId("call-timeline")).toContainText("received: 0 ms");
+  await expect(page).toHaveURL(new RegExp(`request=${lowBalance.requestId}`));
+
+  // Reloaded, the same view opens again: the open call is in the URL.
+  await page.reload();
+  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("insufficient_balance");
+  await page.getByTestId("call-drawer").getByRole("button", { name: "Close" }).click();
+  await expect(page).toHaveURL(/\/console\/billing-details\?tab=calls$/);
+
+  // A shared link with a filter shows only the calls it names.
+  await page.goto("/console/billing-details?tab=calls&outcome=key_disabled&charged=false");
+  await expect(page.getByTestId("calls-table").getByTestId("call-outcome")).toHaveText(["key_disabled"]);
+  await expect(page.getByTestId("calls-table")).toContainText("switched off");
+  await expect(page.getByTestId("calls-table")).toContainText("Not charged: refused (key_disabled)");
+  await page.getByTestId("calls-table").getByTestId("call-open").click();
+  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("key_disabled");
+  await expect(page).toHaveURL(new RegExp(`request=${disabled.requestId}`));
+
+  // An id none of the user's calls has is said so, not shown as an empty drawer.
+  await page.goto("/console/billing-details?tab=calls&request=no-such-call");
+  await expect(page.getByTestId("call-not-found")).toHaveText("None of your calls in the last 90 days has request ID no-such-call.");
+});
+
+test.describe("in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+
+  test("the all-calls tab, its filters and a call's detail are in Chinese", async ({ page, request }) => {
+    const { token, lowBalance } = await failedCalls(request);
+    await signInPage(page, token);
+    await page.goto(`/console/billing-details?tab=calls&request=${lowBalance.requestId}`);
+    await expect(page.getByTestId("tab-calls")).toHaveText("全部调用");
+    const drawer = page.getByTestId("call-drawer");
+    await expect(drawer.getByText("调用方收到的错误")).toBeVisible();
+    await expect(drawer.getByTestId("call-outcome")).toHaveText("insufficient_balance");
+    await drawer.getByRole("button", { name: "Close" }).or(drawer.getByRole("button", { name: "关闭" })).click();
+    await expect(page.getByTestId("calls-table")).toContainText("未扣费：已拒绝（insufficient_balance）");
+  });
+});
