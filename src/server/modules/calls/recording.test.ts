@@ -157,6 +157,27 @@ describe("a served call", () => {
   });
 });
 
+describe("the day's sums", () => {
+  it("fall on the Beijing day a call was received: 23:59:59.999 and 00:00:00.000 are two days", async () => {
+    const { user, key } = await funded();
+    const now = t.clock.now();
+    try {
+      t.clock.set("2026-03-01T15:59:59.999Z");
+      expect((await call(key.secret, "echo", { payload: "{}" })).statusCode).toBe(200);
+      t.clock.set("2026-03-01T16:00:00.000Z");
+      expect((await call(key.secret, "echo", { payload: "{}" })).statusCode).toBe(200);
+    } finally {
+      t.clock.set(now);
+    }
+    await t.app.callLog.drain();
+    const daily = await t.database.db.select().from(callLogDaily).where(eq(callLogDaily.userId, user.userId)).orderBy(callLogDaily.day);
+    expect(daily.map((d) => [d.day, d.calls])).toEqual([
+      ["2026-03-01", 1],
+      ["2026-03-02", 1],
+    ]);
+  });
+});
+
 describe("a refused call", () => {
   it("leaves one row per call with the code the caller got, and costs nothing", async () => {
     const { user, key } = await funded("1");
@@ -333,6 +354,7 @@ describe("the queue", () => {
     const writer = new CallLogWriter(t.database.db, {
       capacity: 2,
       maxBatch: 500,
+      flushAfterMs: 100,
       onDropped: (reason, rows) => metrics.callLogRowsDropped(reason, rows),
       onWriteFailed: (error) => {
         throw error;

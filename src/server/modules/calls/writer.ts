@@ -1,7 +1,5 @@
-import { sql } from "drizzle-orm";
-import { beijingDate } from "#shared/beijing-time";
-import type { Db } from "../../db/client";
-import { callLog, callLogDaily } from "../../db/schema/index";
+import { arrayLiteral } from "../../db/array-literal";
+import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
 import type { CallTrace } from "./trace";
 
 /** Why rows never reached the call log: the queue was full, or their batch could not be written. */
@@ -12,24 +10,25 @@ export interface CallLogWriterOptions {
   capacity: number;
   /** The most rows one insert carries. */
   maxBatch: number;
+  /** How long the first row of a batch waits for others before the batch is written. */
+  flushAfterMs: number;
   onDropped(reason: DroppedReason, rows: number): void;
   onWriteFailed(error: unknown, rows: number): void;
 }
 
-export const CALL_LOG_WRITER_DEFAULTS = { capacity: 10_000, maxBatch: 500 } as const;
-
-type Daily = typeof callLogDaily.$inferInsert;
+export const CALL_LOG_WRITER_DEFAULTS = { capacity: 10_000, maxBatch: 500, flushAfterMs: 100 } as const;
 
 /**
- * The call log's one writer: `push` only queues (no await, no I/O on the call's path), and one
- * batch at a time is inserted from setImmediate, with the day's sums in the same transaction. A
- * bounded queue: when the database falls behind, rows are dropped and counted, and the gateway
- * keeps serving; the ledger, not this log, is the record of money.
+ * The call log's one writer: `push` only queues (no await, no I/O on the call's path). A batch is
+ * written `flushAfterMs` after its first row, or at once when `maxBatch` rows wait, one batch at a
+ * time: when calls come one by one, their rows still go to the database in batches, not a write
+ * per call. A bounded queue: when the database falls behind, rows are dropped and counted, and the
+ * gateway keeps serving; the ledger, not this log, is the record of money.
  */
 export class CallLogWriter {
   private queue: CallTrace[] = [];
   private writing: Promise<void> | null = null;
-  private scheduled = false;
+  private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Db,
@@ -47,10 +46,7 @@ export class CallLogWriter {
       return;
     }
     this.queue.push(trace);
-    if (!this.scheduled && !this.writing) {
-      this.scheduled = true;
-      setImmediate(() => this.startWriting());
-    }
+    if (!this.writing) this.schedule();
   }
 
   /** Resolves once every row queued so far is written (or dropped). */
@@ -61,11 +57,26 @@ export class CallLogWriter {
     }
   }
 
+  /** Asks for the next write: at once for a full batch, else once the oldest waiting row is `flushAfterMs` old. */
+  private schedule(): void {
+    if (this.queue.length >= this.options.maxBatch) {
+      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      setImmediate(() => this.startWriting());
+    } else if (!this.flushTimer && this.queue.length > 0) {
+      this.flushTimer = setTimeout(() => this.startWriting(), this.options.flushAfterMs);
+      // Rows waiting do not keep a process alive: closing the app drains them.
+      this.flushTimer.unref();
+    }
+  }
+
   private startWriting(): void {
-    this.scheduled = false;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     if (this.writing || this.queue.length === 0) return;
     this.writing = this.writeAll().finally(() => {
       this.writing = null;
+      this.schedule();
     });
   }
 
@@ -78,74 +89,69 @@ export class CallLogWriter {
         this.options.onWriteFailed(error, batch.length);
         this.options.onDropped("write_failed", batch.length);
       }
+      // What arrived meanwhile waits for its own batch unless a whole one is ready.
+      if (this.queue.length < this.options.maxBatch) return;
     }
   }
 }
 
-/** The rows, and their sums added to each (Beijing day, user, tool), in one transaction; a row already written is skipped. */
-async function writeBatch(db: Db, batch: CallTrace[]): Promise<void> {
-  await db.transaction(async (tx) => {
-    const written = await tx
-      .insert(callLog)
-      .values(batch.map(rowOf))
-      .onConflictDoNothing({ target: callLog.requestId })
-      .returning({ receivedAt: callLog.receivedAt, userId: callLog.userId, toolId: callLog.toolId, httpStatus: callLog.httpStatus, amount: callLog.amount, units: callLog.units, totalUs: callLog.totalUs });
-    const sums = new Map<string, Daily>();
-    for (const row of written) {
-      const day = beijingDate(row.receivedAt);
-      const key = `${day} ${row.userId} ${row.toolId}`;
-      const sum = sums.get(key) ?? { day, userId: row.userId, toolId: row.toolId, calls: 0, failed: 0, amount: 0n, units: 0, totalUs: 0 };
-      sum.calls += 1;
-      sum.failed += row.httpStatus >= 400 ? 1 : 0;
-      sum.amount += row.amount;
-      sum.units += row.units;
-      sum.totalUs += row.totalUs;
-      sums.set(key, sum);
-    }
-    if (sums.size === 0) return;
-    // In one order, so two processes adding to the same days never wait on each other in a circle.
-    const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, sum]) => sum);
-    await tx
-      .insert(callLogDaily)
-      .values(ordered)
-      .onConflictDoUpdate({
-        target: [callLogDaily.day, callLogDaily.userId, callLogDaily.toolId],
-        set: {
-          calls: sql`${callLogDaily.calls} + excluded.calls`,
-          failed: sql`${callLogDaily.failed} + excluded.failed`,
-          amount: sql`${callLogDaily.amount} + excluded.amount`,
-          units: sql`${callLogDaily.units} + excluded.units`,
-          totalUs: sql`${callLogDaily.totalUs} + excluded.total_us`,
-        },
-      });
-  });
-}
+/** The call log's columns as one write passes them: a PostgreSQL array per column, cast to its element type. */
+const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => string | number | null][] = [
+  ["request_id", "text", (t) => t.requestId],
+  ["received_at", "timestamptz", (t) => t.receivedAt.toISOString()],
+  ["user_id", "bigint", (t) => t.caller!.user.id],
+  ["api_key_id", "bigint", (t) => t.caller!.key.id],
+  ["tool_id", "text", (t) => t.toolId],
+  ["outcome", "text", (t) => t.outcome],
+  ["http_status", "integer", (t) => t.httpStatus],
+  ["upstream_status", "integer", (t) => t.upstreamStatus],
+  ["held", "bigint", (t) => t.held.toString()],
+  ["amount", "bigint", (t) => t.amount.toString()],
+  ["units", "bigint", (t) => t.units],
+  ["streamed", "boolean", (t) => String(t.streamed)],
+  ["bytes_in", "bigint", (t) => t.bytesIn],
+  ["bytes_out", "bigint", (t) => t.bytesOut],
+  ["client_ip", "text", (t) => t.clientIp],
+  ["total_us", "integer", (t) => t.totalUs],
+  ["upstream_us", "integer", (t) => t.upstreamUs],
+  ["key_checked_us", "integer", (t) => t.keyCheckedUs],
+  ["held_us", "integer", (t) => t.heldUs],
+  ["first_byte_us", "integer", (t) => t.firstByteUs],
+  ["error_code", "text", (t) => t.errorCode],
+  ["error_message", "text", (t) => t.errorMessage],
+  ["upstream_error_excerpt", "text", (t) => t.upstreamErrorExcerpt],
+];
 
-function rowOf(trace: CallTrace): typeof callLog.$inferInsert {
-  const { key, user } = trace.caller!;
-  return {
-    requestId: trace.requestId,
-    receivedAt: trace.receivedAt,
-    userId: user.id,
-    apiKeyId: key.id,
-    toolId: trace.toolId,
-    outcome: trace.outcome,
-    httpStatus: trace.httpStatus,
-    upstreamStatus: trace.upstreamStatus,
-    held: trace.held,
-    amount: trace.amount,
-    units: trace.units,
-    streamed: trace.streamed,
-    bytesIn: trace.bytesIn,
-    bytesOut: trace.bytesOut,
-    clientIp: trace.clientIp,
-    totalUs: trace.totalUs,
-    upstreamUs: trace.upstreamUs,
-    keyCheckedUs: trace.keyCheckedUs,
-    heldUs: trace.heldUs,
-    firstByteUs: trace.firstByteUs,
-    errorCode: trace.errorCode,
-    errorMessage: trace.errorMessage,
-    upstreamErrorExcerpt: trace.upstreamErrorExcerpt,
-  };
+/**
+ * One statement writes a batch: its rows (a row already written is skipped), and their sums added
+ * to each (Beijing day, user, tool), in one order so two processes adding to the same days never
+ * wait on each other in a circle. One round trip, prepared once, with a parameter per column
+ * whatever the batch's size.
+ */
+const WRITE_BATCH: PreparedStatement = {
+  name: "call_log_write_batch",
+  text: `with written as (
+      insert into call_log (${COLUMNS.map(([column]) => column).join(", ")})
+      select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
+      on conflict (request_id) do nothing
+      returning received_at, user_id, tool_id, http_status, amount, units, total_us
+    )
+    insert into call_log_daily (day, user_id, tool_id, calls, failed, amount, units, total_us)
+    select (received_at at time zone 'UTC' + interval '8 hours')::date, user_id, tool_id,
+           count(*), count(*) filter (where http_status >= 400), sum(amount), sum(units), sum(total_us)
+    from written group by 1, 2, 3 order by 1, 2, 3
+    on conflict (day, user_id, tool_id) do update set
+      calls = call_log_daily.calls + excluded.calls,
+      failed = call_log_daily.failed + excluded.failed,
+      amount = call_log_daily.amount + excluded.amount,
+      units = call_log_daily.units + excluded.units,
+      total_us = call_log_daily.total_us + excluded.total_us`,
+};
+
+async function writeBatch(db: Db, batch: CallTrace[]): Promise<void> {
+  await preparedRows(
+    db,
+    WRITE_BATCH,
+    COLUMNS.map(([, , value]) => arrayLiteral(batch.map(value))),
+  );
 }
