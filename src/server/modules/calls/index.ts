@@ -5,3 +5,4 @@ export { default as callLogPlugin } from "./plugin";
 export { default as callsRoutes } from "./routes";
 export { callLogEntry, type CallLogEntry } from "./operator";
 export { RETENTION_SWEEP_DEFAULTS, sweepOldCalls } from "./retention";
+export { daySums, type DaySums } from "./sums";

@@ -10,7 +10,7 @@ import { apiKeys, callLog, callLogDaily, users } from "../../db/schema/index";
 import { PrometheusMetrics } from "../../plugins/prometheus-metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
-import { CallLogWriter, CallTrace } from "./index";
+import { CallLogWriter, CallTrace, daySums, sweepOldCalls } from "./index";
 
 /**
  * Every gateway call that names a user's key leaves exactly one call log row, whatever became of
@@ -152,8 +152,7 @@ describe("a served call", () => {
     const res = await call(key.secret, "weather");
     expect(res.statusCode).toBe(200);
     expect(await rowsOf(user.userId)).toMatchObject([{ outcome: "served", httpStatus: 200, upstreamStatus: 200, held: 10_000n, amount: 10_000n, units: 1 }]);
-    const daily = await t.database.db.select().from(callLogDaily).where(eq(callLogDaily.userId, user.userId));
-    expect(daily).toMatchObject([{ day: "2026-03-01", toolId: "weather", calls: 1, failed: 0, amount: 10_000n, units: 1 }]);
+    expect(await daySums(t.database.db, user.userId)).toMatchObject([{ day: "2026-03-01", toolId: "weather", calls: 1, failed: 0, amount: 10_000n, units: 1 }]);
   });
 });
 
@@ -170,11 +169,16 @@ describe("the day's sums", () => {
       t.clock.set(now);
     }
     await t.app.callLog.drain();
-    const daily = await t.database.db.select().from(callLogDaily).where(eq(callLogDaily.userId, user.userId)).orderBy(callLogDaily.day);
-    expect(daily.map((d) => [d.day, d.calls])).toEqual([
+    const days = (await daySums(t.database.db, user.userId)).map((sum) => [sum.day, sum.calls]);
+    expect(days).toEqual([
       ["2026-03-01", 1],
       ["2026-03-02", 1],
     ]);
+    // The same days once the sweep has moved the rows into the kept sums.
+    await sweepOldCalls(t.database.db, new Date("2026-12-31T00:00:00Z"), { retentionDays: 1, batchRows: 1000, maxBatches: 100 });
+    expect((await daySums(t.database.db, user.userId)).map((sum) => [sum.day, sum.calls])).toEqual(days);
+    const kept = await t.database.db.select().from(callLogDaily).where(eq(callLogDaily.userId, user.userId)).orderBy(callLogDaily.day);
+    expect(kept.map((sum) => [sum.day, sum.calls])).toEqual(days);
   });
 });
 

@@ -123,29 +123,15 @@ const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => strin
 ];
 
 /**
- * One statement writes a batch: its rows (a row already written is skipped), and their sums added
- * to each (Beijing day, user, tool), in one order so two processes adding to the same days never
- * wait on each other in a circle. One round trip, prepared once, with a parameter per column
- * whatever the batch's size.
+ * One statement writes a batch (a row already written is skipped): one round trip, prepared once,
+ * with a parameter per column whatever the batch's size. The day's sums are not touched here: the
+ * retention sweep adds a row to them as it deletes it (./sums.ts), so every write stays an insert.
  */
 const WRITE_BATCH: PreparedStatement = {
   name: "call_log_write_batch",
-  text: `with written as (
-      insert into call_log (${COLUMNS.map(([column]) => column).join(", ")})
-      select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
-      on conflict (request_id) do nothing
-      returning received_at, user_id, tool_id, http_status, amount, units, total_us
-    )
-    insert into call_log_daily (day, user_id, tool_id, calls, failed, amount, units, total_us)
-    select (received_at at time zone 'UTC' + interval '8 hours')::date, user_id, tool_id,
-           count(*), count(*) filter (where http_status >= 400), sum(amount), sum(units), sum(total_us)
-    from written group by 1, 2, 3 order by 1, 2, 3
-    on conflict (day, user_id, tool_id) do update set
-      calls = call_log_daily.calls + excluded.calls,
-      failed = call_log_daily.failed + excluded.failed,
-      amount = call_log_daily.amount + excluded.amount,
-      units = call_log_daily.units + excluded.units,
-      total_us = call_log_daily.total_us + excluded.total_us`,
+  text: `insert into call_log (${COLUMNS.map(([column]) => column).join(", ")})
+    select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
+    on conflict (request_id) do nothing`,
 };
 
 async function writeBatch(db: Db, batch: CallTrace[]): Promise<void> {
