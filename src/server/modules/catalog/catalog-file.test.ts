@@ -41,6 +41,40 @@ describe("loadCatalog", () => {
     expect(weather!.handler).toMatchObject({ type: "http", method: "ANY", timeoutMs: 10_000, headers: { "x-api-key": "Key s3cret" } });
   });
 
+  it("reads an OpenAI-compatible tool priced per model, with its defaults", () => {
+    const file = writeCatalog({
+      tools: [
+        tool({
+          id: "llm",
+          price: undefined,
+          handler: { type: "http", url: "http://127.0.0.1:9/v1", protocol: "openai", models: { "gpt-4o-mini": { input: "0.15", output: "0.60", cachedInput: "0.075" }, "deepseek-chat": { input: "2", output: "8" } } },
+        }),
+      ],
+    });
+    const [llm] = loadCatalog(file, {});
+    expect(llm).toMatchObject({ priceMicros: 0n, handler: { protocol: "openai" } });
+    expect(llm!.handler).toMatchObject({ models: { "deepseek-chat": { input: "2", output: "8", tokenizer: "o200k_base" } } });
+  });
+
+  const openAiTool = (handler: object = {}, overrides: object = {}) =>
+    tool({ id: "llm", price: undefined, handler: { type: "http", url: "http://x.test/v1", protocol: "openai", models: { m: { input: "1", output: "2" } }, ...handler }, ...overrides });
+
+  it.each([
+    ["an OpenAI-compatible tool with a price", openAiTool({}, { price: "0.01" }), /tools\.0\.price: an OpenAI-compatible tool is priced per model in handler\.models: remove price/],
+    ["an OpenAI-compatible tool without models", openAiTool({ models: {} }), /tools\.0\.handler\.models: list at least one model/],
+    ["an OpenAI-compatible tool priced per unit", openAiTool({}, { unit: "token" }), /tools\.0\.unit: an OpenAI-compatible tool is priced per token/],
+    ["an OpenAI-compatible tool reading unitsPath", openAiTool({ unitsPath: "usage.total_tokens" }), /tools\.0\.handler\.unitsPath/],
+    ["a model price that is a float", openAiTool({ models: { m: { input: "1e-3", output: "2" } } }), /tools\.0\.handler\.models\.m\.input: must be a non-negative decimal per 1M tokens/],
+    ["a model price with more than six decimals", openAiTool({ models: { m: { input: "1", output: "0.0000001" } } }), /tools\.0\.handler\.models\.m\.output/],
+    ["a model without an output price", openAiTool({ models: { m: { input: "1" } } }), /tools\.0\.handler\.models\.m\.output/],
+    ["a model with a misspelt price", openAiTool({ models: { m: { input: "1", output: "2", cached: "1" } } }), /tools\.0\.handler\.models\.m: Unrecognized key/],
+    ["an unknown tokenizer", openAiTool({ models: { m: { input: "1", output: "2", tokenizer: "bytes" } } }), /tools\.0\.handler\.models\.m\.tokenizer/],
+    ["models on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", models: { m: { input: "1", output: "2" } } } }), /tools\.0\.handler\.models: are priced only on a tool with "protocol": "openai"/],
+    ["a tool without a price", tool({ price: undefined }), /tools\.0\.price: is required/],
+  ])("refuses %s, saying which field and why", (_label, entry, message) => {
+    expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
+  });
+
   it.each([
     ["not JSON", "{", /Unexpected|JSON/],
     ["no tools", { tools: [] }, /tools: /],
