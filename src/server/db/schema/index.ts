@@ -7,3 +7,4 @@ export * from "./gateway";
 export * from "./applications";
 export * from "./alerts";
 export * from "./operators";
+export * from "./llm";
