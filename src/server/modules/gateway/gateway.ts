@@ -13,7 +13,19 @@ import { spendLimitHoldMessage } from "#shared/gateway";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
-import { cutByTotalTimeout, isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
+import {
+  cutByTotalTimeout,
+  isStreamed,
+  UpstreamError,
+  upstreamTimedOut,
+  type LlmCharge,
+  type MeteredCall,
+  type StreamedToolResponse,
+  type ToolRequest,
+  type ToolResponse,
+  type UpstreamRequest,
+} from "./handlers/types";
+import { recordLlmUsage } from "./llm-usage";
 import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem } from "../ledger/index";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
@@ -153,6 +165,13 @@ export class Gateway {
       call.request.body = await readWhole(call.request.body, limit);
       return this.runThenCharge(call, call.request as ToolRequest, payer, tool);
     }
+    if (tool.meter) {
+      call.request.body = await readWhole(call.request.body, limit);
+      const metered = tool.meter(call.request as UpstreamRequest & { body: Buffer });
+      if ("answer" in metered) return { response: metered.answer, cost: 0n };
+      call.request.body = metered.body;
+      return this.chargeThenRun(call, payer, { ...tool, unitsBefore: metered.holdMicros, perUnit: true, run: metered.run }, metered);
+    }
     call.request.body = limitedBody(call.request.body, limit);
     return this.chargeThenRun(call, payer, tool);
   }
@@ -206,9 +225,11 @@ export class Gateway {
    * (docs/decisions/013). The upstream is called while the hold commits when the balance this
    * process last saw covers it, and only after it otherwise (decision 038).
    */
-  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool): Promise<GatewayResult> {
+  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool, metered?: Extract<MeteredCall, { run: unknown }>): Promise<GatewayResult> {
     const units = tool.unitsBefore;
-    const amount = call.tool.priceMicros * BigInt(units);
+    // A metered call's units are micro-units: its hold, then what its tokens cost.
+    const price = metered ? 1n : call.tool.priceMicros;
+    const amount = price * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
     const { holding, startsEarly } = this.charge({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt }, tool.startsEarly && payer.keyAllowsEarlyStart);
@@ -239,7 +260,7 @@ export class Gateway {
       });
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
-      const cost = call.tool.priceMicros * BigInt(usedUnits);
+      const cost = price * BigInt(usedUnits);
       try {
         const stillPending =
           cost < amount
@@ -259,6 +280,8 @@ export class Gateway {
         );
         throw new GatewayError("internal_error");
       }
+      const llm = metered?.charged(cost);
+      if (llm) await this.recordLlmCharge(call, charged.usageId, llm);
       return cost;
     };
 
@@ -339,6 +362,15 @@ export class Gateway {
         );
       },
     };
+  }
+
+  /** What an LLM call's charge paid for; the charge stands if this cannot be written, which is logged. */
+  private async recordLlmCharge(call: GatewayCall, usageId: number, charge: LlmCharge): Promise<void> {
+    try {
+      await recordLlmUsage(this.db, usageId, charge);
+    } catch (error) {
+      this.log.error({ err: error, tool: call.tool.id, requestId: call.requestId }, "could not record the tokens an LLM call was charged for");
+    }
   }
 
   /** Drops a streamed answer nobody will read; undici reports a body destroyed before its end as an error. */

@@ -1,0 +1,280 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { and, eq, lt } from "drizzle-orm";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spendLimitHoldMessage } from "#shared/gateway";
+import { formatMoney, parseMoney } from "#shared/money";
+import { ledgerEntries, llmUsage, usageRecords, users } from "../../db/schema/index";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession } from "../../testing/users";
+import { verifyLedger } from "../ledger/verify";
+
+/**
+ * OpenAI-compatible tools (issue 36, decision 051), called with the official `openai` npm package at
+ * its defaults through a listening gateway, against a local fake upstream that speaks the protocol
+ * (JSON and server-sent events). The Python SDK is not tested here: PyPI cannot be reached from
+ * this project's machines and Debian has no python3-openai, so no test runs it.
+ */
+let t: TestApp;
+let gateway: string;
+let upstream: http.Server;
+let upstreamBase: string;
+/** Every request the fake upstream received, in order. */
+const received: { url: string; body: Record<string, unknown> }[] = [];
+
+/** What the fake upstream reports for every answer (capped at the request's max_tokens). */
+const USAGE = { prompt_tokens: 1234, completion_tokens: 567, total_tokens: 1801, prompt_tokens_details: { cached_tokens: 1000 } };
+/** A prompt longer than the 1,234 tokens reported: a hold counts each byte as a token at most. */
+const PROMPT = "Tell me how a toll gate meters its road. ".repeat(32);
+const MESSAGES = [{ role: "user" as const, content: PROMPT }];
+/** ¥2.00 and ¥8.00 per 1M tokens, no cache price: its cached tokens cost the input price. */
+const LARGE = { input: "2.00", output: "8.00" };
+/** ¥0.15, ¥0.075 cached and ¥0.60 per 1M tokens: a token costs a fraction of a micro-unit. */
+const MINI = { input: "0.15", cachedInput: "0.075", output: "0.60" };
+
+const sse = (res: http.ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+const event = (value: unknown) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
+
+function usageFor(body: Record<string, unknown>) {
+  const cap = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
+  const completion = Math.min(USAGE.completion_tokens, cap ?? Infinity);
+  return { ...USAGE, completion_tokens: completion, total_tokens: USAGE.prompt_tokens + completion };
+}
+
+/** Chat Completions as OpenAI answers it: the usage chunk (empty choices) only when asked, then `usage: null` on every chunk. */
+function chatCompletion(body: Record<string, unknown>, res: http.ServerResponse, reportsUsage: boolean) {
+  const base = { id: "chatcmpl-1", created: 1_700_000_000, model: body.model, system_fingerprint: "fp_1" };
+  const usage = usageFor(body);
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const message = { role: "assistant", content: "Hello there", refusal: null };
+    return res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop", logprobs: null }], ...(reportsUsage ? { usage } : {}) }));
+  }
+  const includeUsage = reportsUsage && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const chunk = (delta: object, finish: string | null = null) => ({
+    ...base,
+    object: "chat.completion.chunk",
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  sse(res);
+  res.write(event(chunk({ role: "assistant", content: "", refusal: null })));
+  res.write(event(chunk({ content: "Hello" })));
+  res.write(": keep-alive\n\n");
+  res.write(event(chunk({ content: " there" })));
+  res.write(event(chunk({}, "stop")));
+  if (includeUsage) res.write(event({ ...base, object: "chat.completion.chunk", choices: [], usage }));
+  res.end(event("[DONE]"));
+}
+
+function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) {
+  const url = req.url ?? "";
+  const body = raw.length > 0 ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>) : {};
+  received.push({ url, body });
+  if (url === "/v1/chat/completions") return chatCompletion(body, res, true);
+  if (url === "/no-usage/v1/chat/completions") return chatCompletion(body, res, false);
+  res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${url}` } }));
+}
+
+function writeCatalog(base: string): string {
+  const tool = (id: string, url: string, models: object) => ({
+    id,
+    name: id,
+    description: `${id} tool`,
+    category: "llm",
+    rateLimitPerMinute: 100_000,
+    handler: { type: "http", url: `${base}${url}`, protocol: "openai", models },
+  });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openai-")), "tools.json");
+  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE })] }));
+  return file;
+}
+
+beforeAll(async () => {
+  upstream = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handle(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  upstreamBase = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(upstreamBase) });
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  gateway = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await t.close();
+  upstream.closeAllConnections();
+  upstream.close();
+});
+
+async function funded(balance: string, key: { spendLimit?: string } = {}) {
+  const user = await createUserWithSession(t, { balance });
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "llm", ...key } });
+  expect(res.statusCode).toBe(201);
+  return { userId: user.userId, secret: res.json().secret as string };
+}
+
+/** The official client at its defaults, pointed at a tool: the only change a user makes is the base URL and key. */
+const client = (secret: string, toolId = "llm") => new OpenAI({ apiKey: secret, baseURL: `${gateway}/v1/tools/${toolId}` });
+/** The same client straight to the fake upstream, for what a caller sees without Tollgate. */
+const direct = (toolPath = "/v1") => new OpenAI({ apiKey: "upstream-key", baseURL: `${upstreamBase}${toolPath}` });
+
+async function balanceOf(userId: number): Promise<bigint> {
+  const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
+  return row!.balance;
+}
+
+/** The call's usage row once settled (a stream settles as its end reaches the caller), with what its tokens cost. */
+async function chargeOf(requestId: string) {
+  for (let tries = 0; tries < 600; tries++) {
+    const [row] = await t.database.db.select().from(usageRecords).leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id)).where(eq(usageRecords.requestId, requestId));
+    if (row && row.usage_records.status !== "pending") return { usage: row.usage_records, llm: row.llm_usage };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`call ${requestId} was never settled`);
+}
+
+async function expectLedgerConsistent() {
+  expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+}
+
+/** For USAGE on tg-large: 234 uncached and 1,000 cached input tokens at ¥2.00/1M, 567 output at ¥8.00/1M. */
+const LARGE_AMOUNTS = { inputAmount: 468n, cachedInputAmount: 2000n, outputAmount: 4536n };
+const LARGE_COST = 7004n;
+
+describe("an OpenAI-compatible tool, called with the official openai SDK", () => {
+  it("streams a chat completion that did not ask for usage exactly as the upstream would, and charges exactly the usage it reported", async () => {
+    const { userId, secret } = await funded("5");
+    const params = { model: "tg-large", messages: MESSAGES, stream: true as const };
+    const { data: stream, response } = await client(secret).chat.completions.create(params).withResponse();
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const requestId = response.headers.get("x-request-id")!;
+
+    // Tollgate asked the upstream for usage...
+    expect(received.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    // ...and the caller sees the stream it would have seen without Tollgate: no usage chunk, no usage field.
+    const without: unknown[] = [];
+    for await (const chunk of await direct().chat.completions.create(params)) without.push(chunk);
+    expect(chunks).toEqual(without);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Hello there");
+    expect(chunks.some((chunk) => "usage" in chunk)).toBe(false);
+
+    const { usage, llm } = await chargeOf(requestId);
+    expect(usage).toMatchObject({ status: "succeeded", amount: LARGE_COST });
+    expect(llm).toMatchObject({ model: "tg-large", inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, ...LARGE_AMOUNTS, origin: "reported" });
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - LARGE_COST);
+    await expectLedgerConsistent();
+  });
+
+  it("streams the usage chunk to a caller who asked for it, as sent, and charges exactly its usage", async () => {
+    const { userId, secret } = await funded("5");
+    const params = { model: "tg-mini", messages: MESSAGES, stream: true as const, stream_options: { include_usage: true } };
+    const { data: stream, response } = await client(secret).chat.completions.create(params).withResponse();
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const without: unknown[] = [];
+    for await (const chunk of await direct().chat.completions.create(params)) without.push(chunk);
+    expect(chunks).toEqual(without);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: USAGE });
+
+    // 234 uncached input tokens at ¥0.15/1M (35.1 → 36), 1,000 cached at ¥0.075/1M (75), 567 output at ¥0.60/1M (340.2 → 341).
+    const { usage, llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(usage).toMatchObject({ status: "succeeded", amount: 452n });
+    expect(llm).toMatchObject({ model: "tg-mini", inputAmount: 36n, cachedInputAmount: 75n, outputAmount: 341n, origin: "reported" });
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - 452n);
+    await expectLedgerConsistent();
+  });
+
+  it("answers a chat completion that is not streamed as the upstream sent it, its cost in the cost header", async () => {
+    const { userId, secret } = await funded("5");
+    const { data, response } = await client(secret).chat.completions.create({ model: "tg-large", messages: MESSAGES }).withResponse();
+    expect(data.choices[0]!.message.content).toBe("Hello there");
+    expect(data.usage).toEqual(USAGE);
+    expect(received.at(-1)!.body).not.toHaveProperty("stream_options");
+    expect(response.headers.get("x-tollgate-cost")).toBe(formatMoney(LARGE_COST));
+    const { llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(llm).toMatchObject({ inputTokens: 1234, outputTokens: 567, ...LARGE_AMOUNTS, origin: "reported" });
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - LARGE_COST);
+  });
+
+  it("refuses a model the tool does not list with 400, naming the models it serves, before any hold or upstream call", async () => {
+    const { userId, secret } = await funded("5");
+    const before = received.length;
+    const error = await client(secret)
+      .chat.completions.create({ model: "gpt-unknown", messages: MESSAGES })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      code: "unknown_model",
+      message: 'this tool does not serve the model "gpt-unknown": it serves tg-large, tg-mini',
+    });
+    expect(received.length).toBe(before);
+    expect(await balanceOf(userId)).toBe(parseMoney("5"));
+    const [held] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId));
+    expect(held).toBeUndefined();
+  });
+
+  it("holds the prompt's bytes at the input price plus max_tokens at the output price", async () => {
+    // A key with ¥0.0001 left of its spend limit: the refusal states the hold the call needed.
+    const { secret } = await funded("5", { spendLimit: "0.0001" });
+    const body = JSON.stringify({ model: "tg-large", messages: MESSAGES, max_tokens: 300 });
+    const res = await fetch(`${gateway}/v1/tools/llm/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body });
+    expect(res.status).toBe(402);
+    const hold = BigInt(Buffer.byteLength(body)) * 2n + 300n * 8n;
+    expect(await res.json()).toEqual({ error: { code: "spend_limit_reached", message: spendLimitHoldMessage(`¥${formatMoney(hold)}`, "¥0.0001") } });
+  });
+
+  it("refuses with 402 before the upstream a call whose hold the balance does not cover, and serves it with a smaller max_tokens", async () => {
+    // The default cap (4,096 output tokens at ¥8.00/1M: ¥0.032768) is more than ¥0.02; 600 tokens fit.
+    const { userId, secret } = await funded("0.02");
+    const before = received.length;
+    const error = await client(secret)
+      .chat.completions.create({ model: "tg-large", messages: MESSAGES, stream: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "insufficient_balance" });
+    expect(received.length).toBe(before);
+    expect(await balanceOf(userId)).toBe(parseMoney("0.02"));
+
+    const stream = await client(secret).chat.completions.create({ model: "tg-large", messages: MESSAGES, stream: true, max_completion_tokens: 600 });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("Hello there");
+    expect(received.at(-1)!.body).toMatchObject({ max_completion_tokens: 600 });
+  });
+
+  it("never takes a balance below zero when 100 streamed calls race for a balance that holds 20, and the ledger verifies", async () => {
+    const params = { model: "tg-large", messages: MESSAGES, stream: true as const, max_tokens: 600 };
+    const hold = BigInt(Buffer.byteLength(JSON.stringify(params))) * 2n + 600n * 8n;
+    const { userId, secret } = await funded(formatMoney(hold * 20n));
+    const caller = client(secret);
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        try {
+          let text = "";
+          for await (const chunk of await caller.chat.completions.create(params)) text += chunk.choices[0]?.delta.content ?? "";
+          return text;
+        } catch (error) {
+          return (error as InstanceType<typeof OpenAI.APIError>).status;
+        }
+      }),
+    );
+    const served = outcomes.filter((outcome) => outcome === "Hello there").length;
+    expect(served + outcomes.filter((outcome) => outcome === 402).length).toBe(100);
+    // Holds are given back as calls end, so at least the 20 the balance held are served, each charged exactly.
+    expect(served).toBeGreaterThanOrEqual(20);
+    const charged = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId));
+    expect(charged.filter((row) => row.status === "succeeded").map((row) => row.amount)).toEqual(Array(served).fill(LARGE_COST));
+    expect(await balanceOf(userId)).toBe(hold * 20n - LARGE_COST * BigInt(served));
+    const negative = await t.database.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, userId), lt(ledgerEntries.balanceAfter, 0n)));
+    expect(negative).toEqual([]);
+    await expectLedgerConsistent();
+  });
+});
