@@ -12,6 +12,7 @@ import { ledgerEntries, llmUsage, usageRecords, users } from "../../db/schema/in
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
+import { countTokens as gpt4oTokens } from "gpt-tokenizer/model/gpt-4o";
 
 /**
  * OpenAI-compatible tools (issue 36, decision 051), called with the official `openai` npm package at
@@ -35,6 +36,8 @@ const MESSAGES = [{ role: "user" as const, content: PROMPT }];
 const LARGE = { input: "2.00", output: "8.00" };
 /** ¥0.15, ¥0.075 cached and ¥0.60 per 1M tokens: a token costs a fraction of a micro-unit. */
 const MINI = { input: "0.15", cachedInput: "0.075", output: "0.60" };
+/** An embeddings model: ¥0.50 per 1M input tokens. */
+const EMBED = { input: "0.50", output: "0" };
 
 const sse = (res: http.ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
 const event = (value: unknown) => `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
@@ -71,12 +74,58 @@ function chatCompletion(body: Record<string, unknown>, res: http.ServerResponse,
   res.end(event("[DONE]"));
 }
 
+/** A stream the upstream breaks after " there", once the test has seen it reach the caller. */
+let cutNow: () => void = () => undefined;
+function cutStream(body: Record<string, unknown>, res: http.ServerResponse) {
+  const chunk = (delta: object) => ({ id: "chatcmpl-cut", object: "chat.completion.chunk", created: 1_700_000_000, model: body.model, choices: [{ index: 0, delta, finish_reason: null }] });
+  sse(res);
+  res.write(event(chunk({ role: "assistant", content: "" })) + event(chunk({ content: "Hello" })) + event(chunk({ content: " there" })));
+  new Promise<void>((resolve) => (cutNow = resolve)).then(() => res.socket?.destroy(), () => undefined);
+}
+
+/** The Responses API: usage in the final response, and in the stream's `response.completed` event. */
+function responses(body: Record<string, unknown>, res: http.ServerResponse) {
+  const output = Math.min(USAGE.completion_tokens, (body.max_output_tokens as number | undefined) ?? Infinity);
+  const usage = { input_tokens: 1234, input_tokens_details: { cached_tokens: 1000 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1234 + output };
+  const message = { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello there", annotations: [] }] };
+  const response = (status: string, done: boolean) => ({
+    id: "resp_1",
+    object: "response",
+    created_at: 1_700_000_000,
+    status,
+    model: body.model,
+    output: done ? [message] : [],
+    usage: done ? usage : null,
+  });
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(response("completed", true)));
+  }
+  sse(res);
+  const named = (type: string, data: object, n: number) => `event: ${type}\n${event({ type, sequence_number: n, ...data })}`;
+  res.write(named("response.created", { response: response("in_progress", false) }, 0));
+  res.write(named("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello" }, 1));
+  res.write(named("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: " there" }, 2));
+  res.end(named("response.completed", { response: response("completed", true) }, 3));
+}
+
+/** Embeddings, as floats or (the SDK's default) base64 of little-endian float32. */
+function embeddings(body: Record<string, unknown>, res: http.ServerResponse) {
+  const vector = [0.25, -0.5, 1];
+  const embedding = body.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ object: "list", model: body.model, data: [{ object: "embedding", index: 0, embedding }], usage: { prompt_tokens: 8, total_tokens: 8 } }));
+}
+
 function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) {
   const url = req.url ?? "";
   const body = raw.length > 0 ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>) : {};
   received.push({ url, body });
   if (url === "/v1/chat/completions") return chatCompletion(body, res, true);
   if (url === "/no-usage/v1/chat/completions") return chatCompletion(body, res, false);
+  if (url === "/cut/v1/chat/completions") return cutStream(body, res);
+  if (url === "/v1/responses") return responses(body, res);
+  if (url === "/v1/embeddings") return embeddings(body, res);
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${url}` } }));
 }
 
@@ -90,7 +139,7 @@ function writeCatalog(base: string): string {
     handler: { type: "http", url: `${base}${url}`, protocol: "openai", models },
   });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openai-")), "tools.json");
-  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE })] }));
+  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI, "tg-embed": EMBED }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE }), tool("cut", "/cut/v1", { "tg-large": LARGE })] }));
   return file;
 }
 
@@ -212,7 +261,7 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
       code: "unknown_model",
-      message: 'this tool does not serve the model "gpt-unknown": it serves tg-large, tg-mini',
+      message: 'this tool does not serve the model "gpt-unknown": it serves tg-large, tg-mini, tg-embed',
     });
     expect(received.length).toBe(before);
     expect(await balanceOf(userId)).toBe(parseMoney("5"));
@@ -276,5 +325,106 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     const negative = await t.database.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, userId), lt(ledgerEntries.balanceAfter, 0n)));
     expect(negative).toEqual([]);
     await expectLedgerConsistent();
+  });
+});
+
+/** What the tokenizer library itself counts for MESSAGES as a gpt-4o chat (its own chat format), and for the answer's text. */
+const COUNTED_INPUT = gpt4oTokens(MESSAGES);
+const COUNTED_OUTPUT = gpt4oTokens("Hello there");
+const COUNTED_COST = BigInt(COUNTED_INPUT) * 2n + BigInt(COUNTED_OUTPUT) * 8n;
+
+describe("an upstream that reports no usage", () => {
+  it("is charged for a streamed call the tokens Tollgate counts with the model's tokenizer, and the row says they were counted", async () => {
+    const { userId, secret } = await funded("5");
+    const { data: stream, response } = await client(secret, "no-usage").chat.completions.create({ model: "tg-large", messages: MESSAGES, stream: true }).withResponse();
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("Hello there");
+    expect(received.at(-1)!.body).toMatchObject({ stream_options: { include_usage: true } });
+    const { usage, llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(usage).toMatchObject({ status: "succeeded", amount: COUNTED_COST });
+    expect(llm).toMatchObject({ inputTokens: COUNTED_INPUT, cachedInputTokens: 0, outputTokens: COUNTED_OUTPUT, origin: "counted" });
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - COUNTED_COST);
+    expect(t.logs()).toContain("the upstream reported no usage: Tollgate counted the tokens");
+  });
+
+  it("is charged for a whole answer the tokens Tollgate counts", async () => {
+    const { secret } = await funded("5");
+    const { data, response } = await client(secret, "no-usage").chat.completions.create({ model: "tg-large", messages: MESSAGES }).withResponse();
+    expect(data.usage).toBeUndefined();
+    expect(response.headers.get("x-tollgate-cost")).toBe(formatMoney(COUNTED_COST));
+    expect((await chargeOf(response.headers.get("x-request-id")!)).llm).toMatchObject({ inputTokens: COUNTED_INPUT, outputTokens: COUNTED_OUTPUT, origin: "counted" });
+  });
+
+  it("charges a stream cut before its usage the prompt and the output that reached the caller, counted", async () => {
+    const { userId, secret } = await funded("5");
+    const { data: stream, response } = await client(secret, "cut").chat.completions.create({ model: "tg-large", messages: MESSAGES, stream: true }).withResponse();
+    let text = "";
+    const broken = await (async () => {
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? "";
+        if (text === "Hello there") cutNow();
+      }
+    })().then(
+      () => false,
+      () => true,
+    );
+    expect(broken).toBe(true);
+    expect(text).toBe("Hello there");
+    const { usage, llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(usage).toMatchObject({ status: "succeeded", amount: COUNTED_COST });
+    expect(llm).toMatchObject({ inputTokens: COUNTED_INPUT, outputTokens: COUNTED_OUTPUT, origin: "counted" });
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - COUNTED_COST);
+    await expectLedgerConsistent();
+  });
+});
+
+describe("the other OpenAI routes", () => {
+  it("charges a Responses API call, streamed and not, the usage of its final response", async () => {
+    const { userId, secret } = await funded("5");
+    const whole = await client(secret).responses.create({ model: "tg-large", input: PROMPT }).withResponse();
+    expect(whole.data.output_text).toBe("Hello there");
+    expect((await chargeOf(whole.response.headers.get("x-request-id")!)).llm).toMatchObject({ inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, ...LARGE_AMOUNTS });
+
+    const { data: stream, response } = await client(secret).responses.create({ model: "tg-large", input: PROMPT, stream: true, max_output_tokens: 100 }).withResponse();
+    const types: string[] = [];
+    for await (const streamed of stream) types.push(streamed.type);
+    expect(types).toEqual(["response.created", "response.output_text.delta", "response.output_text.delta", "response.completed"]);
+    // 100 output tokens at ¥8.00/1M.
+    const { usage, llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(llm).toMatchObject({ outputTokens: 100, outputAmount: 800n, origin: "reported" });
+    expect(usage.amount).toBe(468n + 2000n + 800n);
+    expect(await balanceOf(userId)).toBe(parseMoney("5") - LARGE_COST - usage.amount);
+  });
+
+  it("charges embeddings their input tokens, the SDK decoding its default base64 as it would from the upstream", async () => {
+    const { secret } = await funded("5");
+    const { data, response } = await client(secret).embeddings.create({ model: "tg-embed", input: "toll gates" }).withResponse();
+    expect(data.data[0]!.embedding).toEqual([0.25, -0.5, 1]);
+    // 8 tokens at ¥0.50/1M: 4 micro-units.
+    expect(response.headers.get("x-tollgate-cost")).toBe(formatMoney(4n));
+    expect((await chargeOf(response.headers.get("x-request-id")!)).llm).toMatchObject({ model: "tg-embed", inputTokens: 8, outputTokens: 0, inputAmount: 4n, outputAmount: 0n });
+  });
+
+  it("lists the tool's models from the catalog, free and without calling the upstream", async () => {
+    const { userId, secret } = await funded("5");
+    const before = received.length;
+    const models = [];
+    for await (const model of client(secret).models.list()) models.push(model.id);
+    expect(models).toEqual(["tg-large", "tg-mini", "tg-embed"]);
+    expect(await client(secret).models.retrieve("tg-mini")).toMatchObject({ id: "tg-mini", object: "model", owned_by: "llm" });
+    expect(received.length).toBe(before);
+    expect(await balanceOf(userId)).toBe(parseMoney("5"));
+    expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId))).toEqual([]);
+  });
+
+  it("refuses other paths with 404 before any hold", async () => {
+    const { userId, secret } = await funded("5");
+    const res = await fetch(`${gateway}/v1/tools/llm/audio/speech`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify({ model: "tg-large", input: "hi" }) });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: { code: "unknown_path", message: "this tool serves POST /chat/completions, POST /responses, POST /embeddings and GET /models, not POST /audio/speech" },
+    });
+    expect(await balanceOf(userId)).toBe(parseMoney("5"));
   });
 });

@@ -110,8 +110,12 @@ function collectText(value: unknown, into: string[]): void {
   }
 }
 
-/** The prompt as text to count, and the tokens it costs besides: for a call whose upstream reported no usage. */
-export function promptText(request: LlmRequest): { text: string; extraTokens: number; tokenIds: number } {
+/**
+ * The prompt's texts to count one by one, and the tokens it costs besides: for a call whose
+ * upstream reported no usage. A chat message costs its role's and its content's tokens and 3
+ * more, and the answer is primed with 3 (OpenAI's counting guide).
+ */
+export function promptText(request: LlmRequest): { parts: string[]; extraTokens: number; tokenIds: number } {
   const parts: string[] = [];
   const { body } = request;
   let extraTokens = 0;
@@ -133,5 +137,5 @@ export function promptText(request: LlmRequest): { text: string; extraTokens: nu
     }
   }
   if (body.tools !== undefined) parts.push(JSON.stringify(body.tools));
-  return { text: parts.join("\n"), extraTokens, tokenIds };
+  return { parts, extraTokens, tokenIds };
 }

@@ -35,7 +35,8 @@ function modelsAnswer(toolId: string, models: ReadonlyMap<string, LlmModel>, sub
 async function countedTokens(request: LlmRequest, output: string): Promise<Counted> {
   const count = await tokenCounter(request.model.tokenizer);
   const prompt = promptText(request);
-  return { tokens: { input: count(prompt.text) + prompt.extraTokens + prompt.tokenIds, cachedInput: 0, output: count(output) }, origin: "counted" };
+  const input = prompt.parts.reduce((sum, part) => sum + count(part), prompt.extraTokens + prompt.tokenIds);
+  return { tokens: { input, cachedInput: 0, output: count(output) }, origin: "counted" };
 }
 
 /** The tokens of a whole JSON answer: reported in its `usage`, else counted (undefined for an answer that is not JSON). */
