@@ -90,10 +90,13 @@ const sampleTool: DocTool = {
   requiresApproval: true,
   rateLimitPerMinute: 600,
   builtin: null,
+  models: null,
 } as DocTool;
+const sampleLlm: DocTool = { ...sampleTool, id: "sample-llm", price: "0", models: [{ id: "m", input: "2.00", cachedInput: "0.50", output: "8.00" }] };
 const zhGenerated = [
   toolPageMarkdown(sampleTool, null, "¥", DOCS_STRINGS["zh-CN"]),
-  toolsOverviewMarkdown([sampleTool], "¥", DOCS_STRINGS["zh-CN"]),
+  toolPageMarkdown(sampleLlm, null, "¥", DOCS_STRINGS["zh-CN"]),
+  toolsOverviewMarkdown([sampleTool, sampleLlm], "¥", DOCS_STRINGS["zh-CN"]),
 ];
 
 describe("the docs in English and Chinese", () => {

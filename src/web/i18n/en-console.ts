@@ -89,6 +89,12 @@ export const enConsole = {
     empty: "No charged calls yet.",
     loadMore: "Load more",
     columns: { time: "Time", tool: "Tool", key: "Key", units: "Units", amount: "Amount", requestId: "Request ID" },
+    llm: {
+      input: "Input: {{tokens}} tokens, {{amount}}",
+      cachedInput: "of which cached: {{tokens}} tokens, {{amount}}",
+      output: "Output: {{tokens}} tokens, {{amount}}",
+      origins: { reported: "Reported by the tool", counted: "Counted by the platform: the tool reported none" },
+    },
   },
   apiKeys: {
     intro: "Keys authenticate your calls to the tools. Keep them secret: anyone holding a key can spend your balance.",

@@ -94,6 +94,7 @@ export const zhCN: Messages = {
     catalogTitle: "工具与价格",
     catalogUnavailable: "价格表加载失败，请稍后再试。",
     perCall: "次",
+    perMillion: "{{id}}：输入 {{c}}{{input}} / 百万 tokens，输出 {{c}}{{output}} / 百万 tokens",
     approvalRequired: "需申请开通",
     toolDocs: "查看文档",
   },
@@ -112,6 +113,12 @@ export const zhCN: Messages = {
     empty: "暂无计费调用。",
     loadMore: "加载更多",
     columns: { time: "时间", tool: "工具", key: "密钥", units: "用量", amount: "金额", requestId: "请求 ID" },
+    llm: {
+      input: "输入：{{tokens}} tokens，{{amount}}",
+      cachedInput: "其中缓存：{{tokens}} tokens，{{amount}}",
+      output: "输出：{{tokens}} tokens，{{amount}}",
+      origins: { reported: "工具报告的用量", counted: "工具未报告用量，由平台计数" },
+    },
   },
   pages: {
     notFoundTitle: "404",

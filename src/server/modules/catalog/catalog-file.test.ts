@@ -75,6 +75,13 @@ describe("loadCatalog", () => {
     expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
   });
 
+  it.each(["docs/site/operators.md", "docs/site/zh-CN/operators.md"])("loads the example catalog entries the operators' page shows (%s)", (page) => {
+    const entries = [...fs.readFileSync(path.resolve(page), "utf8").matchAll(/```json\n(\{\n {2}"id"[\s\S]*?\n\})\n```/g)].map((match) => JSON.parse(match[1]!) as { id: string });
+    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm"]);
+    const tools = loadCatalog(writeCatalog({ tools: entries }), { LLM_KEY: "sk-test" });
+    expect(tools[1]!.handler).toMatchObject({ protocol: "openai", models: { "gpt-4o-mini": { input: "1.10", cachedInput: "0.55", output: "4.40" } } });
+  });
+
   it.each([
     ["not JSON", "{", /Unexpected|JSON/],
     ["no tools", { tools: [] }, /tools: /],

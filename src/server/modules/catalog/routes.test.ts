@@ -23,6 +23,7 @@ describe("GET /api/v1/tools", () => {
       requiresApproval: true,
       rateLimitPerMinute: 600,
       method: "POST",
+      models: null,
     });
     expect(res.body).not.toContain("handler");
   });

@@ -165,7 +165,7 @@ async function funded(balance: string, key: { spendLimit?: string } = {}) {
   const user = await createUserWithSession(t, { balance });
   const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "llm", ...key } });
   expect(res.statusCode).toBe(201);
-  return { userId: user.userId, secret: res.json().secret as string };
+  return { userId: user.userId, headers: user.headers, secret: res.json().secret as string };
 }
 
 /** The official client at its defaults, pointed at a tool: the only change a user makes is the base URL and key. */
@@ -426,5 +426,47 @@ describe("the other OpenAI routes", () => {
       error: { code: "unknown_path", message: "this tool serves POST /chat/completions, POST /responses, POST /embeddings and GET /models, not POST /audio/speech" },
     });
     expect(await balanceOf(userId)).toBe(parseMoney("5"));
+  });
+});
+
+describe("what the user sees of an LLM call", () => {
+  it("the public catalog lists an LLM tool's models with their prices per 1M tokens, and nothing of its upstream", async () => {
+    const res = await t.app.inject({ url: "/api/v1/tools" });
+    const llm = res.json().tools.find((tool: { id: string }) => tool.id === "llm");
+    expect(llm).toMatchObject({
+      price: "0",
+      unit: null,
+      models: [
+        { id: "tg-large", input: "2.00", cachedInput: "2.00", output: "8.00" },
+        { id: "tg-mini", input: "0.15", cachedInput: "0.075", output: "0.60" },
+        { id: "tg-embed", input: "0.50", cachedInput: "0.50", output: "0.00" },
+      ],
+    });
+    expect(res.body).not.toContain(upstreamBase);
+  });
+
+  it("billing details and their CSV show the model, tokens in and out with the amount of each, and who counted them", async () => {
+    const { headers, secret } = await funded("5");
+    const reported = await client(secret).chat.completions.create({ model: "tg-large", messages: MESSAGES }).withResponse();
+    const counted = await client(secret, "no-usage").chat.completions.create({ model: "tg-large", messages: MESSAGES }).withResponse();
+    const page = await t.app.inject({ url: "/api/v1/console/billing", headers });
+    expect(page.json().items).toMatchObject([
+      {
+        requestId: counted.response.headers.get("x-request-id"),
+        amount: formatMoney(COUNTED_COST),
+        llm: { model: "tg-large", inputTokens: COUNTED_INPUT, cachedInputTokens: 0, outputTokens: COUNTED_OUTPUT, origin: "counted" },
+      },
+      {
+        requestId: reported.response.headers.get("x-request-id"),
+        amount: "0.007004",
+        // Input is what all 1,234 input tokens cost (¥0.000468 uncached + ¥0.002 cached): input and output add up to the amount.
+        llm: { model: "tg-large", inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, inputAmount: "0.002468", cachedInputAmount: "0.002", outputAmount: "0.004536", origin: "reported" },
+      },
+    ]);
+    const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv", headers })).body.trim().split("\r\n");
+    expect(csv[0]).toContain(",model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin");
+    expect(csv[2]).toMatch(/,llm,llm,1801,0\.007004,[0-9a-f-]{36},tg-large,1234,1000,567,0\.002468,0\.002,0\.004536,reported$/);
+    expect(csv[1]).toMatch(new RegExp(`,no-usage,llm,${COUNTED_INPUT + COUNTED_OUTPUT},${formatMoney(COUNTED_COST).replace(".", "\\.")},[0-9a-f-]{36},tg-large,${COUNTED_INPUT},0,${COUNTED_OUTPUT},`));
+    expect(csv[1]).toMatch(/,counted$/);
   });
 });

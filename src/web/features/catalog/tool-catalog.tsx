@@ -33,9 +33,13 @@ export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
               <span className="catalog-category">{tool.category}</span>
             </div>
             <p>{tool.description}</p>
+            {tool.models?.map((model) => (
+              <p key={model.id} className="catalog-price">
+                {t("home.perMillion", { ...model, c: siteConfig.currencySymbol })}
+              </p>
+            ))}
             <p className="catalog-price">
-              {siteConfig.currencySymbol}
-              {tool.price} / {tool.unit ?? t("home.perCall")}
+              {!tool.models && `${siteConfig.currencySymbol}${tool.price} / ${tool.unit ?? t("home.perCall")}`}
               {tool.requiresApproval ? <span className="catalog-approval">{t("home.approvalRequired")}</span> : null}
             </p>
             <a href={`/docs/tools/${tool.id}.html`}>{t("home.toolDocs")}</a>
