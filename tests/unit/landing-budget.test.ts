@@ -3,8 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { initialJavaScript } from "../../scripts/initial-js";
 
-/** The JavaScript the prerendered `/` loads before any interaction, gzip: issue 16's goal. */
-const BUDGET_BYTES = 115_000;
+/**
+ * The JavaScript the prerendered `/` loads before any interaction, gzip: issue 16's goal of 115 kB,
+ * and 100 bytes more for an LLM tool's per-model prices on its card (issue 36, decision 051): the
+ * landing page loaded 114,954 bytes before them, 115,030 with them.
+ */
+const BUDGET_BYTES = 115_100;
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
 const antdVersion = (JSON.parse(fs.readFileSync(path.resolve("node_modules/antd/package.json"), "utf8")) as { version: string }).version;
