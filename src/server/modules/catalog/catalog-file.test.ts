@@ -71,6 +71,9 @@ describe("loadCatalog", () => {
     ["an unknown tokenizer", openAiTool({ models: { m: { input: "1", output: "2", tokenizer: "bytes" } } }), /tools\.0\.handler\.models\.m\.tokenizer/],
     ["models on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", models: { m: { input: "1", output: "2" } } } }), /tools\.0\.handler\.models: are priced only on a tool with "protocol": "openai"/],
     ["a tool without a price", tool({ price: undefined }), /tools\.0\.price: is required/],
+    ["a priced path that is an OpenAI route", openAiTool({ pricedPaths: { "/chat/completions": "0.01" } }), /tools\.0\.handler\.pricedPaths\.\/chat\/completions: is an OpenAI route/],
+    ["a priced path that is free", openAiTool({ pricedPaths: { "/audio/speech": "0" } }), /tools\.0\.handler\.pricedPaths\.\/audio\/speech: must be a decimal above zero/],
+    ["priced paths on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", pricedPaths: { "/a": "1" } } }), /tools\.0\.handler\.pricedPaths: are priced only/],
   ])("refuses %s, saying which field and why", (_label, entry, message) => {
     expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
   });

@@ -59,6 +59,16 @@ const httpHandler = z.object({
   protocol: z.literal("openai").optional(),
   /** For an OpenAI-compatible tool: the models it serves, by the `model` a request names. */
   models: z.record(z.string().regex(MODEL_ID, "must be a model id such as gpt-4o-mini"), modelPrices).optional(),
+  /**
+   * For an OpenAI-compatible tool: other paths it passes on, each charged a price per call (e.g.
+   * {"/audio/speech": "0.05"}); any other path is refused with 404.
+   */
+  pricedPaths: z
+    .record(
+      z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/, "must be a path such as /audio/speech"),
+      z.string().refine((p) => isMoney(p) && parseMoney(p) > 0n, "must be a decimal above zero such as 0.05"),
+    )
+    .optional(),
   /** For an OpenAI-compatible tool: the output tokens held for a request that sets no max_tokens (DEFAULT_MAX_OUTPUT_TOKENS). */
   defaultMaxOutputTokens: z.number().int().min(1).max(10_000_000).optional(),
 });
@@ -96,6 +106,7 @@ function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[],
     const problems: [(string | number)[], string][] = [];
     if (tool.price === undefined) problems.push([["price"], "is required (a decimal such as 0.01)"]);
     if (handler?.models) problems.push([["handler", "models"], 'are priced only on a tool with "protocol": "openai"']);
+    if (handler?.pricedPaths) problems.push([["handler", "pricedPaths"], 'are priced only on a tool with "protocol": "openai"']);
     return problems;
   }
   const problems: [(string | number)[], string][] = [];
@@ -103,6 +114,9 @@ function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[],
   if (tool.unit !== undefined) problems.push([["unit"], "an OpenAI-compatible tool is priced per token: remove unit"]);
   if (handler.unitsPath !== undefined) problems.push([["handler", "unitsPath"], "an OpenAI-compatible tool reads its usage itself: remove unitsPath"]);
   if (!handler.models || Object.keys(handler.models).length === 0) problems.push([["handler", "models"], "list at least one model with its input and output prices"]);
+  for (const path of Object.keys(handler.pricedPaths ?? {})) {
+    if (/^\/(chat\/completions|responses|embeddings|models)(\/|$)/.test(path)) problems.push([["handler", "pricedPaths", path], "is an OpenAI route this tool prices per model: remove it"]);
+  }
   return problems;
 }
 

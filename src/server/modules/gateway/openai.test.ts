@@ -126,20 +126,21 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   if (url === "/cut/v1/chat/completions") return cutStream(body, res);
   if (url === "/v1/responses") return responses(body, res);
   if (url === "/v1/embeddings") return embeddings(body, res);
+  if (url === "/v1/audio/speech") return res.writeHead(200, { "content-type": "audio/mpeg" }).end(Buffer.from("ID3 fake mp3"));
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${url}` } }));
 }
 
 function writeCatalog(base: string): string {
-  const tool = (id: string, url: string, models: object) => ({
+  const tool = (id: string, url: string, models: object, pricedPaths?: object) => ({
     id,
     name: id,
     description: `${id} tool`,
     category: "llm",
     rateLimitPerMinute: 100_000,
-    handler: { type: "http", url: `${base}${url}`, protocol: "openai", models },
+    handler: { type: "http", url: `${base}${url}`, protocol: "openai", models, pricedPaths },
   });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openai-")), "tools.json");
-  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI, "tg-embed": EMBED }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE }), tool("cut", "/cut/v1", { "tg-large": LARGE })] }));
+  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI, "tg-embed": EMBED }, { "/audio/speech": "0.01" }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE }), tool("cut", "/cut/v1", { "tg-large": LARGE })] }));
   return file;
 }
 
@@ -420,12 +421,28 @@ describe("the other OpenAI routes", () => {
 
   it("refuses other paths with 404 before any hold", async () => {
     const { userId, secret } = await funded("5");
-    const res = await fetch(`${gateway}/v1/tools/llm/audio/speech`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify({ model: "tg-large", input: "hi" }) });
+    const res = await fetch(`${gateway}/v1/tools/llm/audio/translations`, { method: "POST", headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify({ model: "tg-large", input: "hi" }) });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
-      error: { code: "unknown_path", message: "this tool serves POST /chat/completions, POST /responses, POST /embeddings and GET /models, not POST /audio/speech" },
+      error: {
+        code: "unknown_path",
+        message: "this tool serves POST /chat/completions, POST /responses, POST /embeddings and GET /models (and /audio/speech), not POST /audio/translations",
+      },
     });
     expect(await balanceOf(userId)).toBe(parseMoney("5"));
+  });
+});
+
+describe("a path the operator prices per call", () => {
+  it("is passed on and charged its price", async () => {
+    const { userId, secret } = await funded("5");
+    const { data, response } = await client(secret).audio.speech.create({ model: "tg-large", voice: "alloy", input: "hi" }).withResponse();
+    expect(Buffer.from(await data.arrayBuffer()).toString()).toBe("ID3 fake mp3");
+    expect(received.at(-1)).toMatchObject({ url: "/v1/audio/speech", body: { model: "tg-large", input: "hi" } });
+    const { usage, llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(usage).toMatchObject({ status: "succeeded", amount: parseMoney("0.01") });
+    expect(llm).toBeNull();
+    expect(await balanceOf(userId)).toBe(parseMoney("4.99"));
   });
 });
 

@@ -27,10 +27,13 @@ export interface LlmRequest {
 const ROUTES: Record<string, LlmRoute> = { "/chat/completions": "chat", "/responses": "responses", "/embeddings": "embeddings" };
 export const SERVED_PATHS = "POST /chat/completions, POST /responses, POST /embeddings and GET /models";
 
-/** The OpenAI route of a call (`/models` is answered apart), or 404 for a path this tool does not serve. */
-export function llmRoute(method: string, subpath: string): LlmRoute {
+/** The OpenAI route of a call (`/models` is answered apart), or 404 for a path this tool neither serves nor prices. */
+export function llmRoute(method: string, subpath: string, pricedPaths: readonly string[]): LlmRoute {
   const route = method === "POST" ? ROUTES[subpath.replace(/\/+$/, "")] : undefined;
-  if (!route) throw new GatewayError("unknown_path", `this tool serves ${SERVED_PATHS}, not ${method} ${subpath || "/"}`);
+  if (!route) {
+    const priced = pricedPaths.length > 0 ? ` (and ${pricedPaths.join(", ")})` : "";
+    throw new GatewayError("unknown_path", `this tool serves ${SERVED_PATHS}${priced}, not ${method} ${subpath || "/"}`);
+  }
   return route;
 }
 

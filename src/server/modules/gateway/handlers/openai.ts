@@ -53,6 +53,15 @@ async function answerTokens(request: LlmRequest, body: Buffer | string): Promise
   return countedTokens(request, answerText(request.route, answer as Record<string, unknown>));
 }
 
+/** A call to a path the operator prices per call: held its price, and charged it when it succeeds. */
+function pricedPathCall(body: Buffer, price: number, upstream: UpstreamHandler): MeteredCall {
+  const run: UpstreamHandler = async (sent) => {
+    const response = await upstream(sent);
+    return isStreamed(response) ? { ...response, units: async () => price } : { ...response, units: price };
+  };
+  return { body, holdMicros: price, run, charged: () => undefined };
+}
+
 const identity = (encoding: string | string[] | undefined) => encoding === undefined || encoding === "identity";
 
 /**
@@ -64,12 +73,15 @@ const identity = (encoding: string | string[] | undefined) => encoding === undef
  */
 export function openAiMeter(toolId: string, config: HttpHandlerConfig, upstream: UpstreamHandler, log: FastifyBaseLogger): (request: UpstreamRequest & { body: Buffer }) => MeteredCall {
   const models = llmModels(config);
+  const pricedPaths = new Map(Object.entries(config.pricedPaths ?? {}).map(([path, price]) => [path, Number(parseMoney(price))]));
   return (request) => {
     if (request.method === "GET" || request.method === "HEAD") {
       const answer = modelsAnswer(toolId, models, request.subpath);
       if (answer) return { answer };
     }
-    const llm = readLlmRequest(llmRoute(request.method, request.subpath), request.body, models, config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+    const perCall = pricedPaths.get(request.subpath);
+    if (perCall !== undefined) return pricedPathCall(request.body, perCall, upstream);
+    const llm = readLlmRequest(llmRoute(request.method, request.subpath, [...pricedPaths.keys()]), request.body, models, config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
     const hold = llmHold(llm, request.body.length);
     if (hold > BigInt(Number.MAX_SAFE_INTEGER)) throw new GatewayError("bad_request", "the output cap asks for more tokens than any balance could hold");
     let counted: Counted | undefined;
