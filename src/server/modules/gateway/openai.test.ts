@@ -32,6 +32,9 @@ const USAGE = { prompt_tokens: 1234, completion_tokens: 567, total_tokens: 1801,
 /** A prompt longer than the 1,234 tokens reported: a hold counts each byte as a token at most. */
 const PROMPT = "Tell me how a toll gate meters its road. ".repeat(32);
 const MESSAGES = [{ role: "user" as const, content: PROMPT }];
+/** A prompt the fake answers at length: "Hello there" and LONG_DELTAS more words, one event each. */
+const LONG_PROMPT = "Tell me at length.";
+const LONG_DELTAS = 3000;
 /** ¥2.00 and ¥8.00 per 1M tokens, no cache price: its cached tokens cost the input price. */
 const LARGE = { input: "2.00", output: "8.00" };
 /** ¥0.15, ¥0.075 cached and ¥0.60 per 1M tokens: a token costs a fraction of a micro-unit. */
@@ -69,6 +72,8 @@ function chatCompletion(body: Record<string, unknown>, res: http.ServerResponse,
   res.write(event(chunk({ content: "Hello" })));
   res.write(": keep-alive\n\n");
   res.write(event(chunk({ content: " there" })));
+  // A long answer: more events than a stream keeps unparsed (openai-answer.ts compacts them).
+  if ((body.messages as { content: string }[])[0]!.content === LONG_PROMPT) for (let i = 0; i < LONG_DELTAS; i++) res.write(event(chunk({ content: " toll" })));
   res.write(event(chunk({}, "stop")));
   if (includeUsage) res.write(event({ ...base, object: "chat.completion.chunk", choices: [], usage }));
   res.end(event("[DONE]"));
@@ -347,6 +352,17 @@ describe("an upstream that reports no usage", () => {
     expect(llm).toMatchObject({ inputTokens: COUNTED_INPUT, cachedInputTokens: 0, outputTokens: COUNTED_OUTPUT, origin: "counted" });
     expect(await balanceOf(userId)).toBe(parseMoney("5") - COUNTED_COST);
     expect(t.logs()).toContain("the upstream reported no usage: Tollgate counted the tokens");
+  });
+
+  it("counts a long streamed answer whole, its events parsed down to their text as they pile up", async () => {
+    const { secret } = await funded("5");
+    const messages = [{ role: "user" as const, content: LONG_PROMPT }];
+    const { data: stream, response } = await client(secret, "no-usage").chat.completions.create({ model: "tg-large", messages, stream: true }).withResponse();
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe(`Hello there${" toll".repeat(LONG_DELTAS)}`);
+    const { llm } = await chargeOf(response.headers.get("x-request-id")!);
+    expect(llm).toMatchObject({ inputTokens: gpt4oTokens(messages), outputTokens: gpt4oTokens(text), origin: "counted" });
   });
 
   it("is charged for a whole answer the tokens Tollgate counts", async () => {

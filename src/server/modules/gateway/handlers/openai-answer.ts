@@ -4,8 +4,14 @@ import type { TokenCounts } from "#shared/llm-prices";
 import type { LlmRoute } from "./openai-request";
 import { unitsValue } from "./units-report";
 
-/** Event data kept to count a stream's output when its upstream reports no usage; past it, the call is charged its hold. */
-export const MAX_KEPT_EVENT_CHARS = 16 * 1024 * 1024;
+/**
+ * A stream's event data is kept as it passes, unparsed, to count its output if no usage comes;
+ * past this many characters it is parsed down to the output text it holds (a fiftieth of it or
+ * less), so a long stream holds little more than its text, and a short one is never parsed.
+ */
+const COMPACT_AFTER_CHARS = 256 * 1024;
+/** Output text kept for counting; past it, the call is charged its hold. */
+export const MAX_KEPT_TEXT_CHARS = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -80,7 +86,7 @@ const parse = (data: string): Json | undefined => {
  * Chat Completions' usage chunk, the Responses API's `response.completed` (or `.incomplete`,
  * `.failed`). When Tollgate added `include_usage`, the usage chunk it caused is not relayed and the
  * `usage` field it adds to the other chunks is taken off, so the caller sees the stream it asked
- * for. The events' data is kept (up to MAX_KEPT_EVENT_CHARS) to count the output if no usage comes.
+ * for. The events' data is kept (COMPACT_AFTER_CHARS) to count the output if no usage comes.
  */
 export class OpenAiEventStream extends Transform {
   usage: unknown;
@@ -89,9 +95,12 @@ export class OpenAiEventStream extends Transform {
   /** The current event's lines, as received, and its data. */
   private raw = "";
   private data: string[] = [];
-  private readonly kept: string[] = [];
+  private kept: string[] = [];
   private keptChars = 0;
-  /** More events than are kept for counting passed. */
+  /** Output text of the events compacted so far. */
+  private readonly text: string[] = [];
+  private textChars = 0;
+  /** More output passed than is kept for counting. */
   overflowed = false;
 
   constructor(
@@ -127,12 +136,25 @@ export class OpenAiEventStream extends Transform {
 
   /** Output text of the events that passed, for counting. */
   outputText(): string {
+    this.compact();
+    return this.text.join("");
+  }
+
+  private compact(): void {
     const parts: string[] = [];
     for (const data of this.kept) {
       const event = parse(data);
       if (event) eventText(this.route, event, parts);
     }
-    return parts.join("");
+    this.kept = [];
+    this.keptChars = 0;
+    for (const part of parts) this.textChars += part.length;
+    if (this.textChars > MAX_KEPT_TEXT_CHARS) {
+      this.overflowed = true;
+      this.text.length = 0;
+      return;
+    }
+    this.text.push(...parts);
   }
 
   private line(line: string, ending: string): string {
@@ -164,12 +186,8 @@ export class OpenAiEventStream extends Transform {
 
   private keep(data: string): void {
     if (this.overflowed) return;
-    this.keptChars += data.length;
-    if (this.keptChars > MAX_KEPT_EVENT_CHARS) {
-      this.overflowed = true;
-      this.kept.length = 0;
-      return;
-    }
     this.kept.push(data);
+    this.keptChars += data.length;
+    if (this.keptChars > COMPACT_AFTER_CHARS) this.compact();
   }
 }
