@@ -18,15 +18,14 @@ import {
   isStreamed,
   UpstreamError,
   upstreamTimedOut,
-  type LlmCharge,
   type MeteredCall,
   type StreamedToolResponse,
   type ToolRequest,
   type ToolResponse,
   type UpstreamRequest,
 } from "./handlers/types";
-import { recordLlmUsage } from "./llm-usage";
-import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem } from "../ledger/index";
+import { llmUsageItem } from "./llm-usage";
+import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem, settleLlmCall } from "../ledger/index";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
@@ -246,24 +245,28 @@ export class Gateway {
       throw await this.refusal(charged.reason, payer, amount);
     }
 
+    const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
+      usageId: charged.usageId,
+      ...payer,
+      amount: refund,
+      requestId: call.requestId,
+      at: this.clock.now(),
+      finalStatus,
+      units: finalUnits,
+      httpStatus,
+      latencyMs: Math.round(performance.now() - started),
+    });
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
-      this.refunds.submit({
-        usageId: charged.usageId,
-        ...payer,
-        amount: refund,
-        requestId: call.requestId,
-        at: this.clock.now(),
-        finalStatus,
-        units: finalUnits,
-        httpStatus,
-        latencyMs: Math.round(performance.now() - started),
-      });
+      this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
       const cost = price * BigInt(usedUnits);
+      // An LLM call's tokens are written with its settlement, in one statement.
+      const llm = metered?.charged(cost);
       try {
-        const stillPending =
-          cost < amount
+        const stillPending = llm
+          ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
+          : cost < amount
             ? await settle("succeeded", amount - cost, usedUnits, status)
             : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
         if (!stillPending) {
@@ -280,8 +283,6 @@ export class Gateway {
         );
         throw new GatewayError("internal_error");
       }
-      const llm = metered?.charged(cost);
-      if (llm) await this.recordLlmCharge(call, charged.usageId, llm);
       return cost;
     };
 
@@ -362,15 +363,6 @@ export class Gateway {
         );
       },
     };
-  }
-
-  /** What an LLM call's charge paid for; the charge stands if this cannot be written, which is logged. */
-  private async recordLlmCharge(call: GatewayCall, usageId: number, charge: LlmCharge): Promise<void> {
-    try {
-      await recordLlmUsage(this.db, usageId, charge);
-    } catch (error) {
-      this.log.error({ err: error, tool: call.tool.id, requestId: call.requestId }, "could not record the tokens an LLM call was charged for");
-    }
   }
 
   /** Drops a streamed answer nobody will read; undici reports a body destroyed before its end as an error. */
