@@ -4,7 +4,7 @@ import { formatMoney } from "#shared/money";
 import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
-import { ledgerEntries, usageRecords } from "../../db/schema/index";
+import { ledgerEntries, llmUsage, usageRecords } from "../../db/schema/index";
 import { refundChargedCall } from "../ledger/index";
 
 function oneRequestId(positionals: string[]): string {
@@ -15,7 +15,7 @@ function oneRequestId(positionals: string[]): string {
 
 export const callsShowCommand: CliCommand = {
   name: "calls show",
-  summary: "one gateway call by its request id: user, key, tool, status, units, amount, times, and the ledger entries it moved",
+  summary: "one gateway call by its request id: user, key, tool, status, units, amount, times, an LLM call's model and tokens, and the ledger entries it moved",
   usage: "calls show <request-id> [--json]",
   examples: ["calls show 0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11"],
   options: { json: false },
@@ -28,6 +28,17 @@ export const callsShowCommand: CliCommand = {
     }
     const keys = [`usage:${requestId}`, `refund:${requestId}`, `operator-refund:${requestId}`];
     const entries = await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id);
+    const [tokens] = await ctx.db.select().from(llmUsage).where(eq(llmUsage.usageId, call.id));
+    const llm = tokens && {
+      model: tokens.model,
+      inputTokens: tokens.inputTokens,
+      cachedInputTokens: tokens.cachedInputTokens,
+      outputTokens: tokens.outputTokens,
+      inputAmount: formatMoney(tokens.inputAmount + tokens.cachedInputAmount),
+      cachedInputAmount: formatMoney(tokens.cachedInputAmount),
+      outputAmount: formatMoney(tokens.outputAmount),
+      origin: tokens.origin,
+    };
     const document = {
       requestId,
       userId: call.userId,
@@ -40,6 +51,7 @@ export const callsShowCommand: CliCommand = {
       latencyMs: call.latencyMs,
       createdAt: call.createdAt.toISOString(),
       completedAt: call.completedAt?.toISOString() ?? null,
+      llm: llm ?? null,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
     };
     printRecord(
@@ -50,7 +62,14 @@ export const callsShowCommand: CliCommand = {
         ["key", `#${call.apiKeyId}`],
         ["tool", call.toolId],
         ["status", `${call.status}${call.httpStatus === null ? "" : ` (HTTP ${call.httpStatus})`}`],
+        // An LLM call's units are the micro-units it was held and charged (decision 051): its tokens say what it used.
         ["units", String(call.units)],
+        ...(llm
+          ? ([
+              ["model", llm.model],
+              ["tokens", `${llm.inputTokens} in (${llm.cachedInputTokens} cached) ${llm.inputAmount}, ${llm.outputTokens} out ${llm.outputAmount}, ${llm.origin}`],
+            ] as [string, string][])
+          : []),
         ["amount", formatMoney(call.amount)],
         ["at", beijingDateTime(call.createdAt)],
         ["ended", call.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
