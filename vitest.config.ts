@@ -18,7 +18,7 @@ export const ONCE = [
   "src/server/modules/auth/config.test.ts",
   "src/server/modules/catalog/catalog-file.test.ts",
   "src/server/modules/credits/csv.test.ts",
-  "src/server/modules/gateway/{handlers/handlers,seen-balances}.test.ts",
+  "src/server/modules/gateway/{handlers/handlers,handlers/openai-answer,handlers/openai-request,seen-balances}.test.ts",
   "src/server/modules/payments/config.test.ts",
   "src/server/providers/**/*.test.ts",
   "tests/cluster/**/*.test.ts",

@@ -18,6 +18,8 @@ const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   tool_not_allowed: "Add the tool to the key's allowed tools, or use another key.",
   tool_not_approved: "[Apply for access](/console/apply) and wait for the approval.",
   unknown_tool: "Check the tool id on the [tools](tools.md) page.",
+  unknown_path: "An OpenAI-compatible tool serves `POST /chat/completions`, `POST /responses`, `POST /embeddings` and `GET /models`: check that the SDK's `baseURL` ends with the tool id.",
+  unknown_model: "Use one of the models the message lists, or see the tool's models and prices on the [tools](tools.md) page.",
   idempotency_in_progress: "The first call with this key is still running: retry shortly. See [idempotency](billing.md#idempotent-gateway-calls).",
   idempotency_stream_not_replayable: "The first call was answered and charged: find it by its request id in [billing details](/console/billing-details); send a new key to call again.",
   idempotency_key_reused: "Use a new `Idempotency-Key` for a different call.",

@@ -14,6 +14,19 @@ export const billingQuerySchema = z.object({
 });
 export type BillingQuery = z.input<typeof billingQuerySchema>;
 
+/** What an LLM call's charge paid for (decision 051); amounts are decimal strings, input and output adding up to the row's amount. */
+export const llmChargeSchema = z.object({
+  model: z.string(),
+  inputTokens: z.number().int().describe("Input tokens, the cached ones included"),
+  cachedInputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  inputAmount: z.string().describe("What the input tokens cost, the cached ones included"),
+  cachedInputAmount: z.string().describe("Of the input amount, what the cached input tokens cost"),
+  outputAmount: z.string(),
+  origin: z.enum(["reported", "counted"]).describe("reported: the tool's usage report; counted: the platform counted the tokens, the tool reported none"),
+});
+export type LlmChargeRow = z.infer<typeof llmChargeSchema>;
+
 export const billingRowSchema = z.object({
   id: z.number().int(),
   time: z.string(),
@@ -23,6 +36,7 @@ export const billingRowSchema = z.object({
   units: z.number().int(),
   amount: z.string().describe("What the call cost, a decimal string"),
   requestId: z.string(),
+  llm: llmChargeSchema.nullable().describe("For a call to an LLM tool: its model, tokens and the amount of each"),
 });
 export type BillingRow = z.infer<typeof billingRowSchema>;
 
@@ -33,4 +47,7 @@ export const billingPageSchema = z.object({
 });
 export type BillingPage = z.infer<typeof billingPageSchema>;
 
-export const BILLING_CSV_HEADER = ["time", "tool", "key", "units", "amount", "request_id"] as const;
+export const BILLING_CSV_HEADER = [
+  ...["time", "tool", "key", "units", "amount", "request_id"],
+  ...["model", "input_tokens", "cached_input_tokens", "output_tokens", "input_amount", "cached_input_amount", "output_amount", "tokens_origin"],
+] as const;

@@ -7,6 +7,14 @@ export const toolTextSchema = z.object({
   category: z.string().optional(),
   unit: z.string().optional(),
 });
+/** A model an LLM tool serves, with its prices per 1M tokens (decimal strings in the site currency). */
+export const publicModelSchema = z.object({
+  id: z.string(),
+  input: z.string().describe("Per 1M input tokens"),
+  cachedInput: z.string().describe("Per 1M input tokens the upstream read from its cache"),
+  output: z.string().describe("Per 1M output tokens"),
+});
+export type PublicModel = z.infer<typeof publicModelSchema>;
 
 /** One tool as the public catalog shows it (GET /api/v1/tools). */
 export const publicToolSchema = z.object({
@@ -21,6 +29,10 @@ export const publicToolSchema = z.object({
   rateLimitPerMinute: z.number().int().describe("Calls per minute allowed for one API key"),
   method: z.string().describe("HTTP method of the call"),
   translations: z.object({ "zh-CN": toolTextSchema.optional() }).describe("The tool's name, description, category and unit in other languages, where the operator gave them"),
+  models: z
+    .array(publicModelSchema)
+    .nullable()
+    .describe("For an OpenAI-compatible LLM tool, priced per model and token direction (price is then 0): its models; null for any other tool"),
 });
 
 export const catalogResponseSchema = z.object({ tools: z.array(publicToolSchema) });

@@ -8,6 +8,8 @@ export const GATEWAY_ERRORS = {
   tool_not_allowed: { status: 403, message: "this API key may not call this tool" },
   tool_not_approved: { status: 403, message: "this tool needs an approved application: apply in the console" },
   unknown_tool: { status: 404, message: "there is no tool with this id" },
+  unknown_path: { status: 404, message: "this tool does not serve this path" },
+  unknown_model: { status: 400, message: "this tool does not serve the model the request names" },
   idempotency_in_progress: { status: 409, message: "a call with this Idempotency-Key is still running, or was charged but its answer could not be kept for replay" },
   idempotency_stream_not_replayable: { status: 409, message: "the call with this Idempotency-Key streamed its answer and was charged; a stream cannot be replayed, so it is not run again" },
   idempotency_key_reused: { status: 422, message: "this Idempotency-Key was used for a different call" },

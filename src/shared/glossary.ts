@@ -30,6 +30,7 @@ export const GLOSSARY = [
   { en: "request id", zh: "请求 ID", avoid: ["请求编号", "请求ID"] },
   { en: "verification code", zh: "验证码", avoid: ["校验码", "动态码"] },
   { en: "usage (units of a call)", zh: "用量", avoid: ["单位数"] },
+  { en: "token (of an LLM's text)", zh: "token", avoid: ["词元"] },
 ] as const satisfies readonly GlossaryTerm[];
 
 /** The zh-CN pages address the reader as 您, never 你. */

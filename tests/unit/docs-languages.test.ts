@@ -92,7 +92,9 @@ const sampleTool: DocTool = {
   requiresApproval: true,
   rateLimitPerMinute: 600,
   builtin: null,
+  models: null,
 } as DocTool;
+const sampleLlm: DocTool = { ...sampleTool, id: "sample-llm", price: "0", models: [{ id: "m", input: "2.00", cachedInput: "0.50", output: "8.00" }] };
 /** The catalog the app ships, in the words its zh-CN translations give. */
 const shippedTools: DocTool[] = buildTimeCatalog({ TOOLS_CATALOG: path.join(root, "config/tools.json") }).map((tool) => ({
   ...tool,
@@ -101,7 +103,8 @@ const shippedTools: DocTool[] = buildTimeCatalog({ TOOLS_CATALOG: path.join(root
 }));
 const zhGenerated = [
   toolPageMarkdown(sampleTool, null, "¥", DOCS_STRINGS["zh-CN"]),
-  toolsOverviewMarkdown([sampleTool, ...shippedTools], "¥", DOCS_STRINGS["zh-CN"]),
+  toolPageMarkdown(sampleLlm, null, "¥", DOCS_STRINGS["zh-CN"]),
+  toolsOverviewMarkdown([sampleTool, sampleLlm, ...shippedTools], "¥", DOCS_STRINGS["zh-CN"]),
   ...shippedTools.map((tool) => toolPageMarkdown(tool, null, "¥", DOCS_STRINGS["zh-CN"])),
 ];
 

@@ -90,6 +90,12 @@ export const enConsole = {
     loadMore: "Load more",
     columns: { time: "Time", tool: "Tool", key: "Key", units: "Units", amount: "Amount", requestId: "Request ID" },
     tabs: { charges: "Charges", calls: "All calls" },
+    llm: {
+      input: "Input: {{tokens}} tokens, {{amount}}",
+      cachedInput: "of which cached: {{tokens}} tokens, {{amount}}",
+      output: "Output: {{tokens}} tokens, {{amount}}",
+      origins: { reported: "Reported by the tool", counted: "Counted by the platform: the tool reported none" },
+    },
   },
   calls: {
     intro: "Every call made with your keys, whatever became of it: refused, failed or served. Calls are kept {{days}} days.",

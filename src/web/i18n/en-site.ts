@@ -25,6 +25,7 @@ export const enSite = {
     catalogTitle: "Tools and prices",
     catalogUnavailable: "The price list could not be loaded. Please try again later.",
     perCall: "call",
+    perMillion: "{{id}}: {{c}}{{input}} / 1M input tokens, {{c}}{{output}} / 1M output tokens",
     approvalRequired: "approval required",
     toolDocs: "Documentation",
   },

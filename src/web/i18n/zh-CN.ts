@@ -94,6 +94,7 @@ export const zhCN: Messages = {
     catalogTitle: "工具与价格",
     catalogUnavailable: "价格表加载失败，请稍后再试。",
     perCall: "次",
+    perMillion: "{{id}}：输入 {{c}}{{input}} / 百万 tokens，输出 {{c}}{{output}} / 百万 tokens",
     approvalRequired: "需申请开通",
     toolDocs: "查看文档",
   },
@@ -113,6 +114,12 @@ export const zhCN: Messages = {
     loadMore: "加载更多",
     columns: { time: "时间", tool: "工具", key: "密钥", units: "用量", amount: "金额", requestId: "请求 ID" },
     tabs: { charges: "扣费", calls: "全部调用" },
+    llm: {
+      input: "输入：{{tokens}} tokens，{{amount}}",
+      cachedInput: "其中缓存：{{tokens}} tokens，{{amount}}",
+      output: "输出：{{tokens}} tokens，{{amount}}",
+      origins: { reported: "工具报告的用量", counted: "工具未报告用量，由平台计数" },
+    },
   },
   calls: {
     intro: "使用您的密钥发起的每次调用，无论结果如何：被拒绝、失败或成功。调用保存 {{days}} 天。",

@@ -8,3 +8,4 @@ export * from "./applications";
 export * from "./alerts";
 export * from "./operators";
 export * from "./calls";
+export * from "./llm";

@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { beijingDate, beijingIso } from "#shared/beijing-time";
-import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow } from "#shared/billing";
+import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
-import { csvStream } from "../../lib/csv";
+import { csvStream, type CsvCell } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
+
+/** An LLM call's model, tokens, amounts and their origin; empty cells for any other call. */
+const llmCells = (llm: LlmChargeRow | null): CsvCell[] =>
+  llm
+    ? [llm.model, ...[llm.inputTokens, llm.cachedInputTokens, llm.outputTokens, llm.inputAmount, llm.cachedInputAmount, llm.outputAmount].map((numeric) => ({ numeric })), llm.origin]
+    : Array<CsvCell>(8).fill("");
 
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
 
@@ -39,7 +45,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["billing"],
-        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id), streamed",
+        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id; for LLM calls the model, tokens and amount of each, and their origin), streamed",
         querystring: filterQuery,
       },
     },
@@ -50,7 +56,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
         .type("text/csv; charset=utf-8")
-        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId]));
+        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId, ...llmCells(row.llm)]));
     },
   );
 };

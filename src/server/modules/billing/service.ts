@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { BillingRow } from "#shared/billing";
+import type { BillingRow, LlmChargeRow } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
@@ -41,6 +41,29 @@ interface Row {
   units: number | string;
   amount: string;
   request_id: string;
+  model: string | null;
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+  input_amount: string | null;
+  cached_input_amount: string | null;
+  output_amount: string | null;
+  origin: "reported" | "counted" | null;
+}
+
+function llmCharge(r: Row): LlmChargeRow | null {
+  if (r.model === null) return null;
+  const cached = BigInt(r.cached_input_amount!);
+  return {
+    model: r.model,
+    inputTokens: Number(r.input_tokens),
+    cachedInputTokens: Number(r.cached_input_tokens),
+    outputTokens: Number(r.output_tokens),
+    inputAmount: formatMoney(BigInt(r.input_amount!) + cached),
+    cachedInputAmount: formatMoney(cached),
+    outputAmount: formatMoney(BigInt(r.output_amount!)),
+    origin: r.origin!,
+  };
 }
 
 /** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */
@@ -53,8 +76,11 @@ export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?
   const rows = await queryRows<Row>(
     db,
     sql`select u.id, (extract(epoch from u.created_at) * 1000000)::bigint::text as at_micros, u.tool_id, u.api_key_id,
-               k.name as key_name, u.units, u.amount::text as amount, u.request_id
-        from usage_records u join api_keys k on k.id = u.api_key_id
+               -- An LLM call's units are the micro-units it was held and charged (decision 051): its usage is its tokens.
+               k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.amount::text as amount, u.request_id,
+               l.model, l.input_tokens, l.cached_input_tokens, l.output_tokens, l.input_amount::text as input_amount,
+               l.cached_input_amount::text as cached_input_amount, l.output_amount::text as output_amount, l.origin
+        from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id
         where ${sql.join(where, sql` and `)}
         order by u.created_at desc, u.id desc
         limit ${page.limit + 1}`,
@@ -72,6 +98,7 @@ export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?
         units: Number(r.units),
         amount: formatMoney(BigInt(r.amount)),
         requestId: r.request_id,
+        llm: llmCharge(r),
       }),
     ),
     nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, id: Number(last.id) }) : null,

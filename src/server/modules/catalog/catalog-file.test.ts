@@ -48,6 +48,51 @@ describe("loadCatalog", () => {
     expect(weather!.handler).toMatchObject({ type: "http", method: "ANY", timeoutMs: 10_000, headers: { "x-api-key": "Key s3cret" } });
   });
 
+  it("reads an OpenAI-compatible tool priced per model, with its defaults", () => {
+    const file = writeCatalog({
+      tools: [
+        tool({
+          id: "llm",
+          price: undefined,
+          handler: { type: "http", url: "http://127.0.0.1:9/v1", protocol: "openai", models: { "gpt-4o-mini": { input: "0.15", output: "0.60", cachedInput: "0.075" }, "deepseek-chat": { input: "2", output: "8" } } },
+        }),
+      ],
+    });
+    const [llm] = loadCatalog(file, {});
+    expect(llm).toMatchObject({ priceMicros: 0n, handler: { protocol: "openai" } });
+    expect(llm!.handler).toMatchObject({ models: { "deepseek-chat": { input: "2", output: "8", tokenizer: "o200k_base" } } });
+  });
+
+  const openAiTool = (handler: object = {}, overrides: object = {}) =>
+    tool({ id: "llm", price: undefined, handler: { type: "http", url: "http://x.test/v1", protocol: "openai", models: { m: { input: "1", output: "2" } }, ...handler }, ...overrides });
+
+  it.each([
+    ["an OpenAI-compatible tool with a price", openAiTool({}, { price: "0.01" }), /tools\.0\.price: an OpenAI-compatible tool is priced per model in handler\.models: remove price/],
+    ["an OpenAI-compatible tool without models", openAiTool({ models: {} }), /tools\.0\.handler\.models: list at least one model/],
+    ["an OpenAI-compatible tool priced per unit", openAiTool({}, { unit: "token" }), /tools\.0\.unit: an OpenAI-compatible tool is priced per token/],
+    ["an OpenAI-compatible tool reading unitsPath", openAiTool({ unitsPath: "usage.total_tokens" }), /tools\.0\.handler\.unitsPath/],
+    ["a model price that is a float", openAiTool({ models: { m: { input: "1e-3", output: "2" } } }), /tools\.0\.handler\.models\.m\.input: must be a non-negative decimal per 1M tokens/],
+    ["a model price with more than six decimals", openAiTool({ models: { m: { input: "1", output: "0.0000001" } } }), /tools\.0\.handler\.models\.m\.output/],
+    ["a model without an output price", openAiTool({ models: { m: { input: "1" } } }), /tools\.0\.handler\.models\.m\.output/],
+    ["a model with a misspelt price", openAiTool({ models: { m: { input: "1", output: "2", cached: "1" } } }), /tools\.0\.handler\.models\.m: Unrecognized key/],
+    ["an unknown tokenizer", openAiTool({ models: { m: { input: "1", output: "2", tokenizer: "bytes" } } }), /tools\.0\.handler\.models\.m\.tokenizer/],
+    ["models on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", models: { m: { input: "1", output: "2" } } } }), /tools\.0\.handler\.models: are priced only on a tool with "protocol": "openai"/],
+    ["a tool without a price", tool({ price: undefined }), /tools\.0\.price: is required/],
+    ["a priced path that is an OpenAI route", openAiTool({ pricedPaths: { "/chat/completions": "0.01" } }), /tools\.0\.handler\.pricedPaths\.\/chat\/completions: is an OpenAI route/],
+    ["a priced path that is free", openAiTool({ pricedPaths: { "/audio/speech": "0" } }), /tools\.0\.handler\.pricedPaths\.\/audio\/speech: must be a decimal above zero/],
+    ["priced paths on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", pricedPaths: { "/a": "1" } } }), /tools\.0\.handler\.pricedPaths: are priced only/],
+  ])("refuses %s, saying which field and why", (_label, entry, message) => {
+    expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
+  });
+
+  it.each(["docs/site/operators.md", "docs/site/zh-CN/operators.md"])("loads the example catalog entries the operators' page shows (%s)", (page) => {
+    const entries = [...fs.readFileSync(path.resolve(page), "utf8").matchAll(/```json\n(\{\n {2}"id"[\s\S]*?\n\})\n```/g)].map((match) => JSON.parse(match[1]!) as { id: string });
+    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm", "pinyin"]);
+    const tools = loadCatalog(writeCatalog({ tools: entries }), { LLM_KEY: "sk-test" });
+    expect(tools[1]!.handler).toMatchObject({ protocol: "openai", models: { "gpt-4o-mini": { input: "1.10", cachedInput: "0.55", output: "4.40" } } });
+    expect(tools[2]!.translations["zh-CN"]).toMatchObject({ name: "拼音", unit: "汉字" });
+  });
+
   it.each([
     ["not JSON", "{", /Unexpected|JSON/],
     ["no tools", { tools: [] }, /tools: /],

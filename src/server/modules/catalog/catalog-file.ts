@@ -1,11 +1,30 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { isMoney, parseMoney } from "#shared/money";
+import { TOKENIZERS } from "#shared/llm-prices";
 
 const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 const ENV_REFERENCE = /\$\{([A-Z0-9_]+)\}/g;
 
 const builtinHandler = z.object({ type: z.literal("builtin"), name: z.enum(["echo", "qrcode", "pinyin"]) });
+
+/** Money per 1M tokens (a decimal such as 2.00): exact in micro-units, since a token may cost less than one (decision 051). */
+const perMillionTokens = z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal per 1M tokens, such as 2.00");
+
+/** A model an OpenAI-compatible tool serves, with its prices per 1M tokens read and written. */
+const modelPrices = z
+  .object({
+    input: perMillionTokens,
+    output: perMillionTokens,
+    /** Input tokens the upstream reports as read from its cache (`cached_tokens`); the input price when unset. */
+    cachedInput: perMillionTokens.optional(),
+    /** The tokenizer Tollgate counts with when the upstream reports no usage (the closest to the model's own). */
+    tokenizer: z.enum(TOKENIZERS).default("o200k_base"),
+  })
+  .strict();
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
 
 const httpHandler = z.object({
   type: z.literal("http"),
@@ -33,6 +52,25 @@ const httpHandler = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, "must be dotted names such as usage.total_tokens")
     .optional(),
+  /**
+   * "openai": the upstream speaks the OpenAI API (Chat Completions, Responses, Embeddings), each
+   * call priced by its model's input and output tokens (modules/gateway/handlers/openai.ts).
+   */
+  protocol: z.literal("openai").optional(),
+  /** For an OpenAI-compatible tool: the models it serves, by the `model` a request names. */
+  models: z.record(z.string().regex(MODEL_ID, "must be a model id such as gpt-4o-mini"), modelPrices).optional(),
+  /**
+   * For an OpenAI-compatible tool: other paths it passes on, each charged a price per call (e.g.
+   * {"/audio/speech": "0.05"}); any other path is refused with 404.
+   */
+  pricedPaths: z
+    .record(
+      z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/, "must be a path such as /audio/speech"),
+      z.string().refine((p) => isMoney(p) && parseMoney(p) > 0n, "must be a decimal above zero such as 0.05"),
+    )
+    .optional(),
+  /** For an OpenAI-compatible tool: the output tokens held for a request that sets no max_tokens (DEFAULT_MAX_OUTPUT_TOKENS). */
+  defaultMaxOutputTokens: z.number().int().min(1).max(10_000_000).optional(),
 });
 
 /** The operator's words for a tool in Chinese; each one left out is shown in English. */
@@ -48,7 +86,8 @@ const toolEntry = z.object({
   name: z.string().min(1).max(80),
   description: z.string().min(1).max(1000),
   category: z.string().min(1).max(40),
-  price: z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal such as 0.01"),
+  /** Per call, or per unit; absent for an OpenAI-compatible tool, priced per model instead. */
+  price: z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal such as 0.01").optional(),
   unit: z.string().min(1).max(40).optional(),
   /** For unit-priced upstreams: the units charged before the call runs; what goes unused is refunded. */
   maxUnitsPerCall: z.number().int().min(1).max(1_000_000_000).default(1),
@@ -66,19 +105,43 @@ const catalogFile = z
       if (tool.translations["zh-CN"]?.unit !== undefined && tool.unit === undefined) {
         ctx.addIssue({ code: "custom", path: ["tools", i, "translations", "zh-CN", "unit"], message: "a tool priced per call has no unit to translate" });
       }
+      for (const [field, message] of pricingProblems(tool)) ctx.addIssue({ code: "custom", path: ["tools", i, ...field], message });
       if (seen.has(tool.id)) ctx.addIssue({ code: "custom", path: ["tools", i, "id"], message: `duplicate tool id "${tool.id}"` });
       seen.add(tool.id);
     });
   });
 
+/** How a tool is priced must be said one way: per call or unit (`price`), or per model (`protocol: "openai"` and `models`). */
+function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[], string][] {
+  const handler = tool.handler.type === "http" ? tool.handler : undefined;
+  if (handler?.protocol !== "openai") {
+    const problems: [(string | number)[], string][] = [];
+    if (tool.price === undefined) problems.push([["price"], "is required (a decimal such as 0.01)"]);
+    if (handler?.models) problems.push([["handler", "models"], 'are priced only on a tool with "protocol": "openai"']);
+    if (handler?.pricedPaths) problems.push([["handler", "pricedPaths"], 'are priced only on a tool with "protocol": "openai"']);
+    return problems;
+  }
+  const problems: [(string | number)[], string][] = [];
+  if (tool.price !== undefined) problems.push([["price"], "an OpenAI-compatible tool is priced per model in handler.models: remove price"]);
+  if (tool.unit !== undefined) problems.push([["unit"], "an OpenAI-compatible tool is priced per token: remove unit"]);
+  if (handler.unitsPath !== undefined) problems.push([["handler", "unitsPath"], "an OpenAI-compatible tool reads its usage itself: remove unitsPath"]);
+  if (!handler.models || Object.keys(handler.models).length === 0) problems.push([["handler", "models"], "list at least one model with its input and output prices"]);
+  for (const path of Object.keys(handler.pricedPaths ?? {})) {
+    if (/^\/(chat\/completions|responses|embeddings|models)(\/|$)/.test(path)) problems.push([["handler", "pricedPaths", path], "is an OpenAI route this tool prices per model: remove it"]);
+  }
+  return problems;
+}
+
 export type ToolEntry = z.infer<typeof toolEntry>;
 export type HttpHandlerConfig = z.infer<typeof httpHandler>;
 
 export interface Tool extends Omit<ToolEntry, "price"> {
-  /** Micro-units per call, or per unit when `unit` is set. */
+  /** Micro-units per call, or per unit when `unit` is set (0 for an OpenAI-compatible tool, priced per model). */
   priceMicros: bigint;
   price: string;
 }
+
+const priced = (price: string | undefined) => ({ price: price ?? "0", priceMicros: parseMoney(price ?? "0") });
 
 export class CatalogError extends Error {
   constructor(file: string, problems: string[]) {
@@ -110,9 +173,9 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
           return resolved ?? "";
         });
       }
-      return { ...tool, handler: { ...tool.handler, headers }, priceMicros: parseMoney(tool.price) };
+      return { ...tool, handler: { ...tool.handler, headers }, ...priced(tool.price) };
     }
-    return { ...tool, priceMicros: parseMoney(tool.price) };
+    return { ...tool, ...priced(tool.price) };
   });
   if (problems.length > 0) throw new CatalogError(file, problems);
   return tools;

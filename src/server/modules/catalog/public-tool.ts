@@ -1,6 +1,7 @@
 import path from "node:path";
-import type { PublicTool } from "#shared/catalog";
-import { loadCatalog, type Tool } from "./catalog-file";
+import type { PublicModel, PublicTool } from "#shared/catalog";
+import { formatMoney, parseMoney } from "#shared/money";
+import { loadCatalog, type HttpHandlerConfig, type Tool } from "./catalog-file";
 
 /** One tool as GET /api/v1/tools shows it. */
 export function publicTool(tool: Tool): PublicTool {
@@ -15,7 +16,14 @@ export function publicTool(tool: Tool): PublicTool {
     rateLimitPerMinute: tool.rateLimitPerMinute,
     method: tool.handler.type === "http" && tool.handler.method !== "ANY" ? tool.handler.method : "POST",
     translations: tool.translations,
+    models: tool.handler.type === "http" && tool.handler.protocol === "openai" ? publicModels(tool.handler.models ?? {}) : null,
   };
+}
+
+const money = (price: string) => formatMoney(parseMoney(price));
+
+function publicModels(models: NonNullable<HttpHandlerConfig["models"]>): PublicModel[] {
+  return Object.entries(models).map(([id, model]) => ({ id, input: money(model.input), cachedInput: money(model.cachedInput ?? model.input), output: money(model.output) }));
 }
 
 /** The public catalog of the build's `TOOLS_CATALOG` (default as in src/server/config.ts), for the prerendered landing page. */

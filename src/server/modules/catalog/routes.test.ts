@@ -24,6 +24,7 @@ describe("GET /api/v1/tools", () => {
       rateLimitPerMinute: 600,
       method: "POST",
       translations: { "zh-CN": { name: "拼音", description: expect.stringContaining("汉语拼音"), category: "文本", unit: "汉字" } },
+      models: null,
     });
     expect(res.body).not.toContain("handler");
   });

@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 import { chargeBatch } from "../ledger/charges";
+import { settleLlmCall } from "../ledger/refunds";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -41,6 +42,29 @@ describe("tollgate admin calls show", () => {
     });
     expect((await cli("calls", "show", requestId)).out).toMatch(/^status +succeeded \(HTTP 200\)$/m);
     expect(await cli("calls", "show", "no-such-call")).toMatchObject({ code: 1 });
+  });
+});
+
+describe("tollgate admin calls show, for an LLM call", () => {
+  it("shows the model, the tokens in and out with the amount of each, and who counted them", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "llm" } });
+    const payer = { userId: user.userId, apiKeyId: key.json().key.id as number };
+    const at = t.clock.now();
+    const [held] = await chargeBatch(t.database.db, [{ ...payer, toolId: "llm", units: 10_000, amount: 10_000n, requestId: "llm-call-1", at }]);
+    if (!held?.ok) throw new Error("the hold was refused");
+    const settlement = { ...payer, usageId: held.usageId, amount: 10_000n - 7004n, requestId: "llm-call-1", at, finalStatus: "succeeded" as const, units: 7004, httpStatus: 200, latencyMs: 9 };
+    const tokens = { model: "tg-large", inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, inputAmount: 468n, cachedInputAmount: 2000n, outputAmount: 4536n, origin: "counted" as const };
+    expect(await settleLlmCall(t.database.db, settlement, tokens)).toBe(true);
+    const shown = await cli("calls", "show", "llm-call-1", "--json");
+    expect(JSON.parse(shown.out)).toMatchObject({
+      amount: "0.007004",
+      llm: { model: "tg-large", inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, inputAmount: "0.002468", cachedInputAmount: "0.002", outputAmount: "0.004536", origin: "counted" },
+    });
+    const text = (await cli("calls", "show", "llm-call-1")).out;
+    expect(text).toMatch(/^model +tg-large$/m);
+    expect(text).toMatch(/^tokens +1234 in \(1000 cached\) 0\.002468, 567 out 0\.004536, counted$/m);
+    expect(JSON.parse((await cli("calls", "show", (await chargedCall()).requestId, "--json")).out).llm).toBeNull();
   });
 });
 

@@ -4,7 +4,7 @@ import { formatMoney } from "#shared/money";
 import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
-import { ledgerEntries, usageRecords } from "../../db/schema/index";
+import { ledgerEntries, llmUsage, usageRecords } from "../../db/schema/index";
 import { refundChargedCall } from "../ledger/index";
 import { callLogEntry, type CallLogEntry } from "../calls/index";
 import { escapeUnprintable } from "#shared/text";
@@ -51,7 +51,7 @@ const logDocument = (log: CallLogEntry | null) =>
 
 export const callsShowCommand: CliCommand = {
   name: "calls show",
-  summary: "one gateway call by its request id, refused, failed or served: user, key, tool, outcome, the upstream's status and the start of its error body, amount, times, and the ledger entries it moved",
+  summary: "one gateway call by its request id, refused, failed or served: user, key, tool, outcome, the upstream's status and the start of its error body, amount, times, an LLM call's model and tokens, and the ledger entries it moved",
   usage: "calls show <request-id> [--json]",
   examples: ["calls show 0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11"],
   options: { json: false },
@@ -66,6 +66,17 @@ export const callsShowCommand: CliCommand = {
     // A call refused or failed before it was charged has only its call log row.
     const keys = [`usage:${requestId}`, `refund:${requestId}`, `operator-refund:${requestId}`];
     const entries = call ? await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id) : [];
+    const [tokens] = call ? await ctx.db.select().from(llmUsage).where(eq(llmUsage.usageId, call.id)) : [];
+    const llm = tokens && {
+      model: tokens.model,
+      inputTokens: tokens.inputTokens,
+      cachedInputTokens: tokens.cachedInputTokens,
+      outputTokens: tokens.outputTokens,
+      inputAmount: formatMoney(tokens.inputAmount + tokens.cachedInputAmount),
+      cachedInputAmount: formatMoney(tokens.cachedInputAmount),
+      outputAmount: formatMoney(tokens.outputAmount),
+      origin: tokens.origin,
+    };
     const amount = formatMoney(call ? call.amount : log!.amount);
     const at = call ? call.createdAt : log!.receivedAt;
     const document = {
@@ -80,6 +91,7 @@ export const callsShowCommand: CliCommand = {
       latencyMs: call?.latencyMs ?? null,
       createdAt: at.toISOString(),
       completedAt: call?.completedAt?.toISOString() ?? null,
+      llm: llm ?? null,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
       log: logDocument(log),
     };
@@ -91,7 +103,14 @@ export const callsShowCommand: CliCommand = {
         ["key", `#${who.apiKeyId}`],
         ["tool", escapeUnprintable(who.toolId)],
         ["status", call ? `${call.status}${call.httpStatus === null ? "" : ` (HTTP ${call.httpStatus})`}` : "not charged"],
+        // An LLM call's units are the micro-units it was held and charged (decision 051): its tokens say what it used.
         ["units", String(who.units)],
+        ...(llm
+          ? ([
+              ["model", llm.model],
+              ["tokens", `${llm.inputTokens} in (${llm.cachedInputTokens} cached) ${llm.inputAmount}, ${llm.outputTokens} out ${llm.outputAmount}, ${llm.origin}`],
+            ] as [string, string][])
+          : []),
         ["amount", amount],
         ["at", beijingDateTime(at)],
         ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],

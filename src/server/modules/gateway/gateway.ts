@@ -14,8 +14,19 @@ import { spendLimitHoldMessage } from "#shared/gateway";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
-import { cutByTotalTimeout, isStreamed, UpstreamError, upstreamTimedOut, type StreamedToolResponse, type ToolRequest, type ToolResponse, type UpstreamRequest } from "./handlers/types";
-import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem } from "../ledger/index";
+import {
+  cutByTotalTimeout,
+  isStreamed,
+  UpstreamError,
+  upstreamTimedOut,
+  type MeteredCall,
+  type StreamedToolResponse,
+  type ToolRequest,
+  type ToolResponse,
+  type UpstreamRequest,
+} from "./handlers/types";
+import { llmUsageItem } from "./llm-usage";
+import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem, settleLlmCall } from "../ledger/index";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
@@ -157,6 +168,13 @@ export class Gateway {
       call.request.body = await readWhole(call.request.body, limit);
       return this.runThenCharge(call, call.request as ToolRequest, payer, tool);
     }
+    if (tool.meter) {
+      call.request.body = await readWhole(call.request.body, limit);
+      const metered = tool.meter(call.request as UpstreamRequest & { body: Buffer });
+      if ("answer" in metered) return { response: metered.answer, cost: 0n };
+      call.request.body = metered.body;
+      return this.chargeThenRun(call, payer, { ...tool, unitsBefore: metered.holdMicros, perUnit: true, run: metered.run }, metered);
+    }
     call.request.body = limitedBody(call.request.body, limit);
     return this.chargeThenRun(call, payer, tool);
   }
@@ -211,9 +229,11 @@ export class Gateway {
    * (docs/decisions/013). The upstream is called while the hold commits when the balance this
    * process last saw covers it, and only after it otherwise (decision 038).
    */
-  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool): Promise<GatewayResult> {
+  private async chargeThenRun(call: GatewayCall, payer: Payer, tool: UpstreamTool, metered?: Extract<MeteredCall, { run: unknown }>): Promise<GatewayResult> {
     const units = tool.unitsBefore;
-    const amount = call.tool.priceMicros * BigInt(units);
+    // A metered call's units are micro-units: its hold, then what its tokens cost.
+    const price = metered ? 1n : call.tool.priceMicros;
+    const amount = price * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
     const { holding, startsEarly } = this.charge({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt }, tool.startsEarly && payer.keyAllowsEarlyStart);
@@ -231,24 +251,28 @@ export class Gateway {
     }
     call.trace?.holdCommitted(amount);
 
+    const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
+      usageId: charged.usageId,
+      ...payer,
+      amount: refund,
+      requestId: call.requestId,
+      at: this.clock.now(),
+      finalStatus,
+      units: finalUnits,
+      httpStatus,
+      latencyMs: Math.round(performance.now() - started),
+    });
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
-      this.refunds.submit({
-        usageId: charged.usageId,
-        ...payer,
-        amount: refund,
-        requestId: call.requestId,
-        at: this.clock.now(),
-        finalStatus,
-        units: finalUnits,
-        httpStatus,
-        latencyMs: Math.round(performance.now() - started),
-      });
+      this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
-      const cost = call.tool.priceMicros * BigInt(usedUnits);
+      const cost = price * BigInt(usedUnits);
+      // An LLM call's tokens are written with its settlement, in one statement.
+      const llm = metered?.charged(cost);
       try {
-        const stillPending =
-          cost < amount
+        const stillPending = llm
+          ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
+          : cost < amount
             ? await settle("succeeded", amount - cost, usedUnits, status)
             : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
         if (!stillPending) {

@@ -2,11 +2,11 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney, parseMoney } from "#shared/money";
 import type { SpendLimitPeriod } from "#shared/spend-period";
-import { apiKeys, ledgerEntries, usageRecords, users } from "../../db/schema/index";
+import { apiKeys, ledgerEntries, llmUsage, usageRecords, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { chargeBatch, type ChargeItem, type ChargeOutcome } from "./charges";
-import { refundBatch, type RefundItem } from "./refunds";
+import { refundAbandonedCalls, refundBatch, settleLlmCall, type RefundItem } from "./refunds";
 import { verifyLedger } from "./verify";
 
 let t: TestApp;
@@ -210,5 +210,44 @@ describe("a call settled alone and the same call in a batch", () => {
     expect(await state(alone, "settle-alone")).toEqual(end);
     expect(await state(batched, "settle-batched")).toEqual(end);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+});
+
+describe("an LLM call's settlement", () => {
+  const tokens = { model: "m", inputTokens: 1234, cachedInputTokens: 1000, outputTokens: 567, inputAmount: 468n, cachedInputAmount: 2000n, outputAmount: 4536n, origin: "reported" as const };
+
+  async function hold(who: { userId: number; apiKeyId: number }, requestId: string, at: string) {
+    const [outcome] = await chargeBatch(t.database.db, [{ ...who, toolId: "llm", units: 10_000, amount: 10_000n, requestId, at: new Date(at) }]);
+    if (!outcome?.ok) throw new Error("the hold was refused");
+    const settlement: RefundItem = { ...who, usageId: outcome.usageId, amount: 10_000n - 7004n, requestId, at: new Date(at), finalStatus: "succeeded", units: 7004, httpStatus: 200, latencyMs: 5 };
+    return settlement;
+  }
+  const llmRows = (usageId: number) => t.database.db.select().from(llmUsage).where(eq(llmUsage.usageId, usageId));
+
+  it("gives back what the hold did not cover and writes the tokens with it; settled again, it writes neither", async () => {
+    const who = await payer("day", null, "1");
+    const settlement = await hold(who, "llm-settled", "2026-04-02T01:00:00Z");
+    expect(await settleLlmCall(t.database.db, settlement, tokens)).toBe(true);
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.id, settlement.usageId));
+    expect(usage).toMatchObject({ status: "succeeded", amount: 7004n, units: 7004 });
+    expect(await llmRows(settlement.usageId)).toEqual([{ usageId: settlement.usageId, ...tokens }]);
+    const [after] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, who.userId));
+    expect(after!.balance).toBe(parseMoney("1") - 7004n);
+
+    expect(await settleLlmCall(t.database.db, settlement, tokens)).toBe(false);
+    expect(await llmRows(settlement.usageId)).toHaveLength(1);
+    const [again] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, who.userId));
+    expect(again!.balance).toBe(after!.balance);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("writes no tokens for a call the abandoned-call sweep refunded first", async () => {
+    const who = await payer("day", null, "1");
+    const settlement = await hold(who, "llm-swept", "2020-01-01T00:00:00Z");
+    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date("2020-01-02T00:00:00Z"), now: new Date("2020-01-02T00:00:00Z") })).toBeGreaterThanOrEqual(1);
+    expect(await settleLlmCall(t.database.db, settlement, tokens)).toBe(false);
+    expect(await llmRows(settlement.usageId)).toEqual([]);
+    const [after] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, who.userId));
+    expect(after!.balance).toBe(parseMoney("1"));
   });
 });

@@ -50,6 +50,63 @@ const SETTLE_CALL: PreparedStatement = {
   text: `select settle_call($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::usage_status, $7::bigint, $8::int, $9::int) as settled`,
 };
 
+/** `settle_call`'s parameters for a call. */
+const settleParameters = (item: RefundItem) => [
+  item.usageId,
+  item.userId,
+  item.amount.toString(),
+  item.requestId,
+  item.at.toISOString(),
+  item.finalStatus,
+  item.units,
+  item.httpStatus,
+  item.latencyMs,
+];
+
+/** What an LLM call's charge paid for, recorded beside its usage row (decision 051). */
+export interface LlmUsageItem {
+  model: string;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  inputAmount: bigint;
+  cachedInputAmount: bigint;
+  outputAmount: bigint;
+  origin: "reported" | "counted";
+}
+
+const SETTLE_LLM_CALL: PreparedStatement = {
+  name: "settle_llm_call",
+  text: `with settled as (
+           select settle_call($1::bigint, $2::bigint, $3::bigint, $4::text, $5::timestamptz, $6::usage_status, $7::bigint, $8::int, $9::int) as ok
+         ), recorded as (
+           insert into llm_usage (usage_id, model, input_tokens, cached_input_tokens, output_tokens, input_amount, cached_input_amount, output_amount, origin)
+           select $1::bigint, $10::text, $11::int, $12::int, $13::int, $14::bigint, $15::bigint, $16::bigint, $17::token_origin from settled where ok
+         )
+         select ok as settled from settled`,
+};
+
+/**
+ * Settles one successful LLM call (what its hold did not cover comes back, as `settle_call` does)
+ * and records what it was charged for, in one statement: the tokens are written with the charge
+ * they explain, or not at all. false: the call was settled before, and nothing was written.
+ */
+export async function settleLlmCall(db: Db, item: RefundItem, llm: LlmUsageItem): Promise<boolean> {
+  const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_LLM_CALL, [
+    ...settleParameters(item),
+    llm.model,
+    llm.inputTokens,
+    llm.cachedInputTokens,
+    llm.outputTokens,
+    llm.inputAmount.toString(),
+    llm.cachedInputAmount.toString(),
+    llm.outputAmount.toString(),
+    llm.origin,
+  ]);
+  if (!row) throw new Error("settle_llm_call answered no row");
+  return row.settled;
+}
+
 /**
  * Gives back money for failed or over-charged calls, one transaction for the batch. Each answer
  * says whether the call was still pending and is settled now; false: it was settled before (by
@@ -63,17 +120,7 @@ export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[
 
 /** `settle_call` (src/server/db/functions/settle_call.sql): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
 async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
-  const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, [
-    item.usageId,
-    item.userId,
-    item.amount.toString(),
-    item.requestId,
-    item.at.toISOString(),
-    item.finalStatus,
-    item.units,
-    item.httpStatus,
-    item.latencyMs,
-  ]);
+  const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, settleParameters(item));
   if (!row) throw new Error("settle_call answered no row");
   return row.settled;
 }

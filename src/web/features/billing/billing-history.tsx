@@ -11,6 +11,7 @@ import { beijingDateTime } from "#shared/beijing-time";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
+import { LlmCharge } from "./llm-charge";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
 
 /** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
@@ -102,7 +103,12 @@ export function BillingHistory() {
           { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
           { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
-          { title: t("billing.columns.units"), dataIndex: "units", align: "right" },
+          {
+            title: t("billing.columns.units"),
+            dataIndex: "units",
+            align: "right",
+            render: (units: number, row) => (row.llm ? <LlmCharge llm={row.llm} /> : units),
+          },
           { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
           {
             title: t("billing.columns.requestId"),

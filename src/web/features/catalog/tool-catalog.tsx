@@ -5,11 +5,8 @@ import { useLanguage, useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
 
 /** Plain fetch, not the shared client: the landing page must stay light, and a failure here leaves the build's prices. */
-async function fetchCatalog(): Promise<PublicTool[]> {
-  const response = await fetch(`${siteConfig.apiBase}/api/v1/tools`);
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return ((await response.json()) as { tools: PublicTool[] }).tools;
-}
+const fetchCatalog = (): Promise<PublicTool[]> =>
+  fetch(`${siteConfig.apiBase}/api/v1/tools`).then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`)))).then((body: { tools: PublicTool[] }) => body.tools);
 
 /** `prerendered`: the build's catalog, shown at once and replaced by the server's current one. */
 export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
@@ -37,9 +34,13 @@ export function ToolCatalog({ prerendered }: { prerendered: PublicTool[] }) {
                 <span className="catalog-category">{tool.category}</span>
               </div>
               <p>{tool.description}</p>
+              {tool.models?.map((model) => (
+                <p key={model.id} className="catalog-price">
+                  {t("home.perMillion", { ...model, c: siteConfig.currencySymbol })}
+                </p>
+              ))}
               <p className="catalog-price">
-                {siteConfig.currencySymbol}
-                {tool.price} / {tool.unit ?? t("home.perCall")}
+                {!tool.models && `${siteConfig.currencySymbol}${tool.price} / ${tool.unit ?? t("home.perCall")}`}
                 {tool.requiresApproval ? <span className="catalog-approval">{t("home.approvalRequired")}</span> : null}
               </p>
               <a href={`/docs/tools/${tool.id}.html`}>{t("home.toolDocs")}</a>

@@ -3,7 +3,7 @@ import type { Tool } from "../../catalog/catalog-file";
 import { echo } from "./echo";
 import { pinyin, pinyinUnits } from "./pinyin";
 import { qrcode } from "./qrcode";
-import type { ToolHandler, ToolRequest, UpstreamHandler } from "./types";
+import type { MeteredCall, ToolHandler, ToolRequest, UpstreamHandler, UpstreamRequest } from "./types";
 
 /** Runs in this process and reaches nothing outside it, so it may run before it is paid for; reads its whole body. */
 export interface BuiltinTool {
@@ -26,6 +26,8 @@ export interface UpstreamTool {
   startsEarly: boolean;
   /** Closes its keep-alive connections. */
   close(): Promise<void>;
+  /** For a tool priced by what each call asks (`protocol: "openai"`): reads the whole request and sizes its hold. */
+  meter?: (request: UpstreamRequest & { body: Buffer }) => MeteredCall;
 }
 
 export type RunnableTool = BuiltinTool | UpstreamTool;
@@ -49,7 +51,9 @@ export async function runnableTools(tools: Iterable<Tool>, log: FastifyBaseLogge
     }
     const { httpUpstream } = await import("./http-upstream");
     const upstream = httpUpstream(tool.handler, log);
+    const meter = tool.handler.protocol === "openai" ? (await import("./openai")).openAiMeter(tool.id, tool.handler, upstream.run, log) : undefined;
     runnable.set(tool.id, {
+      meter,
       local: false,
       run: upstream.run,
       close: upstream.close,

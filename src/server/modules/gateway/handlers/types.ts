@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
+import type { TokenAmounts, TokenCounts } from "#shared/llm-prices";
 
 export interface ToolRequest {
   method: string;
@@ -44,6 +45,24 @@ export interface StreamedToolResponse extends Omit<ToolResponse, "body" | "units
 
 export type ToolHandler = (request: ToolRequest) => Promise<ToolResponse>;
 export type UpstreamHandler = (request: UpstreamRequest) => Promise<ToolResponse | StreamedToolResponse>;
+
+/** What an LLM call was charged for: its model, its tokens and what each direction cost (micro-units). */
+export interface LlmCharge {
+  model: string;
+  tokens: TokenCounts;
+  amounts: TokenAmounts;
+  /** Whether the upstream reported the tokens, or Tollgate counted them. */
+  origin: "reported" | "counted";
+}
+
+/**
+ * A call priced by what it asks (an OpenAI-compatible tool's), read whole before its hold: either
+ * answered here, free (no hold, no upstream call), or held `holdMicros` and run with `body`; its
+ * answer's units are micro-units, and `charged` tells what the cost it was charged paid for.
+ */
+export type MeteredCall =
+  | { answer: ToolResponse }
+  | { body: Buffer; holdMicros: number; run: UpstreamHandler; charged(cost: bigint): LlmCharge | undefined };
 
 export const isStreamed = (response: ToolResponse | StreamedToolResponse): response is StreamedToolResponse => typeof response.units === "function";
 
