@@ -10,7 +10,7 @@ import { createSession } from "../auth/sessions";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
-import { arrayLiteral } from "../ledger/array-literal";
+import { arrayLiteral } from "../../lib/array-literal";
 import { chargeBatch, type ChargeItem } from "../ledger/charges";
 import { refundBatch } from "../ledger/refunds";
 

@@ -1,5 +1,5 @@
 import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
-import { arrayLiteral } from "./array-literal";
+import { arrayLiteral } from "../../lib/array-literal";
 
 /**
  * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in

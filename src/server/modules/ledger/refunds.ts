@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { preparedRows, queryRows, type Db, type PreparedStatement, type Tx } from "../../db/client";
-import { arrayLiteral } from "./array-literal";
+import { arrayLiteral } from "../../lib/array-literal";
 
 /** Money back for a call whose tool failed (all of it) or used fewer units than charged (the difference). */
 export interface RefundItem {
