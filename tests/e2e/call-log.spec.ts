@@ -19,6 +19,10 @@ async function failedCalls(request: APIRequestContext) {
   expect(disabled.status(), await disabled.text()).toBe(200);
   const refused = await request.post("/v1/tools/qrcode", { data: { text: "hi" }, headers: { authorization: `Bearer ${off.secret}` } });
   expect(refused.status()).toBe(401);
+  // The log is written off the calls' path, in batches a moment apart: wait until both are in.
+  for (const call of [lowBalance, refused]) {
+    await expect.poll(async () => (await request.get(`/api/v1/console/calls/${call.headers()["x-request-id"]}`, { headers: auth })).status()).toBe(200);
+  }
   return {
     token,
     lowBalance: { requestId: lowBalance.headers()["x-request-id"]!, message: ((await lowBalance.json()) as { error: { message: string } }).error.message },

@@ -252,6 +252,20 @@ describe("a refused call", () => {
   });
 });
 
+describe("text the database cannot hold", () => {
+  it("is made storable: a NUL in the tool id a caller names loses neither its row nor the others of its batch", async () => {
+    const { user, key } = await funded();
+    const odd = await t.app.inject({ method: "POST", url: "/v1/tools/a%00b", payload: {}, headers: { authorization: `Bearer ${key.secret}` } });
+    expect(odd.statusCode).toBe(404);
+    const served = await call(key.secret, "echo");
+    await rowFor(odd.headers["x-request-id"] as string);
+    expect((await rowsOf(user.userId)).map((row) => [row.requestId, row.toolId, row.outcome])).toEqual([
+      [odd.headers["x-request-id"], "a\uFFFDb", "unknown_tool"],
+      [served.headers["x-request-id"], "echo", "served"],
+    ]);
+  });
+});
+
 describe("a call the tool failed", () => {
   it("is refunded in full: upstream_failed with the upstream's status; its body is kept for operators, cut to 2 KB", async () => {
     const { user, key } = await funded();
@@ -358,7 +372,7 @@ describe("the queue", () => {
     const writer = new CallLogWriter(t.database.db, {
       capacity: 2,
       maxBatch: 500,
-      flushAfterMs: 100,
+      flushAfterMs: 60_000,
       onDropped: (reason, rows) => metrics.callLogRowsDropped(reason, rows),
       onWriteFailed: (error) => {
         throw error;

@@ -16,6 +16,8 @@ interface ToolAnswer {
 }
 
 const sinceUs = (from: number) => Math.round((performance.now() - from) * 1000);
+/** Text as the database can store it: PostgreSQL's text holds no NUL, and one would lose its whole batch. */
+const storable = (text: string) => (text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text);
 
 /**
  * One gateway call as it happens, and then its row in the call log: the one object logging
@@ -55,7 +57,7 @@ export class CallTrace {
     /** performance.now() when the request was received. */
     private readonly startedAt: number,
   ) {
-    this.toolId = toolId.length > TOOL_ID_CHARS ? toolId.slice(0, TOOL_ID_CHARS) : toolId;
+    this.toolId = storable(toolId.length > TOOL_ID_CHARS ? toolId.slice(0, TOOL_ID_CHARS) : toolId);
   }
 
   identified(caller: FoundApiKey): void {
@@ -86,7 +88,7 @@ export class CallTrace {
     this.upstreamUs = Math.round((performance.now() - this.upstreamStartedAt) * 1000);
     if (answer.status >= 500 && (typeof answer.body === "string" || Buffer.isBuffer(answer.body))) {
       const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
-      this.upstreamErrorExcerpt = body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8");
+      this.upstreamErrorExcerpt = storable(body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8"));
     }
     if (answer.observe) {
       this.streamed = true;
@@ -115,7 +117,7 @@ export class CallTrace {
     this.outcome = outcome;
     this.httpStatus = error.status;
     this.errorCode = error.code;
-    this.errorMessage = error.message;
+    this.errorMessage = storable(error.message);
     this.bytesOut = error.bodyBytes;
   }
 }
