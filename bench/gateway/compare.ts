@@ -18,6 +18,9 @@ const { values: args } = parseArgs({
     b: { type: "string", default: "dist" },
     "label-a": { type: "string", default: "A" },
     "label-b": { type: "string", default: "B" },
+    /** Environment for one side only, as NAME=VALUE, repeatable: the same build with a setting on and off. */
+    "env-a": { type: "string", multiple: true, default: [] },
+    "env-b": { type: "string", multiple: true, default: [] },
     db: { type: "string", default: "pglite" },
     calls: { type: "string", default: "20000" },
     rounds: { type: "string", default: "6" },
@@ -28,6 +31,19 @@ const { values: args } = parseArgs({
 if (!args.a) {
   console.error("--a must name a build folder (the compiled dist/ of the build to compare against)");
   process.exit(2);
+}
+/** NAME=VALUE pairs from --env-a or --env-b. */
+function envOf(option: "env-a" | "env-b"): Record<string, string> {
+  return Object.fromEntries(
+    args[option]!.map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) {
+        console.error(`--${option} takes NAME=VALUE, not ${JSON.stringify(pair)}`);
+        process.exit(2);
+      }
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
 if (args.db !== "pglite" && args.db !== "postgres") {
   console.error(`--db must be pglite or postgres, not ${JSON.stringify(args.db)}`);
@@ -48,8 +64,8 @@ const ALONE_CALLS = Math.ceil(Math.min(CALLS, 3000) / ROUNDS) * ROUNDS;
 const db = args.db;
 
 /** One build's server, signed up, topped up and holding its keys. */
-async function prepared(label: string, dist: string, database: string) {
-  const bench = await benchServer({ db, logLevel: "warn", dist, database });
+async function prepared(label: string, dist: string, database: string, env: Record<string, string>) {
+  const bench = await benchServer({ db, logLevel: "warn", dist, database, env });
   const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1");
   if (codes.code !== 0) throw new Error(`${label}: could not create a redemption code: ${codes.err}`);
   const server = await bench.start();
@@ -63,7 +79,10 @@ async function prepared(label: string, dist: string, database: string) {
   return { label, bench, server, client, keys, price, target, connection: new Client(bench.base), many: [] as Sample[], alone: [] as Sample[] };
 }
 
-const sides = [await prepared(args["label-a"]!, args.a, "tollgate_bench_a"), await prepared(args["label-b"]!, args.b!, "tollgate_bench_b")] as const;
+const sides = [
+  await prepared(args["label-a"]!, args.a, "tollgate_bench_a", envOf("env-a")),
+  await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b")),
+] as const;
 try {
   for (const side of sides) {
     await load(side.target, "/v1/tools/echo", side.keys, 2000, CONNECTIONS);
