@@ -72,8 +72,10 @@ export default fp(
     app.decorate("metrics", metrics);
     if (isClusterWorker()) await shareWithPrimary(metrics.registry);
 
-    app.addHook("onResponse", async (request: FastifyRequest, reply: FastifyReply) => {
+    // Callback-style: an async hook would cost every request a promise.
+    app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply);
+      done();
     });
 
     app.get("/metrics", { logLevel: "warn", schema: { hide: true } }, async (request, reply) => {
@@ -85,5 +87,5 @@ export default fp(
       return reply.header("cache-control", "no-store").type(metrics.registry.contentType).send(text);
     });
   },
-  { name: "metrics", dependencies: ["config", "db", "catalog"] },
+  { name: "metrics", dependencies: ["config", "db"] },
 );

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { BillingRow, LlmChargeRow } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
-import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
+import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface BillingFilter {
   userId: number;
@@ -11,16 +11,6 @@ export interface BillingFilter {
   toolId?: string;
   keyId?: number;
 }
-
-interface Cursor {
-  /** created_at in microseconds since the epoch, exact. */
-  at: string;
-  id: number;
-}
-
-/** At most 17 digits (until the year 5138): a forged larger one would overflow the database's timestamp arithmetic. */
-const validCursor = (value: Record<string, unknown>) =>
-  typeof value.at === "string" && /^\d{1,17}$/.test(value.at) && Number.isSafeInteger(value.id);
 
 /** Charged calls only: a refunded call cost nothing and is not billed. */
 function conditions(filter: BillingFilter): SQL[] {
@@ -69,10 +59,7 @@ function llmCharge(r: Row): LlmChargeRow | null {
 /** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */
 export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?: string; limit: number }) {
   const where = conditions(filter);
-  if (page.cursor) {
-    const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
-    where.push(sql`(u.created_at, u.id) < (timestamptz 'epoch' + ${cursor.at}::bigint * interval '1 microsecond', ${cursor.id}::bigint)`);
-  }
+  if (page.cursor) where.push(beforeTimeId(sql`u.created_at`, sql`u.id`, page.cursor));
   const rows = await queryRows<Row>(
     db,
     sql`select u.id, (extract(epoch from u.created_at) * 1000000)::bigint::text as at_micros, u.tool_id, u.api_key_id,

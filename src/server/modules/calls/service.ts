@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { type CallDetail, type CallOutcome, type CallRow, CALL_STEPS } from "#shared/calls";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
-import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
+import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
 import { callerNetwork } from "./network";
 
 export interface CallsFilter {
@@ -16,15 +16,6 @@ export interface CallsFilter {
   charged?: boolean;
   slowerThanMs?: number;
 }
-
-interface Cursor {
-  /** received_at in microseconds since the epoch, exact. */
-  at: string;
-  id: number;
-}
-
-/** At most 17 digits: a forged larger one would overflow the database's timestamp arithmetic. */
-const validCursor = (value: Record<string, unknown>) => typeof value.at === "string" && /^\d{1,17}$/.test(value.at) && Number.isSafeInteger(value.id);
 
 const STATUS_RANGES = { "2xx": [200, 300], "4xx": [400, 500], "5xx": [500, 600] } as const;
 
@@ -128,10 +119,7 @@ function toCallRow(r: Row): CallRow {
 /** One page, newest first, continuing after `cursor` (keyset on (received_at, id): stable under inserts). */
 export async function listCalls(db: Db, filter: CallsFilter, page: { cursor?: string; limit: number }): Promise<{ items: CallRow[]; nextCursor: string | null }> {
   const where = conditions(filter);
-  if (page.cursor) {
-    const cursor = decodeCursor<Cursor>(page.cursor, validCursor);
-    where.push(sql`(c.received_at, c.id) < (timestamptz 'epoch' + ${cursor.at}::bigint * interval '1 microsecond', ${cursor.id}::bigint)`);
-  }
+  if (page.cursor) where.push(beforeTimeId(sql`c.received_at`, sql`c.id`, page.cursor));
   const rows = await queryRows<Row>(
     db,
     sql`select ${COLUMNS}
