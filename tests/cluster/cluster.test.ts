@@ -10,13 +10,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "../../src/shared/money";
 import { systemClock } from "../../src/server/clock";
 import { LISTENER_APPLICATION_NAME, openPostgres, type Database } from "../../src/server/db/client";
-import { usageRecords, users } from "../../src/server/db/schema/index";
+import { idempotencyKeys, usageRecords, users } from "../../src/server/db/schema/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
 import { freePort } from "../../src/server/testing/free-port";
 import { buildServerForTest } from "../../src/server/testing/server-process";
@@ -311,9 +311,16 @@ describe("two processes behind nginx on PostgreSQL and Redis", () => {
     const burst = Array.from({ length: 60 }, (_, i) => ({ idempotencyKey: `killed-burst-${i}`, toolId: i % 3 === 0 ? "held" : "echo" }));
     const send = (one: (typeof burst)[number]) => callTool(nginx.url, key.secret, one.toolId, { "idempotency-key": one.idempotencyKey });
     holding = true;
-    // Through nginx to both processes at once; killed once some upstream calls are held (charged, pending).
+    // Through nginx to both processes at once; killed once every held call is at the upstream
+    // (charged, pending) and both processes hold some, so the dead one leaves charges to refund.
     const first = burst.map((one) => send(one).catch((error: unknown) => error));
-    await expect.poll(() => held.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(10);
+    const heldCalls = burst.filter((one) => one.toolId === "held");
+    await expect.poll(() => held.length, { timeout: 30_000 }).toBe(heldCalls.length);
+    const holders = await database.db
+      .selectDistinct({ instanceId: idempotencyKeys.instanceId })
+      .from(idempotencyKeys)
+      .where(and(inArray(idempotencyKeys.key, heldCalls.map((one) => one.idempotencyKey)), isNull(idempotencyKeys.statusCode)));
+    expect(holders, "nginx sent held calls to both processes").toHaveLength(2);
     expect(await b.stop("SIGKILL")).toBe("SIGKILL");
     holding = false;
     // The survivor's held calls are answered; the dead one's connections are gone.
