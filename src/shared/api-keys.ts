@@ -103,6 +103,13 @@ const ipAllowlistSchema = z
   .transform((rules) => [...new Set(rules)])
   .describe("Addresses and CIDR ranges the key may be used from; empty for anywhere");
 
+export const WHEN_PREPAID_RUNS_OUT = ["balance", "stop"] as const;
+export type WhenPrepaidRunsOut = (typeof WHEN_PREPAID_RUNS_OUT)[number];
+
+const whenPrepaidRunsOutSchema = z
+  .enum(WHEN_PREPAID_RUNS_OUT)
+  .describe("When a tool's free quota and packages do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted)");
+
 /** POST /api/v1/console/keys */
 export const createApiKeyBody = z.object({
   name: nameSchema,
@@ -111,6 +118,7 @@ export const createApiKeyBody = z.object({
   spendLimitPeriod: spendLimitPeriodSchema.optional(),
   allowedTools: allowedToolsSchema.optional(),
   ipAllowlist: ipAllowlistSchema.optional(),
+  whenPrepaidRunsOut: whenPrepaidRunsOutSchema.optional(),
 });
 export type CreateApiKeyInput = z.input<typeof createApiKeyBody>;
 
@@ -123,6 +131,7 @@ export const updateApiKeyBody = z.object({
   spendLimitPeriod: spendLimitPeriodSchema.optional(),
   allowedTools: allowedToolsSchema.optional(),
   ipAllowlist: ipAllowlistSchema.optional(),
+  whenPrepaidRunsOut: whenPrepaidRunsOutSchema.optional(),
 });
 export type UpdateApiKeyInput = z.input<typeof updateApiKeyBody>;
 
@@ -145,6 +154,7 @@ export const apiKeySchema = z.object({
   periodEndsAt: z.string().nullable().describe("When the current period ends and the spend limit starts again at 0; null for a lifetime limit"),
   allowedTools: z.array(z.string()),
   ipAllowlist: z.array(z.string()),
+  whenPrepaidRunsOut: whenPrepaidRunsOutSchema,
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 

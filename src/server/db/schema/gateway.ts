@@ -36,6 +36,11 @@ export const usageRecords = pgTable(
      * its lifetime): a refund leaves that period, which may be later than the call's own stamp.
      */
     spendPeriodStart: timestamp("spend_period_start", { withTimezone: true }),
+    /**
+     * Of `units`, those paid from prepaid lots (lot_moves names which); `amount` pays the rest. A
+     * trigger gives back to the lots what a refund or a smaller final `units` no longer needs.
+     */
+    prepaidUnits: bigint("prepaid_units", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),

@@ -1,7 +1,10 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, pgEnum, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { SPEND_LIMIT_PERIODS } from "#shared/spend-period";
+import { WHEN_PREPAID_RUNS_OUT } from "#shared/api-keys";
 import { users } from "./core";
+
+export const whenPrepaidRunsOut = pgEnum("when_prepaid_runs_out", WHEN_PREPAID_RUNS_OUT);
 
 export const spendLimitPeriod = pgEnum("spend_limit_period", SPEND_LIMIT_PERIODS);
 
@@ -36,6 +39,8 @@ export const apiKeys = pgTable(
     allowedTools: text("allowed_tools").array().notNull().default(sql`'{}'::text[]`),
     /** Addresses and CIDR ranges; empty: anywhere. */
     ipAllowlist: text("ip_allowlist").array().notNull().default(sql`'{}'::text[]`),
+    /** When a call needs more than the free quota and packages left: go on from the balance, or refuse it (402 prepaid_exhausted). */
+    whenPrepaidRunsOut: whenPrepaidRunsOut("when_prepaid_runs_out").notNull().default("balance"),
   },
   (t) => [index("api_keys_user_idx").on(t.userId, t.createdAt)],
 );

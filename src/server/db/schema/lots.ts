@@ -1,0 +1,65 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+export const LOT_SOURCES = ["free", "package", "grant"] as const;
+export const lotSource = pgEnum("lot_source", LOT_SOURCES);
+
+/**
+ * Prepaid units of one tool for one user (docs/decisions/054): a period's free quota, a package
+ * bought from the balance, or a package an operator granted. Calls draw from lots before the
+ * balance (charge_call_prepaid); every change of `units_left` writes a row of `lot_moves` in the
+ * same statement, so `units_granted - units_left` is always the sum of the lot's moves.
+ */
+export const unitLots = pgTable(
+  "unit_lots",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: bigint("user_id", { mode: "number" }).notNull(),
+    toolId: text("tool_id").notNull(),
+    source: lotSource("source").notNull(),
+    /** The catalog's package id (null for a free quota). */
+    packageId: text("package_id"),
+    /** The package's name when the lot was made, so a later catalog edit does not rename what a user bought. */
+    label: text("label").notNull(),
+    unitsGranted: bigint("units_granted", { mode: "number" }).notNull(),
+    unitsLeft: bigint("units_left", { mode: "number" }).notNull(),
+    /** Micro-units taken from the balance for it; 0 for a free quota or a grant. */
+    pricePaid: bigint("price_paid", { mode: "bigint" }).notNull().default(sql`0`),
+    /** Usable from this instant (a free quota: its period's start) until just before `expires_at`. */
+    effectiveAt: timestamp("effective_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /** What made it: `purchase:<Idempotency-Key>`, `grant:<operator's key>`, or `free:<period start>`; unique per user. */
+    origin: text("origin").notNull(),
+    /** When an operator gave its unused units back as money (`admin packages refund`); once. */
+    refundedAt: timestamp("refunded_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("unit_lots_user_origin_uq").on(t.userId, t.toolId, t.origin),
+    index("unit_lots_drawable_idx").on(t.userId, t.toolId, t.expiresAt).where(sql`${t.unitsLeft} > 0`),
+    index("unit_lots_expiring_idx").on(t.expiresAt).where(sql`${t.unitsLeft} > 0`),
+    check("unit_lots_units_left_in_range", sql`${t.unitsLeft} >= 0 and ${t.unitsLeft} <= ${t.unitsGranted}`),
+    check("unit_lots_units_granted_positive", sql`${t.unitsGranted} > 0`),
+  ],
+);
+
+export const LOT_MOVE_KINDS = ["draw", "return", "refund"] as const;
+export const lotMoveKind = pgEnum("lot_move_kind", LOT_MOVE_KINDS);
+
+/**
+ * Append-only: units taken out of a lot (positive: a call's draw, an operator's refund of what was
+ * left) or put back (negative: what a call did not use, or all of a failed call's draw).
+ */
+export const lotMoves = pgTable(
+  "lot_moves",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    lotId: bigint("lot_id", { mode: "number" }).notNull(),
+    /** The call that drew or gave back (null for an operator's refund). */
+    usageId: bigint("usage_id", { mode: "number" }),
+    units: bigint("units", { mode: "number" }).notNull(),
+    kind: lotMoveKind("kind").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("lot_moves_usage_idx").on(t.usageId).where(sql`${t.usageId} is not null`), index("lot_moves_lot_idx").on(t.lotId), check("lot_moves_units_nonzero", sql`${t.units} <> 0`)],
+);
