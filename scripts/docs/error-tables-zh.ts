@@ -7,6 +7,7 @@ export const GATEWAY_MEANING_ZH: Record<GatewayErrorCode, string> = {
   invalid_key: "API 密钥缺失、不存在、已停用或已过期。",
   insufficient_balance: "余额不足以支付本次调用：请充值后继续。",
   spend_limit_reached: "该 API 密钥已达到消费限额。",
+  prepaid_exhausted: "该工具剩余的免费额度和次数包不够支付本次调用，而该 API 密钥设置为用完即停、不从余额扣费：请购买次数包，或在控制台允许该密钥使用余额。",
   account_disabled: "该 API 密钥所属的账户已被站点运营者停用：请联系运营者。",
   ip_not_allowed: "该 API 密钥不能从此 IP 地址使用。",
   tool_not_allowed: "该 API 密钥不能调用此工具。",
@@ -35,6 +36,7 @@ export const GATEWAY_ADVICE_ZH: Partial<Record<GatewayErrorCode, string>> = {
   invalid_key: "使用 [API 密钥](/console/api-keys)页面上一个有效的密钥，发送 `Authorization: Bearer <API key>`。",
   insufficient_balance: "[充值](/console/charge-details)后重试。",
   spend_limit_reached: "在 [API 密钥](/console/api-keys)页面提高或取消该密钥的消费限额，或改用其他密钥。",
+  prepaid_exhausted: "购买该工具的次数包，或在 [API 密钥](/console/api-keys)页面把该密钥设为额度用完后从余额扣费。响应头 `X-Quota-Remaining` 给出剩余单位数。",
   ip_not_allowed: "从该密钥 IP 白名单中的地址调用，或把此地址加入白名单。",
   tool_not_allowed: "把此工具加入该密钥允许的工具，或改用其他密钥。",
   tool_not_approved: "[申请权限](/console/apply)并等待审批通过。",
@@ -86,6 +88,8 @@ export const CONSOLE_MEANING_ZH: Record<ErrorCode, string> = {
   tool_not_applicable: "该工具不存在，或无需审批：所有 API 密钥都可以调用它。",
   application_already_pending: "您已有一份该工具的申请正在审核中。请等待审核结果。",
   tool_access_already_granted: "您已获得该工具的使用权限。",
+  insufficient_balance: "余额不足以支付本次购买。请先充值，再购买。",
+  unknown_package: "该工具没有此 ID 的次数包。工具页面列出了它的次数包。",
 };
 
 export const CALL_OUTCOME_MEANING_ZH: Record<keyof typeof CALL_LOG_OUTCOMES, string> = {

@@ -37,6 +37,7 @@ import accountRoutes from "./modules/account/routes";
 import authRoutes from "./modules/auth/routes";
 import applicationRoutes from "./modules/applications/routes";
 import alertRoutes from "./modules/alerts/routes";
+import plansRoutes from "./modules/plans/routes";
 import { createAlertsJob } from "./modules/alerts/job";
 import { reportMoneyHealthPeriodically } from "./modules/ledger/index";
 import { callLogPlugin, callsRoutes } from "./modules/calls/index";
@@ -140,6 +141,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
               await signedInApi.register(billingRoutes);
               await signedInApi.register(callsRoutes);
               await signedInApi.register(alertRoutes);
+              await signedInApi.register(plansRoutes);
             }),
           );
           for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);

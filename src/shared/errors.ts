@@ -46,6 +46,8 @@ export const API_ERRORS = {
   tool_not_applicable: { status: 400, meaning: "The tool does not exist, or it needs no approval: every API key may call it." },
   application_already_pending: { status: 400, meaning: "You already have an application for this tool under review. Wait for its decision." },
   tool_access_already_granted: { status: 400, meaning: "You already have access to this tool." },
+  insufficient_balance: { status: 402, meaning: "The balance does not cover this purchase. Top up, then buy again." },
+  unknown_package: { status: 404, meaning: "The tool sells no package with this id. The tool's page lists its packages." },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof API_ERRORS;

@@ -3,6 +3,10 @@ export const GATEWAY_ERRORS = {
   invalid_key: { status: 401, message: "the API key is missing, unknown, disabled or expired" },
   insufficient_balance: { status: 402, message: "the balance does not cover this call: top up to continue" },
   spend_limit_reached: { status: 402, message: "this API key has reached its spend limit" },
+  prepaid_exhausted: {
+    status: 402,
+    message: "the free quota and packages left for this tool do not cover this call, and this API key is set to stop rather than pay from the balance: buy a package, or let the key use the balance in the console",
+  },
   account_disabled: { status: 403, message: "the account this API key belongs to has been disabled by the site's operator: contact them" },
   ip_not_allowed: { status: 403, message: "this API key may not be used from this IP address" },
   tool_not_allowed: { status: 403, message: "this API key may not call this tool" },
@@ -38,3 +42,9 @@ export const spendLimitHoldMessage = (held: string, left: string) =>
 
 /** Response header with the cost of the call, a decimal string in the site currency. */
 export const COST_HEADER = "x-tollgate-cost";
+
+/**
+ * Response header of a tool with a free quota or packages: the units left for the caller in its
+ * free quota and packages after the call (for a streamed answer, after its hold).
+ */
+export const QUOTA_HEADER = "x-quota-remaining";

@@ -7,6 +7,7 @@ import { applicationsApproveCommand, applicationsListCommand, applicationsReject
 import { codesCreateCommand, codesExportCommand, codesListCommand, codesVoidCommand } from "../modules/redemption/cli";
 import { statsCommand } from "../modules/stats/cli";
 import { sessionsListCommand, sessionsRevokeCommand } from "../modules/auth/cli";
+import { packagesGrantCommand, packagesListCommand, packagesRefundCommand } from "../modules/plans/cli";
 
 /** Every `tollgate admin` command. Features add theirs here. */
 export const COMMANDS: CliCommand[] = [
@@ -29,5 +30,8 @@ export const COMMANDS: CliCommand[] = [
   usersEnableCommand,
   callsShowCommand,
   callsRefundCommand,
+  packagesGrantCommand,
+  packagesListCommand,
+  packagesRefundCommand,
   auditCommand,
 ];

@@ -20,6 +20,8 @@ const tool = (overrides: object = {}) => ({
   ...overrides,
 });
 
+const starter = { id: "starter", name: "Starter", units: 1000, price: "9.90", validDays: 30 };
+
 describe("loadCatalog", () => {
   it("reads the shipped catalog", () => {
     const tools = loadCatalog(path.resolve("config/tools.json"));
@@ -33,6 +35,13 @@ describe("loadCatalog", () => {
     expect(pinyin!.translations["zh-CN"]).toMatchObject({ name: "拼音", unit: "汉字" });
     const [plain] = loadCatalog(writeCatalog({ tools: [tool()] }));
     expect(plain!.translations).toEqual({});
+  });
+
+  it("reads a free quota and packages", () => {
+    const [echo] = loadCatalog(writeCatalog({ tools: [tool({ freeQuota: { units: 100, period: "month" }, packages: [starter] })] }), {});
+    expect(echo).toMatchObject({ freeQuota: { units: 100, period: "month" }, packages: [starter] });
+    const [flat] = loadCatalog(writeCatalog({ tools: [tool()] }), {});
+    expect([flat!.freeQuota, flat!.packages]).toEqual([undefined, []]);
   });
 
   it("applies defaults and parses prices exactly", () => {
@@ -80,6 +89,8 @@ describe("loadCatalog", () => {
     ["a tool without a price", tool({ price: undefined }), /tools\.0\.price: is required/],
     ["a priced path that is an OpenAI route", openAiTool({ pricedPaths: { "/chat/completions": "0.01" } }), /tools\.0\.handler\.pricedPaths\.\/chat\/completions: is an OpenAI route/],
     ["a priced path that is free", openAiTool({ pricedPaths: { "/audio/speech": "0" } }), /tools\.0\.handler\.pricedPaths\.\/audio\/speech: must be a decimal above zero/],
+    ["a free quota on an OpenAI-compatible tool", openAiTool({}, { freeQuota: { units: 10, period: "day" } }), /tools\.0\.freeQuota: an OpenAI-compatible tool is priced per token/],
+    ["packages on an OpenAI-compatible tool", openAiTool({}, { packages: [starter] }), /tools\.0\.packages: an OpenAI-compatible tool is priced per token/],
     ["priced paths on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", pricedPaths: { "/a": "1" } } }), /tools\.0\.handler\.pricedPaths: are priced only/],
   ])("refuses %s, saying which field and why", (_label, entry, message) => {
     expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
@@ -105,6 +116,13 @@ describe("loadCatalog", () => {
     ["an empty translated name", { tools: [tool({ translations: { "zh-CN": { name: "" } } })] }, /tools\.0\.translations\.zh-CN\.name/],
     ["a misspelt translated field", { tools: [tool({ translations: { "zh-CN": { title: "回显" } } })] }, /tools\.0\.translations\.zh-CN: Unrecognized key: "title"/],
     ["a unit translated on a per-call tool", { tools: [tool({ translations: { "zh-CN": { unit: "次" } } })] }, /tools\.0\.translations\.zh-CN\.unit: a tool priced per call has no unit/],
+    ["a free quota per week", { tools: [tool({ freeQuota: { units: 10, period: "week" } })] }, /tools\.0\.freeQuota\.period/],
+    ["a free quota of no units", { tools: [tool({ freeQuota: { units: 0, period: "day" } })] }, /tools\.0\.freeQuota\.units/],
+    ["a package price finer than the money type", { tools: [tool({ packages: [{ ...starter, price: "0.0000001" }] })] }, /tools\.0\.packages\.0\.price: must be a decimal above zero/],
+    ["a free package", { tools: [tool({ packages: [{ ...starter, price: "0" }] })] }, /tools\.0\.packages\.0\.price/],
+    ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays/],
+    ["a misspelt package field", { tools: [tool({ packages: [{ ...starter, expiresDays: 3 }] })] }, /tools\.0\.packages\.0: Unrecognized key: "expiresDays"/],
+    ["two packages of one id", { tools: [tool({ packages: [starter, starter] })] }, /tools\.0\.packages\.1\.id: duplicate package id "starter"/],
     [
       "a missing secret",
       { tools: [tool({ handler: { type: "http", url: "http://x.test/", headers: { a: "${NOPE}" } } })] },

@@ -81,6 +81,24 @@ const chineseText = z.strictObject({
   unit: z.string().min(1).max(40).optional(),
 });
 
+/** Units a user may use free in each natural Beijing day or month (not counted from first use). */
+const freeQuota = z.strictObject({
+  units: z.number().int().min(1).max(1_000_000_000),
+  period: z.enum(["day", "month"]),
+});
+
+const PACKAGE_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
+
+/** A call package a user buys from the balance: `units` of this tool, usable for `validDays` days from purchase. */
+const callPackage = z.strictObject({
+  id: z.string().regex(PACKAGE_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
+  name: z.string().min(1).max(80),
+  units: z.number().int().min(1).max(1_000_000_000),
+  price: z.string().refine((p) => isMoney(p) && parseMoney(p) > 0n, "must be a decimal above zero such as 9.90"),
+  validDays: z.number().int().min(1).max(3660),
+  translations: z.strictObject({ "zh-CN": z.strictObject({ name: z.string().min(1).max(80) }).optional() }).default({}),
+});
+
 const toolEntry = z.object({
   id: z.string().regex(TOOL_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
   name: z.string().min(1).max(80),
@@ -95,6 +113,8 @@ const toolEntry = z.object({
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   handler: z.discriminatedUnion("type", [builtinHandler, httpHandler]),
   translations: z.strictObject({ "zh-CN": chineseText.optional() }).default({}),
+  freeQuota: freeQuota.optional(),
+  packages: z.array(callPackage).max(20).default([]),
 });
 
 const catalogFile = z
@@ -105,7 +125,7 @@ const catalogFile = z
       if (tool.translations["zh-CN"]?.unit !== undefined && tool.unit === undefined) {
         ctx.addIssue({ code: "custom", path: ["tools", i, "translations", "zh-CN", "unit"], message: "a tool priced per call has no unit to translate" });
       }
-      for (const [field, message] of pricingProblems(tool)) ctx.addIssue({ code: "custom", path: ["tools", i, ...field], message });
+      for (const [field, message] of [...pricingProblems(tool), ...planProblems(tool)]) ctx.addIssue({ code: "custom", path: ["tools", i, ...field], message });
       if (seen.has(tool.id)) ctx.addIssue({ code: "custom", path: ["tools", i, "id"], message: `duplicate tool id "${tool.id}"` });
       seen.add(tool.id);
     });
@@ -132,7 +152,24 @@ function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[],
   return problems;
 }
 
+/** Free quotas and packages count a tool's own units: an OpenAI-compatible tool's are tokens of many prices, so it has neither. */
+function planProblems(tool: z.infer<typeof toolEntry>): [(string | number)[], string][] {
+  const problems: [(string | number)[], string][] = [];
+  if (tool.handler.type === "http" && tool.handler.protocol === "openai") {
+    if (tool.freeQuota) problems.push([["freeQuota"], "an OpenAI-compatible tool is priced per token of each model: it has no free quota of units"]);
+    if (tool.packages.length > 0) problems.push([["packages"], "an OpenAI-compatible tool is priced per token of each model: it has no packages of units"]);
+  }
+  const seen = new Set<string>();
+  tool.packages.forEach((pkg, j) => {
+    if (seen.has(pkg.id)) problems.push([["packages", j, "id"], `duplicate package id "${pkg.id}"`]);
+    seen.add(pkg.id);
+  });
+  return problems;
+}
+
 export type ToolEntry = z.infer<typeof toolEntry>;
+export type CallPackage = z.infer<typeof callPackage>;
+export type FreeQuota = z.infer<typeof freeQuota>;
 export type HttpHandlerConfig = z.infer<typeof httpHandler>;
 
 export interface Tool extends Omit<ToolEntry, "price"> {

@@ -10,7 +10,8 @@ import { apiKeyRefusal, type ApiKeyRefusal, currentPeriodSpend } from "../keys/i
 import type { CallTrace } from "../calls/index";
 import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
-import { spendLimitHoldMessage } from "#shared/gateway";
+import { QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
+import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
@@ -26,7 +27,7 @@ import {
   type UpstreamRequest,
 } from "./handlers/types";
 import { llmUsageItem } from "./llm-usage";
-import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, refundBatch, type RefundItem, settleLlmCall } from "../ledger/index";
+import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type PrepaidTerms, refundBatch, type RefundItem, settleLlmCall } from "../ledger/index";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
@@ -40,6 +41,9 @@ const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
   tool_not_allowed: "tool_not_allowed",
   spend_limit_reached: "spend_limit_reached",
 };
+
+/** A tool whose calls draw on lots: it has a free quota or packages (decision 054). */
+const hasPlans = (tool: Tool) => tool.freeQuota !== undefined || tool.packages.length > 0;
 
 export interface GatewayCall {
   tool: Tool;
@@ -62,6 +66,8 @@ export type Payer = {
    * in the last second, so its calls may start upstream while their holds commit (decision 038).
    */
   keyAllowsEarlyStart: boolean;
+  /** The key refuses a call its free quota and packages do not cover, rather than pay from the balance. */
+  stopWhenPrepaidRunsOut: boolean;
 };
 
 /** The least a served call is charged, in priced units. */
@@ -70,8 +76,11 @@ const ABORTED = "the call was aborted by the caller; it was not charged";
 /** Whether a tool answered with success (2xx): only such calls are charged. */
 export const succeeded = (response: { status: number }) => response.status >= 200 && response.status < 300;
 
-/** The answer and what the call cost (micro-units): for a streamed answer, known once its body has ended. */
-export type GatewayResult = { response: ToolResponse; cost: bigint } | { response: StreamedToolResponse; cost: Promise<bigint> };
+/**
+ * The answer and what the call cost (micro-units): for a streamed answer, known once its body has
+ * ended. `quotaRemaining`: for a tool with plans, the units left in the caller's free quota and packages.
+ */
+export type GatewayResult = ({ response: ToolResponse; cost: bigint } | { response: StreamedToolResponse; cost: Promise<bigint> }) & { quotaRemaining?: number };
 
 /**
  * The metered call: key, access and rate checks, then the tool and its charge, batched with
@@ -121,7 +130,9 @@ export class Gateway {
    * A charge the database refused. Over a spend limit, the message gives what the call needed held
    * and what the key had left, read after the refusal (the charge statement reports only why).
    */
-  private async refusal(reason: "insufficient_balance" | "spend_limit_reached", payer: Payer, held: bigint): Promise<GatewayError> {
+  private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint): Promise<GatewayError> {
+    const { reason } = refused;
+    if (reason === "prepaid_exhausted") return new GatewayError(reason, undefined, { [QUOTA_HEADER]: String(refused.prepaidLeft) });
     if (reason !== "spend_limit_reached") return new GatewayError(reason);
     const [key] = await this.db
       .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })
@@ -156,7 +167,25 @@ export class Gateway {
       now.getTime(),
     );
     if (waitMs > 0) throw new GatewayError("rate_limited", undefined, { "retry-after": String(Math.ceil(waitMs / 1000)) });
-    return { userId: auth.user.id, apiKeyId: auth.key.id, keyAllowsEarlyStart: auth.key.spendLimit === null && !cached.changedRecently };
+    return {
+      userId: auth.user.id,
+      apiKeyId: auth.key.id,
+      keyAllowsEarlyStart: auth.key.spendLimit === null && !cached.changedRecently,
+      stopWhenPrepaidRunsOut: auth.key.whenPrepaidRunsOut === "stop",
+    };
+  }
+
+  /** How a call of a tool with plans, made at `at`, draws on the caller's lots; undefined for a tool without. */
+  private prepaidTerms(tool: Tool, payer: Payer, at: Date): PrepaidTerms | undefined {
+    if (!hasPlans(tool)) return undefined;
+    const quota = tool.freeQuota;
+    return {
+      price: tool.priceMicros,
+      freeUnits: quota?.units ?? 0,
+      freeFrom: quota ? spendPeriodStart(quota.period, at)! : at,
+      freeUntil: quota ? spendPeriodEnd(quota.period, at)! : at,
+      stopWhenOut: payer.stopWhenPrepaidRunsOut,
+    };
   }
 
   /** Runs an admitted call and charges it if it succeeded. Throws GatewayError; any thrown call costs nothing. */
@@ -214,12 +243,15 @@ export class Gateway {
       return { response, cost: 0n };
     }
     const usedUnits = this.usedUnits(call, response.units, units);
-    const cost = call.tool.priceMicros * BigInt(usedUnits);
+    const price = call.tool.priceMicros;
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
-    const charged = await this.charge({ ...payer, toolId: call.tool.id, units: usedUnits, amount: cost, requestId: call.requestId, at: startedAt, ended }, false).holding;
-    if (!charged.ok) throw await this.refusal(charged.reason, payer, cost);
+    const prepaid = this.prepaidTerms(call.tool, payer, startedAt);
+    const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended, prepaid };
+    const charged = await this.charge(item, false).holding;
+    if (!charged.ok) throw await this.refusal(charged, payer, item.amount);
+    const cost = price * BigInt(usedUnits - (charged.prepaidUnits ?? 0));
     call.trace?.holdCommitted(cost);
-    return { response, cost };
+    return { response, cost, ...quotaRemaining(charged) };
   }
 
   /**
@@ -233,10 +265,15 @@ export class Gateway {
     const units = tool.unitsBefore;
     // A metered call's units are micro-units: its hold, then what its tokens cost.
     const price = metered ? 1n : call.tool.priceMicros;
-    const amount = price * BigInt(units);
+    // What the call holds if no lot pays for it: the most it can take from the balance.
+    const mostHeld = price * BigInt(units);
     const startedAt = this.clock.now();
     const started = performance.now();
-    const { holding, startsEarly } = this.charge({ ...payer, toolId: call.tool.id, units, amount, requestId: call.requestId, at: startedAt }, tool.startsEarly && payer.keyAllowsEarlyStart);
+    const prepaid = metered ? undefined : this.prepaidTerms(call.tool, payer, startedAt);
+    const { holding, startsEarly } = this.charge(
+      { ...payer, toolId: call.tool.id, units, amount: mostHeld, requestId: call.requestId, at: startedAt, prepaid },
+      tool.startsEarly && payer.keyAllowsEarlyStart,
+    );
     const early = startsEarly ? this.startBeforeHold(call, tool) : undefined;
     let charged: ChargeOutcome;
     try {
@@ -247,9 +284,13 @@ export class Gateway {
     }
     if (!charged.ok) {
       early?.cancel();
-      throw await this.refusal(charged.reason, payer, amount);
+      throw await this.refusal(charged, payer, mostHeld);
     }
+    // Units drawn from lots are paid already; the balance holds the rest.
+    const drawn = charged.prepaidUnits ?? 0;
+    const amount = price * BigInt(units - drawn);
     call.trace?.holdCommitted(amount);
+    const quota = quotaRemaining(charged);
 
     const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
       usageId: charged.usageId,
@@ -266,13 +307,13 @@ export class Gateway {
       this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
-      const cost = price * BigInt(usedUnits);
+      const cost = price * BigInt(Math.max(0, usedUnits - drawn));
       // An LLM call's tokens are written with its settlement, in one statement.
       const llm = metered?.charged(cost);
       try {
         const stillPending = llm
           ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
-          : cost < amount
+          : cost < amount || usedUnits < drawn
             ? await settle("succeeded", amount - cost, usedUnits, status)
             : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
         if (!stillPending) {
@@ -313,10 +354,12 @@ export class Gateway {
     if (!succeeded(response)) {
       await settle("refunded", amount, units, response.status);
       if (response.status >= 500) throw new GatewayError("upstream_failed");
-      return { response: response as ToolResponse, cost: 0n };
+      return { response: response as ToolResponse, cost: 0n, ...(quota && { quotaRemaining: quota.quotaRemaining + drawn }) };
     }
     if (!isStreamed(response)) {
-      return { response, cost: await recordSuccess(this.usedUnits(call, this.reportedUnits(call, tool, response.units), units), response.status) };
+      const used = this.usedUnits(call, this.reportedUnits(call, tool, response.units), units);
+      const cost = await recordSuccess(used, response.status);
+      return { response, cost, ...(quota && { quotaRemaining: quota.quotaRemaining + drawn - Math.min(used, drawn) }) };
     }
 
     const streamed = response;
@@ -343,7 +386,7 @@ export class Gateway {
         throw error;
       }
     });
-    return { response: { ...streamed, body }, cost };
+    return { response: { ...streamed, body }, cost, ...quota };
   }
 
   /**
@@ -448,6 +491,11 @@ export class Gateway {
     await Promise.all([this.charges.drain(), this.refunds.drain(), this.completions.drain()]);
     await Promise.all([...this.tools.values()].map((tool) => (tool.local ? undefined : tool.close())));
   }
+}
+
+/** The units left in the caller's lots after a call's draw, for a tool with plans. */
+function quotaRemaining(charged: Extract<ChargeOutcome, { ok: true }>): { quotaRemaining: number } | undefined {
+  return charged.prepaidLeft === undefined ? undefined : { quotaRemaining: charged.prepaidLeft };
 }
 
 /** Whether the caller's request body failed (the caller hung up before finishing it, or sent more than the tool accepts). */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from "fastify";
-import { COST_HEADER } from "#shared/gateway";
+import { COST_HEADER, QUOTA_HEADER } from "#shared/gateway";
 import { formatMoney } from "#shared/money";
 import type { StoredResponse } from "../../lib/idempotency-store";
 import { replayOn } from "../../lib/idempotent-request";
@@ -16,7 +16,8 @@ export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
  * The tool's answer with the upstream's headers. A streamed answer's cost is known only at its
  * end, so it comes as an HTTP trailer of the same name.
  */
-export function sendToolResponse(reply: FastifyReply, { response, cost }: GatewayResult) {
+export function sendToolResponse(reply: FastifyReply, { response, cost, quotaRemaining }: GatewayResult) {
+  if (quotaRemaining !== undefined) reply.header(QUOTA_HEADER, String(quotaRemaining));
   reply
     .code(response.status)
     .headers(response.headers ?? {})

@@ -36,5 +36,6 @@ export function toApiKey(row: ApiKeyRow, now: Date): ApiKey {
     periodEndsAt: spendPeriodEnd(row.spendLimitPeriod, now)?.toISOString() ?? null,
     allowedTools: row.allowedTools,
     ipAllowlist: row.ipAllowlist,
+    whenPrepaidRunsOut: row.whenPrepaidRunsOut,
   };
 }

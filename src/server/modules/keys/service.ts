@@ -84,6 +84,7 @@ export async function createApiKey(
         periodStart: spendPeriodStart(body.spendLimitPeriod ?? "lifetime", now),
         allowedTools: body.allowedTools ?? [],
         ipAllowlist: body.ipAllowlist ?? [],
+        whenPrepaidRunsOut: body.whenPrepaidRunsOut ?? "balance",
       })
       .returning();
     return created!;
@@ -122,6 +123,7 @@ export async function updateApiKey(
   if (body.spendLimit !== undefined) changes.spendLimit = spendLimitMicros(body.spendLimit);
   if (body.allowedTools !== undefined) changes.allowedTools = body.allowedTools;
   if (body.ipAllowlist !== undefined) changes.ipAllowlist = body.ipAllowlist;
+  if (body.whenPrepaidRunsOut !== undefined) changes.whenPrepaidRunsOut = body.whenPrepaidRunsOut;
   const where = and(eq(apiKeys.id, input.id), live(input.userId));
   const row = await db.transaction(async (tx) => {
     if (body.spendLimitPeriod !== undefined) await changeSpendLimitPeriod(tx, { ...input, period: body.spendLimitPeriod });

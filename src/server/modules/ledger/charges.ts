@@ -15,11 +15,28 @@ export interface ChargeItem {
   requestId: string;
   at: Date;
   ended?: { httpStatus: number; latencyMs: number; at: Date };
+  /** For a tool with a free quota or packages: its units are drawn from the user's lots first (charge_call_prepaid). */
+  prepaid?: PrepaidTerms;
 }
 
-export type ChargeOutcome =
-  | { ok: true; usageId: number; balance: bigint }
-  | { ok: false; reason: "insufficient_balance" | "spend_limit_reached" };
+/** How a call of a tool with a free quota or packages is charged; `amount` is then what it costs if no lot pays. */
+export interface PrepaidTerms {
+  /** Micro-units a unit costs from the balance. */
+  price: bigint;
+  /** The tool's free quota for the period holding the call (0: none), usable from `freeFrom` until `freeUntil`. */
+  freeUnits: number;
+  freeFrom: Date;
+  freeUntil: Date;
+  /** Refuse the call (prepaid_exhausted) rather than charge the balance for what the lots do not cover. */
+  stopWhenOut: boolean;
+}
+
+export type ChargeRefusal = "insufficient_balance" | "spend_limit_reached" | "prepaid_exhausted";
+
+/** For a call of a tool with plans: `prepaidUnits` of its units were drawn from lots, and `prepaidLeft` units are left in them. */
+type Prepaid = { prepaidUnits?: number; prepaidLeft?: number };
+
+export type ChargeOutcome = ({ ok: true; usageId: number; balance: bigint } & Prepaid) | ({ ok: false; reason: ChargeRefusal } & Pick<Prepaid, "prepaidLeft">);
 
 export interface CompletionItem {
   usageId: number;
@@ -49,10 +66,29 @@ const COMPLETE_CALLS: PreparedStatement = {
       returning usage_records.id`,
 };
 
-type ChargeRow = { o_outcome: "ok" | "insufficient_balance" | "spend_limit_reached"; o_usage_id: number | string | null; o_balance_after: string | null };
+const CHARGE_CALL_PREPAID: PreparedStatement = {
+  name: "charge_call_prepaid",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left
+           from charge_call_prepaid($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text, $7::timestamptz, $8::int, $9::int,
+                                    $10::timestamptz, $11::bigint, $12::timestamptz, $13::timestamptz, $14::boolean)`,
+};
+
+type ChargeRow = {
+  o_outcome: "ok" | ChargeRefusal;
+  o_usage_id: number | string | null;
+  o_balance_after: string | null;
+  o_prepaid_units?: number | string | null;
+  o_prepaid_left?: number | string | null;
+};
 
 const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
   row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
+
+const prepaidOutcome = (row: ChargeRow): ChargeOutcome => ({
+  ...chargeOutcome(row),
+  ...(row.o_outcome === "ok" && { prepaidUnits: Number(row.o_prepaid_units) }),
+  prepaidLeft: Number(row.o_prepaid_left),
+});
 
 /**
  * Charges a batch of calls with one statement, `charge_calls` (src/server/db/functions/): it
@@ -64,6 +100,7 @@ const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
  * time, goes to `charge_call`: the same rules without the arrays (docs/decisions/028).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
+  if (items.some((i) => i.prepaid)) return chargeMixed(db, items);
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
   const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS, [
     arrayLiteral(items.map((i) => i.userId)),
@@ -79,6 +116,42 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
   ]);
   if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
   return rows.map(chargeOutcome);
+}
+
+/**
+ * A batch with calls of tools that have plans: each of those is one `charge_call_prepaid`
+ * statement (its draws depend on the lots the one before it left), sent beside the others' batch.
+ */
+async function chargeMixed(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
+  const plain = items.filter((i) => !i.prepaid);
+  const [plainOutcomes, prepaidOutcomes] = await Promise.all([
+    plain.length > 0 ? chargeBatch(db, plain) : Promise.resolve([]),
+    Promise.all(items.filter((i) => i.prepaid).map((i) => chargePrepaid(db, i, i.prepaid!))),
+  ]);
+  let p = 0;
+  let q = 0;
+  return items.map((i) => (i.prepaid ? prepaidOutcomes[q++]! : plainOutcomes[p++]!));
+}
+
+async function chargePrepaid(db: Db, item: ChargeItem, terms: PrepaidTerms): Promise<ChargeOutcome> {
+  const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL_PREPAID, [
+    item.userId,
+    item.apiKeyId,
+    item.toolId,
+    item.units,
+    terms.price.toString(),
+    item.requestId,
+    item.at.toISOString(),
+    item.ended?.httpStatus ?? null,
+    item.ended?.latencyMs ?? null,
+    item.ended?.at.toISOString() ?? null,
+    terms.freeUnits,
+    terms.freeFrom.toISOString(),
+    terms.freeUntil.toISOString(),
+    terms.stopWhenOut,
+  ]);
+  if (!row) throw new Error("charge_call_prepaid answered no row");
+  return prepaidOutcome(row);
 }
 
 async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {

@@ -15,6 +15,10 @@ function describeProblem(p: LedgerProblem): string {
       return `user ${p.userId}: entry ${p.entryId} has balance_after ${formatMoney(p.balanceAfter)}, expected ${formatMoney(p.expected)}`;
     case "unknown_user":
       return `user ${p.userId} does not exist, but ${p.entries} ledger entries name it`;
+    case "lot_mismatch":
+      return `user ${p.userId}: lot ${p.lotId} has ${p.used} units used but its moves sum to ${p.moved}`;
+    case "prepaid_mismatch":
+      return `user ${p.userId}: call ${p.requestId} records ${p.prepaidUnits} prepaid units but its lots gave ${p.drawn}`;
   }
 }
 

@@ -5,7 +5,11 @@ export type LedgerProblem =
   | { type: "balance_mismatch"; userId: number; balance: bigint; ledgerSum: bigint }
   | { type: "broken_chain"; userId: number; entryId: number; expected: bigint; balanceAfter: bigint }
   /** Entries of a user id no user has: no foreign key refuses them (drizzle/0014), so this check does. */
-  | { type: "unknown_user"; userId: number; entries: number };
+  | { type: "unknown_user"; userId: number; entries: number }
+  /** A lot whose units used (granted − left) differ from the sum of its moves. */
+  | { type: "lot_mismatch"; lotId: number; userId: number; used: number; moved: number }
+  /** A call whose prepaid units differ from what its lot moves drew (net of what they gave back). */
+  | { type: "prepaid_mismatch"; requestId: string; userId: number; prepaidUnits: number; drawn: number };
 
 export interface LedgerReport {
   users: number;
@@ -48,6 +52,20 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
             where not exists (select 1 from users u where u.id = e.user_id)
             group by e.user_id order by e.user_id limit ${REPORT_LIMIT}`,
       );
+      const lots = await queryRows<{ id: string; user_id: string; used: string; moved: string }>(
+        tx,
+        sql`select l.id::text, l.user_id::text, (l.units_granted - l.units_left)::text as used, coalesce(m.moved, 0)::text as moved
+            from unit_lots l left join (select lot_id, sum(units) as moved from lot_moves group by lot_id) m on m.lot_id = l.id
+            where l.units_granted - l.units_left <> coalesce(m.moved, 0)
+            order by l.id limit ${REPORT_LIMIT}`,
+      );
+      const draws = await queryRows<{ request_id: string; user_id: string; prepaid_units: string; drawn: string }>(
+        tx,
+        sql`select u.request_id, u.user_id::text, u.prepaid_units::text, coalesce(m.drawn, 0)::text as drawn
+            from usage_records u full join (select usage_id, sum(units) as drawn from lot_moves where usage_id is not null group by usage_id) m on m.usage_id = u.id
+            where coalesce(u.prepaid_units, -1) <> coalesce(m.drawn, 0) and (u.prepaid_units > 0 or m.drawn is not null)
+            order by u.id limit ${REPORT_LIMIT}`,
+      );
       return {
         users: Number(counts!.users),
         entries: Number(counts!.entries),
@@ -66,6 +84,14 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
             balanceAfter: BigInt(r.balance_after),
           })),
           ...orphans.map((r) => ({ type: "unknown_user" as const, userId: Number(r.user_id), entries: Number(r.entries) })),
+          ...lots.map((r) => ({ type: "lot_mismatch" as const, lotId: Number(r.id), userId: Number(r.user_id), used: Number(r.used), moved: Number(r.moved) })),
+          ...draws.map((r) => ({
+            type: "prepaid_mismatch" as const,
+            requestId: r.request_id,
+            userId: Number(r.user_id),
+            prepaidUnits: Number(r.prepaid_units),
+            drawn: Number(r.drawn),
+          })),
         ],
       };
     },

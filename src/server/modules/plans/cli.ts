@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import { formatMoney } from "#shared/money";
+import { requiredReason } from "../../lib/cli/args";
+import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
+import { printRecords, timeCell } from "../../lib/cli/records";
+import { userNamed } from "../../lib/cli/user-argument";
+import { loadCatalog } from "../catalog/index";
+import { grantPackage, refundLot, userLots, type Lot } from "../ledger/index";
+import { packageTerms } from "./lots";
+
+/** The package `--package <tool>/<package>` names in the catalog the server runs with. */
+function namedPackage(ctx: CliContext, named: string | boolean | undefined) {
+  if (typeof named !== "string" || !/^[^/]+\/[^/]+$/.test(named)) throw new UsageError("give --package <tool id>/<package id>, e.g. --package ocr/starter");
+  const [toolId, packageId] = named.split("/") as [string, string];
+  const tool = loadCatalog(ctx.config.toolsCatalog).find((t) => t.id === toolId);
+  if (!tool) throw new UsageError(`the catalog has no tool "${toolId}"`);
+  const terms = packageTerms(tool, packageId);
+  if (!terms) throw new UsageError(`the tool ${toolId} sells no package "${packageId}"; it sells: ${tool.packages.map((p) => p.id).join(", ") || "none"}`);
+  return terms;
+}
+
+const lotJson = (lot: Lot) => ({
+  id: lot.id,
+  tool: lot.toolId,
+  source: lot.source,
+  package: lot.packageId,
+  name: lot.label,
+  unitsGranted: lot.unitsGranted,
+  unitsLeft: lot.unitsLeft,
+  pricePaid: formatMoney(lot.pricePaid),
+  effectiveAt: lot.effectiveAt.toISOString(),
+  expiresAt: lot.expiresAt.toISOString(),
+  refundedAt: lot.refundedAt?.toISOString() ?? null,
+});
+
+function printLots(ctx: CliContext, lots: Lot[], json: boolean) {
+  printRecords(ctx, lots, {
+    json,
+    toJson: lotJson,
+    columns: [
+      { header: "LOT", value: (l) => String(l.id) },
+      { header: "TOOL", value: (l) => l.toolId },
+      { header: "SOURCE", value: (l) => l.source },
+      { header: "NAME", value: (l) => l.label },
+      { header: "LEFT", value: (l) => `${l.unitsLeft}/${l.unitsGranted}` },
+      { header: "PAID", value: (l) => formatMoney(l.pricePaid) },
+      { header: "EXPIRES", value: (l) => timeCell(l.expiresAt) },
+      { header: "REFUNDED", value: (l) => timeCell(l.refundedAt) },
+    ],
+  });
+}
+
+export const packagesGrantCommand: CliCommand = {
+  name: "packages grant",
+  summary: "give a user lots of a tool's package, free (each usable for the package's days from now)",
+  usage: "packages grant <phone|user-id> --package <tool>/<package> [--count N] [--key <idempotency key>] [--json]",
+  examples: ["packages grant 13800138000 --package ocr/starter", "packages grant 42 --package ocr/starter --count 3 --key ticket-881 --json"],
+  options: { package: true, count: true, key: true, json: false },
+  async run(ctx, { positionals, options }) {
+    const terms = namedPackage(ctx, options.package);
+    const countText = options.count === undefined ? "1" : String(options.count);
+    if (!/^\d{1,3}$/.test(countText) || Number(countText) < 1 || Number(countText) > 100) throw new UsageError(`--count must be a whole number from 1 to 100, not "${countText}"`);
+    const user = await userNamed(ctx, positionals);
+    if (!user) return 1;
+    const key = typeof options.key === "string" ? options.key : randomUUID();
+    const granted = await grantPackage(ctx.db, { userId: user.id, terms, count: Number(countText), at: ctx.clock.now(), idempotencyKey: key });
+    printLots(ctx, granted.lots, options.json === true);
+    if (options.json !== true) {
+      ctx.err(granted.replayed ? `already granted with this --key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${terms.units} units of ${terms.toolId}) to user ${user.id}`);
+    }
+    return 0;
+  },
+};
+
+export const packagesListCommand: CliCommand = {
+  name: "packages list",
+  summary: "a user's lots: free quotas, packages bought and granted, with units left and expiry",
+  usage: "packages list <phone|user-id> [--json]",
+  examples: ["packages list 42", "packages list 13800138000 --json"],
+  options: { json: false },
+  async run(ctx, { positionals, options }) {
+    const user = await userNamed(ctx, positionals);
+    if (!user) return 1;
+    printLots(ctx, await userLots(ctx.db, user.id), options.json === true);
+    return 0;
+  },
+};
+
+const REFUSALS = {
+  unknown: "there is no lot with this id",
+  not_bought: "only a bought package is refunded: a free quota or a grant cost nothing",
+  refunded: "this lot was refunded before",
+  empty: "this lot has no units left to refund",
+} as const;
+
+export const packagesRefundCommand: CliCommand = {
+  name: "packages refund",
+  summary: "give back to the balance, once, the price of a bought lot's unused units (pro rata); the lot is emptied",
+  usage: 'packages refund <lot-id> --reason "…"',
+  examples: ['packages refund 17 --reason "ticket 881: tool retired"'],
+  options: { reason: true },
+  async run(ctx, { positionals, options }) {
+    const [id, ...extra] = positionals;
+    if (!id || extra.length > 0 || !/^\d{1,15}$/.test(id)) throw new UsageError("give one lot id (packages list shows them)");
+    const reason = requiredReason(options.reason, "the user sees it as the refund's reference");
+    const refund = await refundLot(ctx.db, { lotId: Number(id), reason, at: ctx.clock.now() });
+    if (!refund.ok) {
+      ctx.err(`lot ${id}: ${REFUSALS[refund.reason]}; nothing was refunded`);
+      return 1;
+    }
+    ctx.out(`refunded ${formatMoney(refund.refunded)} for ${refund.units} unused units of lot ${id}; balance now ${formatMoney(refund.balance)}`);
+    return 0;
+  },
+};

@@ -1,0 +1,301 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { formatMoney } from "#shared/money";
+import { lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
+import { tempDataDir } from "../../testing/temp-dir";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createUserWithSession, type TestUser } from "../../testing/users";
+import { grantPackage, refundAbandonedCalls } from "../ledger/index";
+import { verifyLedger } from "../ledger/verify";
+import { packageTerms } from "./lots";
+
+let t: TestApp;
+let upstream: http.Server;
+
+// 2026-03-01 16:00 in Beijing; the day ends at 16:00 UTC.
+const START = "2026-03-01T08:00:00.000Z";
+
+function writeCatalog(base: string): string {
+  const starter = { id: "starter", name: "Starter", units: 10, price: "0.05", validDays: 30 };
+  const tool = (id: string, extra: object) => ({ id, name: id, description: `${id} tool`, category: "test", price: "0.01", rateLimitPerMinute: 100_000, ...extra });
+  const file = path.join(tempDataDir("plans-"), "tools.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      tools: [
+        tool("echo", { handler: { type: "builtin", name: "echo" } }),
+        tool("daily", { handler: { type: "builtin", name: "echo" }, freeQuota: { units: 3, period: "day" }, packages: [starter] }),
+        tool("chars", { price: "0.001", unit: "character", handler: { type: "builtin", name: "pinyin" }, freeQuota: { units: 3, period: "month" }, packages: [starter] }),
+        tool("units", {
+          unit: "unit",
+          maxUnitsPerCall: 10,
+          handler: { type: "http", url: `${base}/units`, unitsPath: "usage.units" },
+          packages: [{ ...starter, id: "big", name: "Big", units: 100, price: "0.50" }],
+        }),
+        tool("failing", { handler: { type: "http", url: `${base}/fail` }, packages: [starter] }),
+      ],
+    }),
+  );
+  return file;
+}
+
+beforeAll(async () => {
+  upstream = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.url?.startsWith("/fail")) return res.writeHead(500).end("boom");
+      const used = Number(new URL(req.url!, "http://x").searchParams.get("use") ?? 1);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ usage: { units: used } }));
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+});
+afterAll(async () => {
+  await t.close();
+  upstream.closeAllConnections();
+  upstream.close();
+});
+beforeEach(() => t.clock.set(START));
+
+async function funded(balance: string, keyBody: object = {}) {
+  const user = await createUserWithSession(t, { balance });
+  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", ...keyBody } });
+  expect(res.statusCode).toBe(201);
+  return { user, secret: res.json().secret as string };
+}
+
+const call = (secret: string, toolId: string, payload: unknown = { hi: 1 }, query = "") =>
+  t.app.inject({
+    method: "POST",
+    url: `/v1/tools/${toolId}${query}`,
+    payload: JSON.stringify(payload),
+    headers: { "content-type": "application/json", authorization: `Bearer ${secret}` },
+  });
+
+async function balanceOf(userId: number): Promise<string> {
+  const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
+  return formatMoney(row!.balance);
+}
+
+const lotsOf = (userId: number) => t.database.db.select().from(unitLots).where(eq(unitLots.userId, userId)).orderBy(unitLots.id);
+
+async function buy(user: TestUser, toolId: string, packageId: string, key = `buy-${toolId}-${packageId}-${user.userId}`) {
+  return t.app.inject({
+    method: "POST",
+    url: "/api/v1/console/packages/purchase",
+    headers: { ...user.headers, "idempotency-key": key },
+    payload: { toolId, packageId },
+  });
+}
+
+async function expectConsistent() {
+  expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+}
+
+describe("the free quota", () => {
+  it("pays a day's first calls, then the balance does, and it starts again at the next Beijing midnight", async () => {
+    const { user, secret } = await funded("1");
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await call(secret, "daily"));
+    expect(answers.map((r) => [r.statusCode, r.headers["x-tollgate-cost"], r.headers["x-quota-remaining"]])).toEqual([
+      [200, "0.00", "2"],
+      [200, "0.00", "1"],
+      [200, "0.00", "0"],
+      [200, "0.01", "0"],
+    ]);
+    expect(await balanceOf(user.userId)).toBe("0.99");
+
+    t.clock.set("2026-03-01T15:59:59.999Z"); // 23:59:59.999 in Beijing: the same day
+    expect((await call(secret, "daily")).headers["x-tollgate-cost"]).toBe("0.01");
+    t.clock.set("2026-03-01T16:00:00.000Z"); // 00:00 the next day: a new quota
+    const next = await call(secret, "daily");
+    expect([next.headers["x-tollgate-cost"], next.headers["x-quota-remaining"]]).toEqual(["0.00", "2"]);
+    const free = (await lotsOf(user.userId)).filter((l) => l.source === "free");
+    expect(free.map((l) => [l.effectiveAt.toISOString(), l.expiresAt.toISOString(), l.unitsLeft])).toEqual([
+      ["2026-02-28T16:00:00.000Z", "2026-03-01T16:00:00.000Z", 0],
+      ["2026-03-01T16:00:00.000Z", "2026-03-02T16:00:00.000Z", 2],
+    ]);
+    await expectConsistent();
+  });
+
+  it("a month's quota runs from the 1st in Beijing, Jan 31 to Feb and through Feb 29", async () => {
+    const { secret } = await funded("1");
+    const cost = async (at: string, chars: string) => {
+      t.clock.set(at);
+      return (await call(secret, "chars", { text: chars })).headers["x-tollgate-cost"];
+    };
+    expect(await cost("2028-01-31T15:59:59.999Z", "汉字汉")).toBe("0.00"); // Jan 31 23:59:59.999 in Beijing
+    expect(await cost("2028-01-31T15:59:59.999Z", "汉")).toBe("0.001");
+    expect(await cost("2028-01-31T16:00:00.000Z", "汉字")).toBe("0.00"); // Feb 1 00:00: a new month
+    expect(await cost("2028-02-29T15:00:00.000Z", "汉字")).toBe("0.001"); // Feb 29: 1 free left of February's 3
+    expect(await cost("2028-02-29T16:00:00.000Z", "汉字汉")).toBe("0.00"); // Mar 1 00:00 in Beijing
+  });
+});
+
+describe("a call across sources", () => {
+  it("splits exactly: 7 characters with 3 free and a package of 10 take 3 free and 4 from the package", async () => {
+    const { user, secret } = await funded("1");
+    expect((await buy(user, "chars", "starter")).statusCode).toBe(201);
+    expect(await balanceOf(user.userId)).toBe("0.95");
+    const res = await call(secret, "chars", { text: "汉字汉字汉字汉" });
+    expect(res.statusCode).toBe(200);
+    expect([res.headers["x-tollgate-cost"], res.headers["x-quota-remaining"]]).toEqual(["0.00", "6"]);
+    const lots = await lotsOf(user.userId);
+    expect(lots.map((l) => [l.source, l.unitsLeft])).toEqual([
+      ["package", 6],
+      ["free", 0],
+    ]);
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(usage).toMatchObject({ units: 7, prepaidUnits: 7, amount: 0n });
+    // 7 more: 6 from the package, 1 from the balance.
+    const more = await call(secret, "chars", { text: "汉字汉字汉字汉" });
+    expect([more.headers["x-tollgate-cost"], more.headers["x-quota-remaining"]]).toEqual(["0.001", "0"]);
+    expect(await balanceOf(user.userId)).toBe("0.949");
+    await expectConsistent();
+  });
+
+  it("draws packages soonest expiring first, and a lot expires at its exact end", async () => {
+    const { user, secret } = await funded("1");
+    const tool = t.app.catalog.get("daily")!;
+    const terms = packageTerms(tool, "starter")!;
+    await grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, validDays: 2 }, count: 1, at: t.clock.now(), idempotencyKey: "late" });
+    await grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, validDays: 1 }, count: 1, at: t.clock.now(), idempotencyKey: "soon" });
+    for (let i = 0; i < 4; i++) await call(secret, "daily"); // 3 free, then 1 from the soonest-expiring grant
+    expect((await lotsOf(user.userId)).map((l) => [l.source, l.expiresAt.toISOString(), l.unitsLeft])).toEqual([
+      ["grant", "2026-03-03T08:00:00.000Z", 10],
+      ["grant", "2026-03-02T08:00:00.000Z", 9],
+      ["free", "2026-03-01T16:00:00.000Z", 0],
+    ]);
+    t.clock.set("2026-03-02T07:59:59.999Z");
+    // The next day's quota: 3, this call takes 1 of it; 9 and 10 in the grants.
+    expect((await call(secret, "daily")).headers["x-quota-remaining"]).toBe(String(2 + 9 + 10));
+    t.clock.set("2026-03-02T08:00:00.000Z"); // the one-day grant has expired, to the millisecond
+    const res = await call(secret, "daily");
+    expect(res.headers["x-quota-remaining"]).toBe(String(1 + 10));
+    await expectConsistent();
+  });
+});
+
+describe("held units", () => {
+  it("an upstream's per-unit hold draws from a package, and what it did not use goes back", async () => {
+    const { user, secret } = await funded("1");
+    expect((await buy(user, "units", "big")).statusCode).toBe(201);
+    const res = await call(secret, "units", {}, "?use=4");
+    expect(res.statusCode).toBe(200);
+    expect([res.headers["x-tollgate-cost"], res.headers["x-quota-remaining"]]).toEqual(["0.00", "96"]);
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([96]);
+    const moves = await t.database.db.select().from(lotMoves).orderBy(lotMoves.id);
+    const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
+    expect(moves.filter((m) => m.usageId === usage!.id).map((m) => [m.kind, m.units])).toEqual([
+      ["draw", 10],
+      ["return", -6],
+    ]);
+    expect(usage).toMatchObject({ units: 4, prepaidUnits: 4, amount: 0n, status: "succeeded" });
+    await expectConsistent();
+  });
+
+  it("a hold that needs the balance too gives the balance back first", async () => {
+    const { user, secret } = await funded("1");
+    const terms = { ...packageTerms(t.app.catalog.get("units")!, "big")!, units: 5 };
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "five" });
+    const res = await call(secret, "units", {}, "?use=7"); // holds 5 from the lot and 5 × 0.01 from the balance, uses 7
+    expect([res.headers["x-tollgate-cost"], res.headers["x-quota-remaining"]]).toEqual(["0.02", "0"]);
+    expect(await balanceOf(user.userId)).toBe("0.98");
+    await expectConsistent();
+  });
+
+  it("a failed call gives every unit back to its lot, and so does the abandoned-call sweep", async () => {
+    const { user, secret } = await funded("1");
+    expect((await buy(user, "failing", "starter")).statusCode).toBe(201);
+    const res = await call(secret, "failing");
+    expect(res.statusCode).toBe(502);
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([10]);
+
+    // A process that died holding a call: its usage row stays pending until the sweep.
+    const userId = user.userId;
+    const [key] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId));
+    const { chargeBatch } = await import("../ledger/index");
+    const terms = { price: 10_000n, freeUnits: 0, freeFrom: t.clock.now(), freeUntil: t.clock.now(), stopWhenOut: false };
+    const [held] = await chargeBatch(t.database.db, [
+      { userId, apiKeyId: key!.apiKeyId, toolId: "failing", units: 1, amount: 10_000n, requestId: "dead-process-call", at: t.clock.now(), prepaid: terms },
+    ]);
+    expect(held).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 9 });
+    t.clock.advance(20 * 60_000);
+    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 10 * 60_000), now: t.clock.now() })).toBe(1);
+    expect((await lotsOf(userId)).map((l) => l.unitsLeft)).toEqual([10]);
+    expect(await balanceOf(userId)).toBe("0.95");
+    await expectConsistent();
+  });
+});
+
+describe("a key that stops when prepaid units run out", () => {
+  it("is refused with prepaid_exhausted and nothing moves; the default key pays from the balance", async () => {
+    const { user, secret } = await funded("1", { whenPrepaidRunsOut: "stop" });
+    for (let i = 0; i < 3; i++) expect((await call(secret, "daily")).statusCode).toBe(200);
+    const refused = await call(secret, "daily");
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json().error.code).toBe("prepaid_exhausted");
+    expect(refused.headers["x-quota-remaining"]).toBe("0");
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    // A tool without plans is not affected by the setting.
+    expect((await call(secret, "echo")).headers["x-tollgate-cost"]).toBe("0.01");
+    const keys = await t.app.inject({ url: "/api/v1/console/keys", headers: user.headers });
+    expect(keys.json().keys[0].whenPrepaidRunsOut).toBe("stop");
+    await expectConsistent();
+  });
+});
+
+describe("buying a package", () => {
+  it("debits the balance and makes its lot once per Idempotency-Key; an unknown package or a short balance is refused", async () => {
+    const { user } = await funded("0.07");
+    const first = await buy(user, "daily", "starter", "purchase-once-1");
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ balance: "0.02", lot: { source: "package", name: "Starter", unitsLeft: 10, pricePaid: "0.05", expiresAt: "2026-03-31T08:00:00.000Z" } });
+    const again = await buy(user, "daily", "starter", "purchase-once-1");
+    expect(again.statusCode).toBe(201);
+    expect(again.json().lot.id).toBe(first.json().lot.id);
+    expect(await balanceOf(user.userId)).toBe("0.02");
+
+    const short = await buy(user, "daily", "starter", "purchase-short");
+    expect(short.statusCode).toBe(402);
+    expect(short.json()).toMatchObject({ code: "insufficient_balance" });
+    const unknown = await buy(user, "daily", "gold", "purchase-unknown");
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: "unknown_package" });
+    expect((await lotsOf(user.userId)).length).toBe(1);
+    await expectConsistent();
+  });
+
+  it("lists the user's lots in draw order, with this period's free quota before its first call", async () => {
+    const { user } = await funded("1");
+    await buy(user, "daily", "starter");
+    const res = await t.app.inject({ url: "/api/v1/console/lots", headers: user.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().lots.map((l: { toolId: string; source: string; unitsLeft: number }) => [l.toolId, l.source, l.unitsLeft])).toEqual([
+      ["daily", "free", 3],
+      ["chars", "free", 3],
+      ["daily", "package", 10],
+    ]);
+  });
+});
+
+describe("under concurrency", () => {
+  it("twenty calls against one unit left in a lot: exactly one draws it, the others pay from the balance", async () => {
+    const { user, secret } = await funded("1");
+    const terms = packageTerms(t.app.catalog.get("daily")!, "starter")!;
+    // Today's free quota spent, one unit left in a lot.
+    for (let i = 0; i < 3; i++) await call(secret, "daily");
+    await grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, units: 1 }, count: 1, at: t.clock.now(), idempotencyKey: "one" });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(secret, "daily")));
+    expect(answers.every((r) => r.statusCode === 200)).toBe(true);
+    expect(answers.filter((r) => r.headers["x-tollgate-cost"] === "0.00").length).toBe(1);
+    expect(await balanceOf(user.userId)).toBe(formatMoney(1_000_000n - 19n * 10_000n));
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([0, 0]);
+    await expectConsistent();
+  });
+});
