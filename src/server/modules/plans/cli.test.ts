@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../clock";
+import { loadConfig } from "../../config";
+import type { Database } from "../../db/client";
+import { apiKeys, users } from "../../db/schema/index";
+import { runCli } from "../../cli/run";
+import { tempDataDir } from "../../testing/temp-dir";
+import { createTestDatabase } from "../../testing/test-database";
+import { createUserWithSession } from "../../testing/users";
+import { buyPackage, chargeBatch } from "../ledger/index";
+import { verifyLedger } from "../ledger/verify";
+
+let database: Database;
+const clock = new ManualClock("2026-03-01T08:00:00Z");
+const catalog = path.join(tempDataDir("packages-cli-"), "tools.json");
+fs.writeFileSync(
+  catalog,
+  JSON.stringify({
+    tools: [
+      {
+        id: "ocr",
+        name: "OCR",
+        description: "d",
+        category: "image",
+        price: "0.01",
+        handler: { type: "builtin", name: "echo" },
+        packages: [{ id: "starter", name: "Starter", units: 3, price: "1.00", validDays: 30 }],
+      },
+    ],
+  }),
+);
+const config = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data", TOOLS_CATALOG: catalog });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.close());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const balanceOf = async (userId: number) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
+
+describe("tollgate admin packages", () => {
+  it("grants lots of a package once per --key, and lists them as a table or JSON", async () => {
+    const user = await createUserWithSession({ database, clock }, { phone: "13700001111" });
+    const granted = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--key", "ticket-9");
+    expect(granted.code).toBe(0);
+    expect(granted.err).toMatch(/granted 2 × Starter \(3 units of ocr\) to user \d+/);
+    const again = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--key", "ticket-9");
+    expect(again.err).toMatch(/already granted/);
+    const table = await cli("packages", "list", String(user.userId));
+    const lines = table.out.split("\n");
+    expect(lines[0]).toMatch(/^LOT +TOOL +SOURCE +NAME +LEFT +PAID +EXPIRES +REFUNDED$/);
+    expect(lines.slice(1)).toHaveLength(2);
+    expect(lines[1]).toMatch(/ocr +grant +Starter +3\/3 +0\.00 +2026-03-31 16:00:00 \+08:00 +-/);
+    const json = JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out) as { source: string; unitsLeft: number }[];
+    expect(json.map((l) => [l.source, l.unitsLeft])).toEqual([
+      ["grant", 3],
+      ["grant", 3],
+    ]);
+  });
+
+  it("refuses an unknown package, a bad count and an unknown user, saying what to give", async () => {
+    const user = await createUserWithSession({ database, clock });
+    const unknownTool = await cli("packages", "grant", String(user.userId), "--package", "nope/starter");
+    expect([unknownTool.code, unknownTool.err]).toEqual([64, expect.stringMatching(/the catalog has no tool "nope"/)]);
+    const unknownPackage = await cli("packages", "grant", String(user.userId), "--package", "ocr/gold");
+    expect(unknownPackage.err).toMatch(/the tool ocr sells no package "gold"; it sells: starter/);
+    expect((await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", "0")).err).toMatch(/--count must be a whole number from 1 to 100/);
+    expect((await cli("packages", "grant", String(user.userId))).err).toMatch(/give --package <tool id>\/<package id>/);
+    const nobody = await cli("packages", "grant", "99999999", "--package", "ocr/starter");
+    expect([nobody.code, nobody.err]).toEqual([1, expect.stringMatching(/no user with phone or id "99999999"/)]);
+  });
+
+  it("refunds a bought lot's unused units pro rata, once; a grant is not refunded", async () => {
+    const user = await createUserWithSession({ database, clock }, { balance: "5" });
+    const bought = await buyPackage(database.db, {
+      userId: user.userId,
+      terms: { toolId: "ocr", packageId: "starter", name: "Starter", units: 3, price: 1_000_000n, validDays: 30 },
+      at: clock.now(),
+      idempotencyKey: "refund-me",
+    });
+    if (!bought.ok) throw new Error("the purchase was refused");
+    // One call draws one unit of it.
+    const [key] = await database.db
+      .insert(apiKeys)
+      .values({ userId: user.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: clock.now() })
+      .returning();
+    const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: clock.now(), freeUntil: clock.now(), stopWhenOut: false };
+    const ended = { httpStatus: 200, latencyMs: 1, at: clock.now() };
+    const [charged] = await chargeBatch(database.db, [
+      { userId: user.userId, apiKeyId: key!.id, toolId: "ocr", units: 1, amount: 10_000n, requestId: "one-draw", at: clock.now(), ended, prepaid },
+    ]);
+    expect(charged).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 2 });
+    const refund = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
+    expect(refund.code).toBe(0);
+    expect(refund.out).toBe(`refunded 0.666666 for 2 unused units of lot ${bought.lot.id}; balance now 4.666666`);
+    expect(await balanceOf(user.userId)).toBe(4_666_666n);
+    const twice = await cli("packages", "refund", String(bought.lot.id), "--reason", "again");
+    expect([twice.code, twice.err]).toEqual([1, `lot ${bought.lot.id}: this lot was refunded before; nothing was refunded`]);
+    await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--key", "gift");
+    const [grant] = JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out) as { id: number; source: string }[];
+    expect(grant!.source).toBe("grant");
+    expect((await cli("packages", "refund", String(grant!.id), "--reason", "x")).err).toMatch(/only a bought package is refunded/);
+    expect((await cli("packages", "refund", "12345678", "--reason", "x")).err).toMatch(/there is no lot with this id/);
+    expect((await verifyLedger(database.db)).problems).toEqual([]);
+  });
+});
