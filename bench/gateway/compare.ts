@@ -26,6 +26,12 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "6" },
     connections: { type: "string", default: "100" },
     keys: { type: "string", default: "10" },
+    /**
+     * `<tool>/<package>`: B's user is granted a lot of this package before the run, so B's calls are
+     * paid from it (its catalog, through --env-b TOOLS_CATALOG=…, gives echo the package): B's
+     * balance must not move, and the lot must have lost exactly the calls served.
+     */
+    "grant-b": { type: "string" },
   },
 });
 if (!args.a) {
@@ -64,24 +70,29 @@ const ALONE_CALLS = Math.ceil(Math.min(CALLS, 3000) / ROUNDS) * ROUNDS;
 const db = args.db;
 
 /** One build's server, signed up, topped up and holding its keys. */
-async function prepared(label: string, dist: string, database: string, env: Record<string, string>) {
+async function prepared(label: string, dist: string, database: string, env: Record<string, string>, grant?: string) {
   const bench = await benchServer({ db, logLevel: "warn", dist, database, env });
   const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1");
   if (codes.code !== 0) throw new Error(`${label}: could not create a redemption code: ${codes.err}`);
   const server = await bench.start();
   const client = new BenchClient(bench.base, bench.dataDir);
-  await client.login(`139${String(Date.now()).slice(-8)}`);
+  const phone = `139${String(Date.now()).slice(-8)}`;
+  await client.login(phone);
   await client.redeem(codes.out.trim().split("\n")[0]!);
+  if (grant) {
+    const granted = bench.cli("packages", "grant", phone, "--package", grant);
+    if (granted.code !== 0) throw new Error(`${label}: could not grant ${grant}: ${granted.err}`);
+  }
   const keys: string[] = [];
   for (let i = 0; i < whole("keys"); i++) keys.push(await client.createKey(`bench ${i}`));
   const price = parseMoney((await client.json<{ tools: { id: string; price: string }[] }>("GET", "/api/v1/tools")).tools.find((t) => t.id === "echo")!.price);
   const target: Target = { base: bench.base, pid: server.pid!, postgres: db === "postgres" };
-  return { label, bench, server, client, keys, price, target, connection: new Client(bench.base), many: [] as Sample[], alone: [] as Sample[] };
+  return { label, phone, grant, bench, server, client, keys, price, target, connection: new Client(bench.base), many: [] as Sample[], alone: [] as Sample[] };
 }
 
 const sides = [
   await prepared(args["label-a"]!, args.a, "tollgate_bench_a", envOf("env-a")),
-  await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b")),
+  await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b"), args["grant-b"]),
 ] as const;
 try {
   for (const side of sides) {
@@ -89,6 +100,11 @@ try {
     await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, 300);
   }
   const before = await Promise.all(sides.map(async (side) => parseMoney(await side.client.balance())));
+  const lotUnits = (side: (typeof sides)[number]) => {
+    const listed = side.bench.cli("packages", "list", side.phone, "--json");
+    return (JSON.parse(listed.out) as { source: string; unitsLeft: number }[]).filter((lot) => lot.source === "grant").reduce((sum, lot) => sum + lot.unitsLeft, 0);
+  };
+  const unitsBefore = sides.map((side) => (side.grant ? lotUnits(side) : 0));
   for (let round = 0; round < ROUNDS; round++) {
     // Which goes first changes each round, so neither always follows the other's load.
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
@@ -111,13 +127,16 @@ try {
   for (const [i, side] of sides.entries()) {
     const after = parseMoney(await side.client.balance());
     const served = side.many.concat(side.alone).reduce((n, s) => n + s.ok, 0);
-    const expected = before[i]! - side.price * BigInt(served);
+    // Calls paid from a granted lot leave the balance alone and take one unit each from the lot.
+    const expected = side.grant ? before[i]! : before[i]! - side.price * BigInt(served);
+    const unitsMissing = side.grant ? unitsBefore[i]! - served - lotUnits(side) : 0;
     const errors = many[i]!.errors + many[i]!.other + alone[i]!.other;
     side.server.kill("SIGTERM");
     await new Promise((resolve) => side.server.once("exit", resolve));
     const verify = side.bench.cli("ledger", "verify");
-    console.log(`${side.label}: balance difference ${formatMoney(after - expected)}, ${errors} calls refused or failed; ${verify.out.trim() || verify.err.trim()}`);
-    if (after !== expected || errors > 0 || verify.code !== 0) problems++;
+    const units = side.grant ? `, lot units difference ${unitsMissing}` : "";
+    console.log(`${side.label}: balance difference ${formatMoney(after - expected)}${units}, ${errors} calls refused or failed; ${verify.out.trim() || verify.err.trim()}`);
+    if (after !== expected || unitsMissing !== 0 || errors > 0 || verify.code !== 0) problems++;
   }
   process.exitCode = problems === 0 ? 0 : 1;
 } finally {

@@ -39,6 +39,8 @@ export const SUMMARY_ZH: Record<string, string> = {
   "PUT /api/v1/console/alerts": "设置提醒阈值和 Webhook 地址；首次设置 Webhook 地址时的签名密钥仅在本次响应中给出",
   "POST /api/v1/console/alerts/webhook-secret": "更换 Webhook 签名密钥；新的签名密钥仅在本次响应中给出",
   "POST /api/v1/console/alerts/test": "立即向您的 Webhook 发送一个签名的测试事件",
+  "GET /api/v1/console/lots": "您的免费额度和次数包：剩余用量、到期时间、来源；按调用抵扣的顺序排列",
+  "POST /api/v1/console/packages/purchase": "用余额购买某个工具的次数包；请发送 Idempotency-Key，重试只购买一次",
 };
 
 export const TAG_ZH: Record<string, string> = {
@@ -54,6 +56,7 @@ export const TAG_ZH: Record<string, string> = {
   billing: "消费明细",
   calls: "调用日志",
   alerts: "余额不足提醒",
+  plans: "免费额度和次数包",
 };
 
 /**
@@ -92,6 +95,16 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "Decimal amount, exact to the micro-unit, such as 50.00": "十进制金额，精确到百万分之一元，例如 50.00",
   "Our order number (out_trade_no)": "本站的订单号（out_trade_no）",
   "ISO 8601 time": "ISO 8601 时间",
+  "When a tool's free quota and packages do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted)":
+    "工具的免费额度和次数包不够支付一次调用时：'balance' 从余额支付其余部分；'stop' 拒绝该调用（402 prepaid_exhausted）",
+  "null for this period's free quota before its first call": "本周期的免费额度在第一次调用之前为 null",
+  "free: the tool's free quota of the period; package: bought from the balance; grant: given by the site's operator":
+    "free：工具本周期的免费额度；package：用余额购买的；grant：站点运营者赠送的",
+  "The package's name when it was bought or granted; 'free' for a free quota": "购买或赠送时次数包的名称；免费额度为 'free'",
+  "Decimal string in the site currency; 0 for a free quota or a grant": "以站点货币表示的十进制字符串；免费额度或赠送的为 0",
+  "ISO 8601: usable until just before this instant": "ISO 8601 时间：可用到此刻之前",
+  "It has units left, has started, has not expired and was not refunded": "仍有剩余用量、已生效、未到期且未退款",
+  "The balance after the purchase, a decimal string": "购买后的余额，十进制字符串",
   "Channel page: the provider's pay page to open": "渠道 page：要打开的支付服务商付款页面",
   "Channel qr: the content of the QR code to show": "渠道 qr：要显示的二维码内容",
   "paid: credited; pending: waiting for the payment; closed: never paid in time": "paid：已入账；pending：等待付款；closed：未在时限内付款",

@@ -27,7 +27,7 @@ const HIGHLIGHT_COLOUR_REPLACEMENTS = { "#e36209": "#b35000" };
 /** The hand-written pages of docs/site (and of each language's folder in it), in sidebar order. */
 export const GUIDE_SECTIONS = [
   { section: "start", slugs: ["index", "quickstart"] },
-  { section: "guides", slugs: ["authentication", "billing", "alerts", "errors", "operators"] },
+  { section: "guides", slugs: ["authentication", "billing", "pricing", "alerts", "errors", "operators"] },
 ] as const;
 
 export { DOCS_LANGUAGES, docsHref };

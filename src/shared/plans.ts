@@ -10,7 +10,7 @@ export const lotSchema = z.object({
   unitsGranted: z.number().int(),
   unitsLeft: z.number().int(),
   pricePaid: z.string().describe("Decimal string in the site currency; 0 for a free quota or a grant"),
-  effectiveAt: z.string().describe("ISO 8601"),
+  effectiveAt: z.string().describe("ISO 8601 time"),
   expiresAt: z.string().describe("ISO 8601: usable until just before this instant"),
   refundedAt: z.string().nullable(),
   usable: z.boolean().describe("It has units left, has started, has not expired and was not refunded"),

@@ -98,10 +98,11 @@ describe("loadCatalog", () => {
 
   it.each(["docs/site/operators.md", "docs/site/zh-CN/operators.md"])("loads the example catalog entries the operators' page shows (%s)", (page) => {
     const entries = [...fs.readFileSync(path.resolve(page), "utf8").matchAll(/```json\n(\{\n {2}"id"[\s\S]*?\n\})\n```/g)].map((match) => JSON.parse(match[1]!) as { id: string });
-    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm", "pinyin"]);
+    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm", "pinyin", "ocr"]);
     const tools = loadCatalog(writeCatalog({ tools: entries }), { LLM_KEY: "sk-test" });
     expect(tools[1]!.handler).toMatchObject({ protocol: "openai", models: { "gpt-4o-mini": { input: "1.10", cachedInput: "0.55", output: "4.40" } } });
     expect(tools[2]!.translations["zh-CN"]).toMatchObject({ name: "拼音", unit: "汉字" });
+    expect(tools[3]).toMatchObject({ freeQuota: { units: 100, period: "month" }, packages: [{ id: "starter", translations: { "zh-CN": { name: "入门包" } } }, { id: "pro" }] });
   });
 
   it.each([
