@@ -31,6 +31,9 @@ export function statsRows(s: OperatorStats): string[][] {
     ["sign_ups", "", String(s.signUps), ""],
     ["referral_bonuses", "", String(s.referralBonuses.count), money(s.referralBonuses.amount)],
     ["adjustments", "", String(s.adjustments.count), money(s.adjustments.amount)],
+    ["packages_sold", "", String(s.packages.sold.count), money(s.packages.sold.amount)],
+    ["packages_refunded", "", String(s.packages.refunded.count), money(s.packages.refunded.amount)],
+    ...s.unitsDrawn.map((d) => ["prepaid_units_used", d.source, String(d.units), ""]),
     ["ledger_net", "", "", money(s.ledgerNet)],
   ];
 }
@@ -49,6 +52,11 @@ export function statsJson(s: OperatorStats) {
     signUps: s.signUps,
     referralBonuses: { count: s.referralBonuses.count, amount: money(s.referralBonuses.amount) },
     adjustments: { count: s.adjustments.count, amount: money(s.adjustments.amount) },
+    packages: {
+      sold: { count: s.packages.sold.count, amount: money(s.packages.sold.amount) },
+      refunded: { count: s.packages.refunded.count, amount: money(s.packages.refunded.amount) },
+    },
+    prepaidUnitsUsed: s.unitsDrawn,
     ledgerNet: money(s.ledgerNet),
   };
 }
@@ -74,12 +82,15 @@ function printText(out: (line: string) => void, s: OperatorStats): void {
   out(`Sign-ups                     ${s.signUps}`);
   out(`Referral bonuses paid        ${s.referralBonuses.count}, ${money(s.referralBonuses.amount)}`);
   out(`Operator adjustments         ${s.adjustments.count}, ${money(s.adjustments.amount)}`);
-  out(`Net change of all balances   ${money(s.ledgerNet)} (top-ups + adjustments + referral bonuses − revenue)`);
+  out(`Packages sold                ${s.packages.sold.count}, ${money(s.packages.sold.amount)}`);
+  out(`Packages refunded            ${s.packages.refunded.count}, ${money(s.packages.refunded.amount)}`);
+  out(`Prepaid units used           ${s.unitsDrawn.map((d) => `${d.source} ${d.units}`).join(", ") || "none"}`);
+  out(`Net change of all balances   ${money(s.ledgerNet)} (top-ups + adjustments + referral bonuses − revenue − packages sold + packages refunded)`);
 }
 
 export const statsCommand: CliCommand = {
   name: "stats",
-  summary: "the operator's figures: top-ups by method, revenue by tool and by day, active users and keys, sign-ups, referral bonuses",
+  summary: "the operator's figures: top-ups by method, revenue by tool and by day, active users and keys, sign-ups, referral bonuses, packages sold and prepaid units used",
   usage: `stats [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--csv | --json]   (Beijing days, both included; default the last ${STATS_DEFAULT_DAYS} days)`,
   examples: ["stats", "stats --from 2026-11-01 --to 2026-11-30 --csv", "stats --json"],
   options: { from: true, to: true, csv: false, json: false },

@@ -9,6 +9,7 @@ import { queryRows, type Database } from "../../db/client";
 import { apiKeys, usageRecords } from "../../db/schema/index";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession, type TestUser } from "../../testing/users";
+import { buyPackage, chargeBatch, refundLot } from "../ledger/index";
 import { credit, debit } from "../ledger/ledger";
 import { recordTopUp } from "../ledger/topup";
 
@@ -82,6 +83,26 @@ beforeAll(async () => {
   const partly = await call(bob, "pinyin", "1.500000", "2026-03-01T05:00:00Z");
   await refund(bob, partly, "0.500000", "2026-03-01T05:00:01Z");
   await call(bob, "echo", "9.000000", "2026-03-01T16:00:00Z"); // Beijing 03-02: outside
+
+  // Alice buys a package of 5 units for 2.00, a call uses 2 of them and one of a free quota of 2, and an operator refunds the 3 left: 1.20.
+  const bought = await buyPackage(database.db, {
+    userId: alice.userId,
+    terms: { toolId: "ocr", packageId: "p", name: "P", units: 5, price: parseMoney("2"), validDays: 30 },
+    at: at("2026-03-01T06:00:00Z"),
+    idempotencyKey: "stats-package",
+  });
+  if (!bought.ok) throw new Error("the purchase was refused");
+  const [key] = await database.db
+    .insert(apiKeys)
+    .values({ userId: alice.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: at("2026-03-01T06:00:00Z") })
+    .returning();
+  const prepaid = { price: 10_000n, freeUnits: 2, freeFrom: at("2026-02-28T16:00:00Z"), freeUntil: at("2026-03-01T16:00:00Z"), stopWhenOut: false };
+  const ended = { httpStatus: 200, latencyMs: 1, at: at("2026-03-01T06:30:00Z") };
+  const [charged] = await chargeBatch(database.db, [
+    { userId: alice.userId, apiKeyId: key!.id, toolId: "ocr", units: 4, amount: 40_000n, requestId: "prepaid-call", at: at("2026-03-01T06:30:00Z"), ended, prepaid },
+  ]);
+  expect(charged).toMatchObject({ ok: true, prepaidUnits: 4 });
+  expect(await refundLot(database.db, { lotId: bought.lot.id, reason: "retired", at: at("2026-03-01T07:00:00Z") })).toMatchObject({ ok: true, refunded: parseMoney("1.20") });
 });
 afterAll(() => database.close());
 
@@ -105,12 +126,16 @@ describe("tollgate admin stats", () => {
       "revenue_by_day,2026-02-28,,-0.399667",
       "revenue_by_day,2026-03-01,,1.002",
       "active_users,,2,",
-      "active_keys,,3,",
+      "active_keys,,4,",
       "sign_ups,,2,",
       "referral_bonuses,,1,3.00",
       "adjustments,,1,5.00",
-      // 100.00 + 5.00 + 3.00 − 0.602333
-      "ledger_net,,,107.397667",
+      "packages_sold,,1,2.00",
+      "packages_refunded,,1,1.20",
+      "prepaid_units_used,free,2,",
+      "prepaid_units_used,package,2,",
+      // 100.00 + 5.00 + 3.00 − 0.602333 − 2.00 + 1.20
+      "ledger_net,,,106.597667",
     ]);
   });
 
@@ -141,11 +166,16 @@ describe("tollgate admin stats", () => {
         { tool: "pinyin", charges: "1.502", refunds: "0.50", revenue: "1.002" },
       ],
       activeUsers: 2,
-      activeKeys: 3,
+      activeKeys: 4,
       signUps: 2,
       referralBonuses: { count: 1, amount: "3.00" },
       adjustments: { count: 1, amount: "5.00" },
-      ledgerNet: "107.397667",
+      packages: { sold: { count: 1, amount: "2.00" }, refunded: { count: 1, amount: "1.20" } },
+      prepaidUnitsUsed: [
+        { source: "free", units: 2 },
+        { source: "package", units: 2 },
+      ],
+      ledgerNet: "106.597667",
     });
     expect(figures.revenueByDay.map((d: { day: string; revenue: string }) => [d.day, d.revenue])).toEqual([
       ["2026-02-28", "-0.399667"],
@@ -160,6 +190,7 @@ describe("tollgate admin stats", () => {
     expect(res.out[0]).toBe("Figures for 2026-02-01 to 2026-03-02 (Beijing time), from the ledger");
     expect(res.out.join("\n")).toMatch(/wechat \(topup\)\s+1\s+30\.00/);
     expect(res.out.join("\n")).toMatch(/Referral bonuses paid\s+1, 3\.00/);
+    expect(res.out.join("\n")).toMatch(/Packages sold\s+1, 2\.00\nPackages refunded\s+1, 1\.20\nPrepaid units used\s+free 2, package 2/);
   });
 
   it("refuses dates that are not dates and a reversed range", async () => {

@@ -26,7 +26,11 @@ export interface OperatorStats {
   referralBonuses: { count: number; amount: bigint };
   /** Operator adjustments (signed). */
   adjustments: { count: number; amount: bigint };
-  /** The sum of every ledger entry in the range: top-ups + adjustments + referral bonuses − revenue. */
+  /** Packages bought from balances, and bought packages' unused units an operator refunded. */
+  packages: { sold: { count: number; amount: bigint }; refunded: { count: number; amount: bigint } };
+  /** Prepaid units calls used in the range (drawn less given back), by where they came from: free quotas, packages bought, grants. */
+  unitsDrawn: { source: string; units: number }[];
+  /** The sum of every ledger entry in the range: top-ups + adjustments + referral bonuses − revenue − package sales + package refunds. */
   ledgerNet: bigint;
 }
 
@@ -48,7 +52,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
     from ledger_entries e
     left join ledger_entries c
       on e.kind = 'refund' and c.user_id = e.user_id and c.idempotency_key = 'usage:' || e.reference and c.kind = 'charge'
-    where e.kind in ('charge', 'refund') and ${inRange("e.created_at")}`;
+    where e.kind in ('charge', 'refund') and e.method <> 'package' and e.idempotency_key not like 'lot-refund:%' and ${inRange("e.created_at")}`;
 
   return db.transaction(
     async (tx) => {
@@ -91,6 +95,18 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
               (select coalesce(sum(amount), 0)::text from ledger_entries where kind = 'adjustment' and ${inRange("created_at")}) as adjust_total,
               (select coalesce(sum(amount), 0)::text from ledger_entries where ${inRange("created_at")}) as net`,
       );
+      const [packages] = await queryRows<{ sold_n: number; sold_total: string; refunded_n: number; refunded_total: string }>(
+        tx,
+        sql`select count(*) filter (where kind = 'charge')::int as sold_n, coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as sold_total,
+                   count(*) filter (where kind = 'refund')::int as refunded_n, coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunded_total
+            from ledger_entries
+            where ((kind = 'charge' and method = 'package') or (kind = 'refund' and idempotency_key like 'lot-refund:%')) and ${inRange("created_at")}`,
+      );
+      const drawn = await queryRows<{ source: string; units: string }>(
+        tx,
+        sql`select l.source::text as source, sum(m.units)::text as units from lot_moves m join unit_lots l on l.id = m.lot_id
+            where m.usage_id is not null and ${inRange("m.created_at")} group by 1 order by 1`,
+      );
       const days = new Map(byDay.map((d) => [d.day, d]));
       const revenueByDay: OperatorStats["revenueByDay"] = [];
       for (let at = beijingDayStart(range.from).getTime(); at <= beijingDayStart(range.to).getTime(); at += DAY_MS) {
@@ -114,6 +130,11 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
         signUps: Number(other?.sign_ups ?? 0),
         referralBonuses: { count: Number(other?.bonus_n ?? 0), amount: bigintOf(other?.bonus_total) },
         adjustments: { count: Number(other?.adjust_n ?? 0), amount: bigintOf(other?.adjust_total) },
+        packages: {
+          sold: { count: Number(packages?.sold_n ?? 0), amount: bigintOf(packages?.sold_total) },
+          refunded: { count: Number(packages?.refunded_n ?? 0), amount: bigintOf(packages?.refunded_total) },
+        },
+        unitsDrawn: drawn.map((d) => ({ source: d.source, units: Number(d.units) })),
         ledgerNet: bigintOf(other?.net),
       };
     },
