@@ -73,6 +73,13 @@ const CHARGE_CALL_PREPAID: PreparedStatement = {
                                     $10::timestamptz, $11::bigint, $12::timestamptz, $13::timestamptz, $14::boolean)`,
 };
 
+const CHARGE_CALLS_PREPAID: PreparedStatement = {
+  name: "charge_calls_prepaid",
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left
+           from charge_calls_prepaid($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[], $8::int[],
+                                     $9::int[], $10::timestamptz[], $11::bigint[], $12::timestamptz[], $13::timestamptz[], $14::boolean[])`,
+};
+
 type ChargeRow = {
   o_outcome: "ok" | ChargeRefusal;
   o_usage_id: number | string | null;
@@ -119,18 +126,41 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
 }
 
 /**
- * A batch with calls of tools that have plans: each of those is one `charge_call_prepaid`
- * statement (its draws depend on the lots the one before it left), sent beside the others' batch.
+ * A batch with calls of tools that have plans: those go to `charge_calls_prepaid` (or
+ * `charge_call_prepaid` for one), beside the others' batch.
  */
 async function chargeMixed(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   const plain = items.filter((i) => !i.prepaid);
+  const withPlans = items.filter((i) => i.prepaid);
   const [plainOutcomes, prepaidOutcomes] = await Promise.all([
     plain.length > 0 ? chargeBatch(db, plain) : Promise.resolve([]),
-    Promise.all(items.filter((i) => i.prepaid).map((i) => chargePrepaid(db, i, i.prepaid!))),
+    withPlans.length === 1 ? chargePrepaid(db, withPlans[0]!, withPlans[0]!.prepaid!).then((o) => [o]) : chargePrepaidBatch(db, withPlans),
   ]);
   let p = 0;
   let q = 0;
   return items.map((i) => (i.prepaid ? prepaidOutcomes[q++]! : plainOutcomes[p++]!));
+}
+
+async function chargePrepaidBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
+  const terms = (i: ChargeItem) => i.prepaid!;
+  const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS_PREPAID, [
+    arrayLiteral(items.map((i) => i.userId)),
+    arrayLiteral(items.map((i) => i.apiKeyId)),
+    arrayLiteral(items.map((i) => i.toolId)),
+    arrayLiteral(items.map((i) => i.units)),
+    arrayLiteral(items.map((i) => terms(i).price.toString())),
+    arrayLiteral(items.map((i) => i.requestId)),
+    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
+    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
+    arrayLiteral(items.map((i) => terms(i).freeUnits)),
+    arrayLiteral(items.map((i) => terms(i).freeFrom.toISOString())),
+    arrayLiteral(items.map((i) => terms(i).freeUntil.toISOString())),
+    arrayLiteral(items.map((i) => (terms(i).stopWhenOut ? "t" : "f"))),
+  ]);
+  if (rows.length !== items.length) throw new Error(`charge_calls_prepaid answered ${rows.length} rows for ${items.length} calls`);
+  return rows.map(prepaidOutcome);
 }
 
 async function chargePrepaid(db: Db, item: ChargeItem, terms: PrepaidTerms): Promise<ChargeOutcome> {

@@ -177,14 +177,3 @@ export async function userLots(db: Db | Tx, userId: number, options: { toolId?: 
   );
   return rows.map(lotOf);
 }
-
-/** The units a user has left in lots of a tool usable at `at`. */
-export async function unitsLeft(db: Db | Tx, userId: number, toolId: string, at: Date): Promise<number> {
-  const [row] = await queryRows<{ left: string | number | null }>(
-    db,
-    sql`select coalesce(sum(units_left), 0) as left from unit_lots
-        where user_id = ${userId} and tool_id = ${toolId} and units_left > 0 and refunded_at is null
-          and effective_at <= ${at.toISOString()}::timestamptz and expires_at > ${at.toISOString()}::timestamptz`,
-  );
-  return Number(row?.left ?? 0);
-}

@@ -5,11 +5,11 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
-import { lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
+import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
-import { grantPackage, refundAbandonedCalls } from "../ledger/index";
+import { chargeBatch, grantPackage, refundAbandonedCalls } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
 
@@ -296,6 +296,44 @@ describe("under concurrency", () => {
     expect(answers.filter((r) => r.headers["x-tollgate-cost"] === "0.00").length).toBe(1);
     expect(await balanceOf(user.userId)).toBe(formatMoney(1_000_000n - 19n * 10_000n));
     expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([0, 0]);
+    await expectConsistent();
+  });
+});
+
+describe("a batch of calls of tools with plans", () => {
+  it("draws each in arrival order in one statement; a call the balance refuses gives its units back after the batch and writes nothing", async () => {
+    const { user } = await funded("0.02");
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const at = t.clock.now();
+    const prepaid = { price: 10_000n, freeUnits: 3, freeFrom: new Date("2026-02-28T16:00:00Z"), freeUntil: new Date("2026-03-01T16:00:00Z"), stopWhenOut: false };
+    const item = (requestId: string, units: number, stopWhenOut = false) => ({
+      userId: user.userId,
+      apiKeyId: key!.id,
+      toolId: "daily",
+      units,
+      amount: 10_000n * BigInt(units),
+      requestId,
+      at,
+      ended: { httpStatus: 200, latencyMs: 1, at },
+      prepaid: { ...prepaid, stopWhenOut },
+    });
+    // b1: 2 free. b2: 1 free + 3 from the balance, which has 0.02: refused, its free unit goes back after
+    // the batch. b3 (a key that stops): nothing free left when it is drawn. b4, b5: the balance.
+    const outcomes = await chargeBatch(t.database.db, [item("b1", 2), item("b2", 4), item("b3", 1, true), item("b4", 1), item("b5", 1)]);
+    expect(outcomes).toMatchObject([
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1 },
+      { ok: false, reason: "insufficient_balance", prepaidLeft: 1 },
+      { ok: false, reason: "prepaid_exhausted", prepaidLeft: 0 },
+      { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 10_000n },
+      { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 0n },
+    ]);
+    expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft])).toEqual([["free", 1]]);
+    const rows = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)).orderBy(usageRecords.id);
+    expect(rows.map((r) => [r.requestId, r.units, r.prepaidUnits, formatMoney(r.amount)])).toEqual([
+      ["b1", 2, 2, "0.00"],
+      ["b4", 1, 0, "0.01"],
+      ["b5", 1, 0, "0.01"],
+    ]);
     await expectConsistent();
   });
 });
