@@ -7,26 +7,41 @@ import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command
 import { recordCommand } from "./audit";
 import { COMMANDS } from "./commands";
 
+/** The width help is wrapped to: a terminal's 80 columns and then some, as most are wider. */
+const HELP_WIDTH = 100;
+
+/** Words into lines of at most `width` characters (a longer word stays whole). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 function help(commands: CliCommand[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
+  const group = (c: CliCommand) => c.name.split(" ")[0];
+  // The first example of each group of commands (`codes …`, `users …`).
+  const examples = commands.filter((c, i) => i === 0 || group(c) !== group(commands[i - 1]!)).map((c) => c.examples[0]);
   return [
     "usage: tollgate admin <command> [arguments]",
     "",
     "commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${wrap(c.summary, HELP_WIDTH - width - 4).join(`\n${" ".repeat(width + 4)}`)}`),
+    "",
+    "examples:",
+    ...examples.map((e) => `  tollgate admin ${e}`),
     "",
     "tollgate admin <command> --help shows a command's arguments and examples.",
+    "Commands that print records take --json (one JSON document); times are Beijing time (+08:00).",
   ].join("\n");
 }
 
 function commandHelp(command: CliCommand): string {
-  const examples = command.examples ?? [];
-  return [
-    `usage: tollgate admin ${command.usage}`,
-    "",
-    command.summary,
-    ...(examples.length > 0 ? ["", "examples:", ...examples.map((e) => `  tollgate admin ${e}`)] : []),
-  ].join("\n");
+  return [`usage: tollgate admin ${command.usage}`, "", command.summary, "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
 
 /** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
