@@ -1,15 +1,28 @@
 import os from "node:os";
 import { desc } from "drizzle-orm";
+import { API_KEY_PATTERN, API_KEY_PREFIX, maskApiKey } from "#shared/api-keys";
 import { beijingDateTime } from "#shared/beijing-time";
+import { normalizeRedemptionCode } from "#shared/redemption-code";
 import type { Db } from "../db/client";
 import { operatorAudit } from "../db/schema/index";
 import { parseCount } from "../lib/cli/args";
 import type { CliCommand } from "../lib/cli/command";
 import { printRecords } from "../lib/cli/records";
+import { maskedCode } from "../modules/redemption/codes";
+
+/**
+ * A word as the audit log keeps it: an API key or a redemption code an operator pasted (to find
+ * its owner, to void it) is a secret, kept as the console masks it.
+ */
+function withoutSecrets(word: string): string {
+  if (API_KEY_PATTERN.test(word)) return maskApiKey(API_KEY_PREFIX, word.slice(-4));
+  const code = normalizeRedemptionCode(word);
+  return code ? maskedCode(code.slice(-4)) : word;
+}
 
 /** Writes one run of a command to the operator audit log, as the account and host it ran as. */
 export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number }): Promise<void> {
-  await db.insert(operatorAudit).values({ ...entry, hostUser: os.userInfo().username, host: os.hostname() });
+  await db.insert(operatorAudit).values({ ...entry, argv: entry.argv.map(withoutSecrets), hostUser: os.userInfo().username, host: os.hostname() });
 }
 
 export const auditCommand: CliCommand = {

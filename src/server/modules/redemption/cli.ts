@@ -105,7 +105,7 @@ export const codesVoidCommand: CliCommand = {
   name: "codes void",
   summary: "withdraw a code, or every unredeemed code of a batch, so it can no longer be redeemed",
   usage: "codes void <code> | codes void --batch <batch>",
-  examples: ["codes void K7PQ-2XMD-9RTW-4HJB", "codes void --batch 20270101-3f9a2c"],
+  examples: ["codes void K7PQ-2XMD-9RTW-4HJB-6NCE", "codes void --batch 20270101-3f9a2c"],
   options: { batch: true },
   async run(ctx, { positionals, options }) {
     const batch = batchOption(options.batch);

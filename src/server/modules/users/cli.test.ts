@@ -1,7 +1,7 @@
 import os from "node:os";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { users } from "../../db/schema/index";
+import { operatorAudit, users } from "../../db/schema/index";
 import { phoneLoginClient } from "../../testing/phone-login";
 import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
@@ -178,6 +178,8 @@ describe("tollgate admin audit", () => {
     const table = await cli("audit", "--limit", "3");
     expect(table.out.split("\n")[0]).toMatch(/^AT +WHO +EXIT +COMMAND$/);
     expect(table.out).toContain(`credit ${user.userId} 0.5 "--reason=-5% goodwill" --idempotency-key audit-test`);
+    expect((await cli("audit", "--limit", "0")).code).toBe(64);
+    expect((await cli("audit", "--limit", "ten")).code).toBe(64);
   });
 
   it("help lists every command aligned with examples, and each command's help shows its usage and examples", async () => {
@@ -199,5 +201,16 @@ describe("tollgate admin audit", () => {
     }
     // Asking for help runs nothing.
     expect(await cli("users", "disable", "1", "--help")).toMatchObject({ code: 0 });
+  });
+
+  it("keeps no API key or redemption code an operator pasted: they are written masked, as the console shows them", async () => {
+    const user = await userWithKey("1");
+    expect((await cli("users", "find", user.secret)).code).toBe(0);
+    expect((await cli("codes", "void", "k7pq 2xmd 9rtw 4hjb 6nce")).code).toBe(1);
+    const [voided, found] = JSON.parse((await cli("audit", "--limit", "2", "--json")).out) as { argv: string[] }[];
+    expect(found!.argv).toEqual(["users", "find", `tg_…${user.secret.slice(-4)}`]);
+    expect(voided!.argv).toEqual(["codes", "void", "****-6NCE"]);
+    const rows = await t.database.db.select().from(operatorAudit);
+    expect(JSON.stringify(rows)).not.toContain(user.secret);
   });
 });
