@@ -12,9 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
-import { openDatabase, type Database } from "../../src/server/db/client";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
-import { buildServerForTest, emptyPostgresDatabase, PROJECT_NODE, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { buildServerForTest, withServerDatabase, emptyPostgresDatabase, PROJECT_NODE, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 import { formatMoney } from "../../src/shared/money";
 
@@ -36,16 +35,6 @@ afterAll(async () => {
   dist?.remove();
 });
 
-async function withDatabase<T>(env: Record<string, string>, use: (database: Database) => Promise<T>): Promise<T> {
-  const database = openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR! });
-  try {
-    await database.migrate();
-    return await use(database);
-  } finally {
-    await database.close();
-  }
-}
-
 /** `tollgate admin …` as an operator runs it: the compiled CLI in a process of its own, its output read whole. */
 function admin(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
@@ -65,7 +54,7 @@ it("disabling a user in another process refuses their key on every server with a
   const env = { DATA_DIR: path.join(dir, "data"), DATABASE_URL: postgres?.url ?? "", TOOLS_CATALOG: catalog };
   fs.mkdirSync(env.DATA_DIR, { mode: 0o700 });
   // Made before the servers start: the embedded database belongs to one process at a time.
-  const user = await withDatabase(env, (database) => createUserWithSession({ database, clock: systemClock }, { balance: "1" }));
+  const user = await withServerDatabase(env, (database) => createUserWithSession({ database, clock: systemClock }, { balance: "1" }));
   const servers = Array.from({ length: postgres ? 2 : 1 }, () => startServerProcess(path.join(dist.dir, "server.js"), env));
   started.push(...servers);
   const urls = await Promise.all(servers.map(readyUrl));
@@ -112,5 +101,5 @@ it("disabling a user in another process refuses their key on every server with a
 
   for (const server of servers) server.child.kill("SIGTERM");
   for (const server of servers) expect(await server.exited).toEqual({ code: 0, signal: null });
-  await withDatabase(env, async (database) => expect((await verifyLedger(database.db)).problems).toEqual([]));
+  await withServerDatabase(env, async (database) => expect((await verifyLedger(database.db)).problems).toEqual([]));
 }, 600_000);
