@@ -20,9 +20,26 @@ function withoutSecrets(word: string): string {
   return code ? maskedCode(code.slice(-4)) : word;
 }
 
-/** Writes one run of a command to the operator audit log, as the account and host it ran as. */
-export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number }): Promise<void> {
-  await db.insert(operatorAudit).values({ ...entry, argv: entry.argv.map(withoutSecrets), hostUser: os.userInfo().username, host: os.hostname() });
+/** Who ran a command: the account on the host, and the person behind sudo when there is one. */
+export interface Operator {
+  hostUser: string;
+  host: string;
+}
+
+/**
+ * This process's operator. Run through sudo (the deployment's `sudo systemd-run --uid=tollgate
+ * --setenv=SUDO_USER …`), every operator is the service account: SUDO_USER names the person.
+ */
+export function invokingOperator(): Operator {
+  const account = os.userInfo().username;
+  const person = process.env.SUDO_USER;
+  return { hostUser: person && person !== account ? `${person} (sudo as ${account})` : account, host: os.hostname() };
+}
+
+/** Writes one run of a command to the operator audit log, as the operator who ran it. */
+export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number; operator: Operator }): Promise<void> {
+  const { operator, ...run } = entry;
+  await db.insert(operatorAudit).values({ ...run, argv: run.argv.map(withoutSecrets), hostUser: operator.hostUser, host: operator.host });
 }
 
 export const auditCommand: CliCommand = {

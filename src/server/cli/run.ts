@@ -4,7 +4,7 @@ import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
-import { recordCommand } from "./audit";
+import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
 
 /** The width help is wrapped to: a terminal's 80 columns and then some, as most are wider. */
@@ -86,7 +86,7 @@ function printable(write: (line: string) => void): (line: string) => void {
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */
 export async function runCli(
   argv: string[],
-  deps: { database: Database; config: AppConfig; clock?: Clock; out?: (line: string) => void; err?: (line: string) => void },
+  deps: { database: Database; config: AppConfig; clock?: Clock; out?: (line: string) => void; err?: (line: string) => void; operator?: Operator },
   commands: CliCommand[] = COMMANDS,
 ): Promise<number> {
   const out = printable(deps.out ?? ((line: string) => process.stdout.write(`${line}\n`)));
@@ -113,7 +113,7 @@ export async function runCli(
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now();
   const code = await runCommand(command, rest, { db: deps.database.db, config: deps.config, clock, out, err });
-  await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code }).catch((error: unknown) =>
+  await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code, operator: deps.operator ?? invokingOperator() }).catch((error: unknown) =>
     err(`warning: the command ran, but could not be written to the operator audit log: ${describeFailure(error)}`),
   );
   return code;

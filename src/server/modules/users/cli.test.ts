@@ -178,6 +178,16 @@ describe("tollgate admin audit", () => {
     const table = await cli("audit", "--limit", "3");
     expect(table.out.split("\n")[0]).toMatch(/^AT +WHO +EXIT +COMMAND$/);
     expect(table.out).toContain(`credit ${user.userId} 0.5 "--reason=-5% goodwill" --idempotency-key audit-test`);
+    const sudoUser = process.env.SUDO_USER;
+    process.env.SUDO_USER = "alice";
+    try {
+      expect((await cli("ledger", "verify")).code).toBe(0);
+    } finally {
+      if (sudoUser === undefined) delete process.env.SUDO_USER;
+      else process.env.SUDO_USER = sudoUser;
+    }
+    const [bySudo] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { hostUser: string; host: string }[];
+    expect(bySudo).toEqual(expect.objectContaining({ hostUser: `alice (sudo as ${os.userInfo().username})`, host: os.hostname() }));
     expect((await cli("audit", "--limit", "0")).code).toBe(64);
     expect((await cli("audit", "--limit", "ten")).code).toBe(64);
   });
