@@ -41,7 +41,7 @@ function help(commands: CliCommand[]): string {
 }
 
 function commandHelp(command: CliCommand): string {
-  return [`usage: tollgate admin ${command.usage}`, "", command.summary, "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
+  return [`usage: tollgate admin ${command.usage}`, "", ...wrap(command.summary, HELP_WIDTH), "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
 
 /** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
