@@ -1,4 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
+import { runAdminCli } from "./support/admin-cli";
 import { loginViaApi, readLatestCode } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 
@@ -278,5 +279,47 @@ test.describe("login modal in Chinese", () => {
     );
     await page.getByTestId("get-code").click();
     await expect(toastText(page, "请等待 42 秒后再获取验证码")).toBeVisible();
+  });
+});
+
+/** Signs in through the modal as `phone`; `fields` are the phone and code fields' names in the page's language. */
+async function signInThroughModal(page: Page, phone: string, fields: { phone: string; code: string }) {
+  await page.goto("/");
+  await page.getByTestId("header-login").click();
+  await page.getByRole("textbox", { name: fields.phone }).fill(phone);
+  await page.getByTestId("consent").click();
+  // The code this request sends, not the one sent before it.
+  const sent = page.waitForResponse("**/api/v1/auth/phone/verification_code");
+  await page.getByTestId("get-code").click();
+  expect((await sent).status()).toBe(200);
+  await page.getByRole("textbox", { name: fields.code }).fill(await readLatestCode(phone));
+  await page.getByTestId("login-submit").click();
+}
+
+test.describe("a user the operator disabled", () => {
+  test("is told so when signing in, in English and in Chinese, and stays signed out until enabled", async ({ browser, request }) => {
+    const { phone } = await loginViaApi(request);
+    expect((await runAdminCli("users", "disable", phone, "--reason", "login e2e")).code).toBe(0);
+    const english = { phone: "phone number", code: "verification code" };
+    const { baseURL } = test.info().project.use;
+    for (const [locale, fields, words] of [
+      ["en-US", english, "this account has been disabled by the site's operator: contact them"],
+      ["zh-CN", { phone: "手机号", code: "验证码" }, "该账户已被站点运营者停用，请联系运营者"],
+    ] as const) {
+      const context = await browser.newContext({ locale, baseURL });
+      const page = await context.newPage();
+      await signInThroughModal(page, phone, fields);
+      await expect(toastText(page, words)).toBeVisible();
+      await expect(page.getByRole("dialog")).toBeVisible();
+      await expect(page.getByTestId("account-badge")).toHaveCount(0);
+      await context.close();
+    }
+    expect((await runAdminCli("users", "enable", phone)).code).toBe(0);
+    const context = await browser.newContext({ locale: "en-US", baseURL });
+    const page = await context.newPage();
+    await signInThroughModal(page, phone, english);
+    await expect(page.getByRole("dialog")).toBeHidden();
+    await expect(page.getByTestId("account-badge")).toContainText(`${phone.slice(0, 3)}****${phone.slice(7)}`);
+    await context.close();
   });
 });

@@ -13,10 +13,9 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
-import { openDatabase, type Database } from "../../src/server/db/client";
 import { usageRecords, users } from "../../src/server/db/schema/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
-import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { buildServerForTest, withServerDatabase, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 import { formatMoney } from "../../src/shared/money";
 
@@ -76,21 +75,11 @@ async function callTool(base: string, secret: string, toolId: string, idempotenc
   return { status: res.status, replayed: res.headers.get("idempotent-replayed") === "true" };
 }
 
-async function withDatabase<T>(env: Record<string, string>, use: (database: Database) => Promise<T>): Promise<T> {
-  const database = openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR! });
-  try {
-    await database.migrate();
-    return await use(database);
-  } finally {
-    await database.close();
-  }
-}
-
 it("killed with SIGKILL mid-burst and restarted: every retry with its Idempotency-Key gets its 2xx once the dead process's lease is gone, and each call is charged once", async () => {
   const env = { DATA_DIR: path.join(dir, "data"), DATABASE_URL: postgres?.url ?? "", TOOLS_CATALOG: writeCatalog(), SHUTDOWN_TIMEOUT_SECONDS: "60" };
   fs.mkdirSync(env.DATA_DIR, { mode: 0o700 });
   // Made before the server starts: the embedded database belongs to one process at a time.
-  const user = await withDatabase(env, (database) => createUserWithSession({ database, clock: systemClock }, { balance: "10" }));
+  const user = await withServerDatabase(env, (database) => createUserWithSession({ database, clock: systemClock }, { balance: "10" }));
   const start = () => {
     const server = startServerProcess(path.join(dist.dir, "server.js"), env);
     started.push(server);
@@ -138,7 +127,7 @@ it("killed with SIGKILL mid-burst and restarted: every retry with its Idempotenc
   second.child.kill("SIGTERM");
   expect(await second.exited).toEqual({ code: 0, signal: null });
 
-  await withDatabase(env, async (database) => {
+  await withServerDatabase(env, async (database) => {
     const usage = await database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
     expect(usage.filter((u) => u.status === "succeeded")).toHaveLength(burst.length);
     expect(usage.filter((u) => u.status === "pending")).toEqual([]);

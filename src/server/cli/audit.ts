@@ -1,15 +1,45 @@
 import os from "node:os";
 import { desc } from "drizzle-orm";
+import { API_KEY_PATTERN, API_KEY_PREFIX, maskApiKey } from "#shared/api-keys";
 import { beijingDateTime } from "#shared/beijing-time";
+import { normalizeRedemptionCode } from "#shared/redemption-code";
 import type { Db } from "../db/client";
 import { operatorAudit } from "../db/schema/index";
 import { parseCount } from "../lib/cli/args";
 import type { CliCommand } from "../lib/cli/command";
 import { printRecords } from "../lib/cli/records";
+import { maskedCode } from "../modules/redemption/codes";
 
-/** Writes one run of a command to the operator audit log, as the account and host it ran as. */
-export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number }): Promise<void> {
-  await db.insert(operatorAudit).values({ ...entry, hostUser: os.userInfo().username, host: os.hostname() });
+/**
+ * A word as the audit log keeps it: an API key or a redemption code an operator pasted (to find
+ * its owner, to void it) is a secret, kept as the console masks it.
+ */
+function withoutSecrets(word: string): string {
+  if (API_KEY_PATTERN.test(word)) return maskApiKey(API_KEY_PREFIX, word.slice(-4));
+  const code = normalizeRedemptionCode(word);
+  return code ? maskedCode(code.slice(-4)) : word;
+}
+
+/** Who ran a command: the account on the host, and the person behind sudo when there is one. */
+export interface Operator {
+  hostUser: string;
+  host: string;
+}
+
+/**
+ * This process's operator. Run through sudo (the deployment's `sudo systemd-run --uid=tollgate
+ * --setenv=SUDO_USER …`), every operator is the service account: SUDO_USER names the person.
+ */
+export function invokingOperator(): Operator {
+  const account = os.userInfo().username;
+  const person = process.env.SUDO_USER;
+  return { hostUser: person && person !== account ? `${person} (sudo as ${account})` : account, host: os.hostname() };
+}
+
+/** Writes one run of a command to the operator audit log, as the operator who ran it. */
+export async function recordCommand(db: Db, entry: { at: Date; command: string; argv: string[]; exitCode: number; operator: Operator }): Promise<void> {
+  const { operator, ...run } = entry;
+  await db.insert(operatorAudit).values({ ...run, argv: run.argv.map(withoutSecrets), hostUser: operator.hostUser, host: operator.host });
 }
 
 export const auditCommand: CliCommand = {

@@ -38,6 +38,15 @@ describe("the admin control socket", () => {
     expect(fs.statSync(controlSocketPath(dataDir)).mode & 0o777).toBe(0o600);
   });
 
+  it("records the operator the CLI runs for, not the server's account, in the audit log", async () => {
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: () => {} };
+    expect(await runViaControlSocket(dataDir, ["admin", "ledger", "verify"], io, { hostUser: "alice (sudo as tollgate)", host: "ops-1" })).toBe(0);
+    expect(await runViaControlSocket(dataDir, ["admin", "audit", "--limit", "1", "--json"], io)).toBe(0);
+    const [record] = JSON.parse(out.at(-1)!) as { command: string; hostUser: string; host: string }[];
+    expect(record).toMatchObject({ command: "ledger verify", hostUser: "alice (sudo as tollgate)", host: "ops-1" });
+  });
+
   it("passes on exit codes and errors", async () => {
     const unknown = await viaSocket("admin", "no-such-command");
     expect(unknown.exit).toBe(64);

@@ -3,16 +3,29 @@ import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 import type { FastifyInstance } from "fastify";
+import { invokingOperator, type Operator } from "./audit";
 import { runCli } from "./run";
 
 /**
  * The embedded database (PGlite) belongs to one process, so while the server runs, `tollgate
  * admin …` sends its arguments to the server over a unix socket in DATA_DIR (owner-only) and the
- * server runs the command against its own database. One JSON line in; JSON lines out:
+ * server runs the command against its own database. One JSON line in (`{"argv": […], "operator":
+ * {"hostUser", "host"}}`, recorded in the audit log as who ran it); JSON lines out:
  * `{"out": line}`, `{"err": line}`, then `{"exit": code}`.
  */
 export function controlSocketPath(dataDir: string): string {
   return path.join(dataDir, "admin.sock");
+}
+
+/**
+ * The operator the CLI says it runs for. Only the server's own account (or root) can open the
+ * socket, and either could write the database itself, so its word is taken; absent, the server's.
+ */
+function readOperator(value: unknown): Operator | undefined | null {
+  if (value === undefined) return undefined;
+  const { hostUser, host } = (value ?? {}) as Partial<Record<keyof Operator, unknown>>;
+  const ok = (text: unknown): text is string => typeof text === "string" && text.length > 0 && text.length <= 200;
+  return ok(hostUser) && ok(host) ? { hostUser, host } : null;
 }
 
 export async function startControlSocket(app: FastifyInstance): Promise<() => Promise<void>> {
@@ -26,13 +39,15 @@ export async function startControlSocket(app: FastifyInstance): Promise<() => Pr
     lines.on("error", gone);
     lines.once("line", (line) => {
       lines.close();
-      let argv: unknown;
+      let request: { argv?: unknown; operator?: unknown } = {};
       try {
-        argv = (JSON.parse(line) as { argv?: unknown }).argv;
+        request = JSON.parse(line) as typeof request;
       } catch {
-        argv = null;
+        request = {};
       }
-      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) {
+      const { argv } = request;
+      const operator = readOperator(request.operator);
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string") || operator === null) {
         send({ err: "malformed request" });
         send({ exit: 64 });
         return void socket.end();
@@ -41,6 +56,7 @@ export async function startControlSocket(app: FastifyInstance): Promise<() => Pr
         database: app.database,
         config: app.config,
         clock: app.clock,
+        operator,
         out: (text) => send({ out: text }),
         err: (text) => send({ err: text }),
       }).then(
@@ -77,6 +93,7 @@ export function runViaControlSocket(
   dataDir: string,
   argv: string[],
   io: { out(line: string): void; err(line: string): void },
+  operator: Operator = invokingOperator(),
 ): Promise<number | null> {
   const socketPath = controlSocketPath(dataDir);
   if (!fs.existsSync(socketPath)) return Promise.resolve(null);
@@ -86,7 +103,7 @@ export function runViaControlSocket(
     let connected = false;
     socket.on("connect", () => {
       connected = true;
-      socket.write(`${JSON.stringify({ argv })}\n`);
+      socket.write(`${JSON.stringify({ argv, operator })}\n`);
     });
     /** Before connecting, the caller runs the command itself; after, the server's connection broke mid-command. */
     let broke = false;

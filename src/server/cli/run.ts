@@ -4,29 +4,44 @@ import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
-import { recordCommand } from "./audit";
+import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
+
+/** The width help is wrapped to: a terminal's 80 columns and then some, as most are wider. */
+const HELP_WIDTH = 100;
+
+/** Words into lines of at most `width` characters (a longer word stays whole). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
 
 function help(commands: CliCommand[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
+  const group = (c: CliCommand) => c.name.split(" ")[0];
+  // The first example of each group of commands (`codes …`, `users …`).
+  const examples = commands.filter((c, i) => i === 0 || group(c) !== group(commands[i - 1]!)).map((c) => c.examples[0]);
   return [
     "usage: tollgate admin <command> [arguments]",
     "",
     "commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${wrap(c.summary, HELP_WIDTH - width - 4).join(`\n${" ".repeat(width + 4)}`)}`),
+    "",
+    "examples:",
+    ...examples.map((e) => `  tollgate admin ${e}`),
     "",
     "tollgate admin <command> --help shows a command's arguments and examples.",
+    "Commands that print records take --json (one JSON document); times are Beijing time (+08:00).",
   ].join("\n");
 }
 
 function commandHelp(command: CliCommand): string {
-  const examples = command.examples ?? [];
-  return [
-    `usage: tollgate admin ${command.usage}`,
-    "",
-    command.summary,
-    ...(examples.length > 0 ? ["", "examples:", ...examples.map((e) => `  tollgate admin ${e}`)] : []),
-  ].join("\n");
+  return [`usage: tollgate admin ${command.usage}`, "", ...wrap(command.summary, HELP_WIDTH), "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
 
 /** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
@@ -71,7 +86,7 @@ function printable(write: (line: string) => void): (line: string) => void {
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */
 export async function runCli(
   argv: string[],
-  deps: { database: Database; config: AppConfig; clock?: Clock; out?: (line: string) => void; err?: (line: string) => void },
+  deps: { database: Database; config: AppConfig; clock?: Clock; out?: (line: string) => void; err?: (line: string) => void; operator?: Operator },
   commands: CliCommand[] = COMMANDS,
 ): Promise<number> {
   const out = printable(deps.out ?? ((line: string) => process.stdout.write(`${line}\n`)));
@@ -98,7 +113,7 @@ export async function runCli(
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now();
   const code = await runCommand(command, rest, { db: deps.database.db, config: deps.config, clock, out, err });
-  await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code }).catch((error: unknown) =>
+  await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code, operator: deps.operator ?? invokingOperator() }).catch((error: unknown) =>
     err(`warning: the command ran, but could not be written to the operator audit log: ${describeFailure(error)}`),
   );
   return code;

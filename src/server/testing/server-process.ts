@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { buildServer } from "../../../scripts/build-server";
+import { openDatabase, type Database } from "../db/client";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 /** The Node 24 of the `node` dependency, which `npm start` and the systemd unit run (docs/decisions/014). */
@@ -119,4 +120,18 @@ export async function emptyPostgresDatabase(): Promise<{ url: string; drop(): Pr
       await cleanup.end();
     },
   };
+}
+
+/**
+ * The database of a server started with `env` (its DATABASE_URL, or PGlite in its DATA_DIR),
+ * migrated, for `use`; closed after. PGlite belongs to one process: only while no server runs on it.
+ */
+export async function withServerDatabase<T>(env: Record<string, string>, use: (database: Database) => Promise<T>): Promise<T> {
+  const database = openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR! });
+  try {
+    await database.migrate();
+    return await use(database);
+  } finally {
+    await database.close();
+  }
 }

@@ -18,8 +18,8 @@ export interface CliCommand {
   name: string;
   summary: string;
   usage: string;
-  /** Whole command lines after `tollgate admin`, shown by `--help`. */
-  examples?: string[];
+  /** Whole command lines after `tollgate admin`, shown by `--help`: at least one. */
+  examples: [string, ...string[]];
   /** Option names and whether each takes a value (true) or is a flag (false). */
   options?: Record<string, boolean>;
   /** Returns the process exit code. */

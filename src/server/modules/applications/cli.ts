@@ -83,6 +83,7 @@ function reviewCommand(decision: "approved" | "rejected"): CliCommand {
         ? "approve a pending application: the user may call the tool at once"
         : "reject a pending application with a note the user sees",
     usage: decision === "approved" ? "applications approve <id> [--note …]" : "applications reject <id> --note …",
+    examples: decision === "approved" ? ["applications approve 17", 'applications approve 17 --note "welcome aboard"'] : ['applications reject 17 --note "we cannot offer this tool for resale"'],
     options: { note: true },
     async run(ctx, { positionals, options }) {
       const id = applicationId(positionals);

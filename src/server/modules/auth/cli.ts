@@ -43,6 +43,7 @@ export const sessionsRevokeCommand: CliCommand = {
   name: "sessions revoke",
   summary: "end every live session of a user at once (the user must log in again)",
   usage: "sessions revoke <phone|user-id>",
+  examples: ["sessions revoke 13800138000"],
   async run(ctx, { positionals }) {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;

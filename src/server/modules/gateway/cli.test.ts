@@ -82,8 +82,12 @@ describe("tollgate admin calls refund", () => {
     expect(shown.ledger[1]).toMatchObject({ kind: "refund", method: "operator", amount: "0.0001", reference: `garbage answer, ticket 77 (call ${requestId})` });
 
     const again = await cli("calls", "refund", requestId, "--reason", "twice");
-    expect(again).toMatchObject({ code: 1, err: "not refunded: the call was refunded already: a call is refunded once" });
-    expect(await cli("calls", "refund", "no-such-call", "--reason", "x")).toMatchObject({ code: 1 });
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/^not refunded: an operator refunded the call already \(entry \d+, 2026-03-01 16:00:00 \+08:00, "garbage answer, ticket 77 \(call \S+\)"\): a call is refunded once$/);
+    expect(await cli("calls", "refund", "no-such-call", "--reason", "x")).toMatchObject({
+      code: 1,
+      err: 'not refunded: no call has request id "no-such-call" (the call log keeps calls CALL_LOG_RETENTION_DAYS)',
+    });
     expect(await balanceOf(user.userId)).toBe(1_000_000n);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
   });
@@ -94,6 +98,19 @@ describe("tollgate admin calls refund", () => {
     expect(results.filter((r) => r.code === 0)).toHaveLength(1);
     expect(results.filter((r) => r.code === 1)).toHaveLength(9);
     expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("refuses a call that was never charged, saying how it ended", async () => {
+    const user = await createUserWithSession(t, { balance: "0" });
+    const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "broke" } });
+    const res = await t.app.inject({ method: "POST", url: "/v1/tools/echo", payload: {}, headers: { authorization: `Bearer ${key.json().secret}` } });
+    expect(res.statusCode).toBe(402);
+    await t.app.callLog.drain();
+    const refused = await cli("calls", "refund", res.headers["x-request-id"] as string, "--reason", "goodwill");
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^not refunded: the call was never charged: it ended \S+ \(HTTP 402, insufficient_balance\)$/);
+    expect(await balanceOf(user.userId)).toBe(0n);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
+import type { Db } from "../../db/client";
 import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
@@ -123,6 +124,22 @@ export const callsShowCommand: CliCommand = {
   },
 };
 
+/** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
+async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free"): Promise<string> {
+  if (refused === "pending") return "the call is still running: refund it once it has ended";
+  if (refused === "free") return "the call cost nothing: there is nothing to refund";
+  if (refused === "refunded") {
+    const [byOperator] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, `operator-refund:${requestId}`));
+    return byOperator
+      ? `an operator refunded the call already (entry ${byOperator.id}, ${beijingDateTime(byOperator.createdAt)}, "${byOperator.reference}"): a call is refunded once`
+      : "the gateway refunded the call already (it failed, or its answer never reached the caller): there is nothing left to refund";
+  }
+  const log = await callLogEntry(db, requestId);
+  return log
+    ? `the call was never charged: it ended ${log.outcome} (HTTP ${log.httpStatus}${log.errorCode === null ? "" : `, ${log.errorCode}`})`
+    : `no call has request id "${requestId}" (the call log keeps calls CALL_LOG_RETENTION_DAYS)`;
+}
+
 export const callsRefundCommand: CliCommand = {
   name: "calls refund",
   summary: "give back what a charged call cost, once, as a refund entry naming the reason",
@@ -134,13 +151,7 @@ export const callsRefundCommand: CliCommand = {
     const reason = requiredReason(options.reason, "the user sees it as the refund's reference");
     const result = await refundChargedCall(ctx.db, { requestId, reason, now: ctx.clock.now() });
     if ("refused" in result) {
-      const why = {
-        unknown: `no charged call has request id "${requestId}"`,
-        pending: "the call is still running: refund it once it has ended",
-        refunded: "the call was refunded already: a call is refunded once",
-        free: "the call cost nothing: there is nothing to refund",
-      }[result.refused];
-      ctx.err(`not refunded: ${why}`);
+      ctx.err(`not refunded: ${await refusedBecause(ctx.db, requestId, result.refused)}`);
       return 1;
     }
     ctx.out(`refunded ${formatMoney(result.refunded)} to user ${result.userId} for call ${requestId}`);

@@ -36,19 +36,31 @@ describe("tollgate admin credit", () => {
     expect(await balanceOf(user.userId)).toBe(50_500_000n);
   });
 
-  it("credits once per --key however often it runs", async () => {
+  it("credits once per --idempotency-key however often it runs", async () => {
     const user = await createUserWithSession({ database, clock });
-    expect((await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--key", "ticket-7")).code).toBe(0);
-    const again = await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--key", "ticket-7");
+    expect((await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--idempotency-key", "ticket-7")).code).toBe(0);
+    const again = await cli("credit", String(user.userId), "10", "--reason", "ticket 7", "--idempotency-key", "ticket-7");
     expect(again.code).toBe(0);
-    expect(again.out).toMatch(/already credited/);
-    expect(await balanceOf(user.userId)).toBe(10_000_000n);
+    expect(again.out).toMatch(/already credited with this --idempotency-key \(entry \d+, 10\.00\): nothing changed/);
+    const debited = await cli("debit", String(user.userId), "4", "--reason", "ticket 7 fix", "--idempotency-key", "ticket-7-fix");
+    expect(debited).toMatchObject({ code: 0, out: expect.stringMatching(/^took 4\.00 from user \d+ .*; balance now 6\.00/) });
+    expect((await cli("debit", String(user.userId), "4", "--reason", "ticket 7 fix", "--idempotency-key", "ticket-7-fix")).out).toMatch(/already debited/);
+    expect(await balanceOf(user.userId)).toBe(6_000_000n);
+    const blank = await cli("credit", String(user.userId), "1", "--reason", "x", "--idempotency-key", " ");
+    expect(blank.code).toBe(64);
+    expect(blank.err).toMatch(/^--idempotency-key: 1 to 200 characters/);
   });
 
   it("refuses a missing reason, a bad amount and an unknown user", async () => {
     const user = await createUserWithSession({ database, clock });
     expect((await cli("credit", String(user.userId), "10")).code).toBe(64);
-    expect((await cli("credit", String(user.userId), "-5", "--reason", "x")).code).toBe(64);
+    const negative = await cli("credit", String(user.userId), "-5", "--reason", "x");
+    expect(negative.code).toBe(64);
+    expect(negative.err).not.toMatch(/Unknown option/);
+    expect(negative.err.split("\n")[0]).toBe('"-5": amounts and counts are never negative: to take money off a balance, use `tollgate admin debit`');
+    const negativeDebit = await cli("debit", String(user.userId), "-5", "--reason", "x");
+    expect(negativeDebit.code).toBe(64);
+    expect(negativeDebit.err.split("\n")[0]).toBe('"-5": amounts and counts are never negative');
     expect((await cli("credit", String(user.userId), "1.2345678", "--reason", "x")).code).toBe(64);
     const unknown = await cli("credit", "13000000000", "1", "--reason", "x");
     expect(unknown.code).toBe(1);

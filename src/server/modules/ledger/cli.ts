@@ -30,11 +30,11 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
     summary: credits
       ? "credit a user's balance (an operator adjustment in the ledger)"
       : "take money off a user's balance (an operator adjustment in the ledger); refused if the balance is lower",
-    usage: `${direction} <phone|user-id> <amount> --reason "…" [--key <idempotency key>]${credits ? " [--force]" : ""}`,
+    usage: `${direction} <phone|user-id> <amount> --reason "…" [--idempotency-key <key>]${credits ? " [--force]" : ""}`,
     examples: credits
-      ? ['credit 13800138000 50 --reason "refund for ticket 881" --key ticket-881']
-      : ['debit 42 9.90 --reason "correction of ticket 881" --key ticket-881-fix'],
-    options: credits ? { reason: true, key: true, force: false } : { reason: true, key: true },
+      ? ['credit 13800138000 50 --reason "refund for ticket 881" --idempotency-key ticket-881']
+      : ['debit 42 9.90 --reason "correction of ticket 881" --idempotency-key ticket-881-fix'],
+    options: credits ? { reason: true, "idempotency-key": true, force: false } : { reason: true, "idempotency-key": true },
     async run(ctx, { positionals, options }) {
       const [who, amountText, ...extra] = positionals;
       if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
@@ -44,6 +44,10 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
         throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
       }
       const reason = requiredReason(options.reason, "it is what the user sees as the reference");
+      const idempotencyKey = options["idempotency-key"];
+      if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || !idempotencyKey.trim() || idempotencyKey.length > 200)) {
+        throw new UsageError("--idempotency-key: 1 to 200 characters, the same each time the same adjustment is meant (say, a ticket number)");
+      }
       const user = await findUser(ctx.db, who);
       if (!user) {
         ctx.err(`no user with phone or id "${who}"`);
@@ -55,8 +59,8 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
         kind: "adjustment" as const,
         method: "operator",
         reference: reason,
-        // A repeated --key (say, a ticket number) moves money once however often the command is run.
-        idempotencyKey: typeof options.key === "string" ? `operator:${options.key}` : `operator:${randomUUID()}`,
+        // A repeated --idempotency-key (say, a ticket number) moves money once however often the command is run.
+        idempotencyKey: `operator:${typeof idempotencyKey === "string" ? idempotencyKey : randomUUID()}`,
         at: ctx.clock.now(),
       };
       const posted = credits ? await credit(ctx.db, move) : await debit(ctx.db, move);
@@ -67,7 +71,7 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
       const done = credits ? `credited ${formatMoney(posted.amount)} to` : `took ${formatMoney(-posted.amount)} from`;
       ctx.out(
         posted.replayed
-          ? `already ${credits ? "credited" : "debited"} with this --key (entry ${posted.entryId}, ${formatMoney(posted.amount)}): nothing changed; balance after that entry ${formatMoney(posted.balance)}`
+          ? `already ${credits ? "credited" : "debited"} with this --idempotency-key (entry ${posted.entryId}, ${formatMoney(posted.amount)}): nothing changed; balance after that entry ${formatMoney(posted.balance)}`
           : `${done} user ${user.id} (${maskPhone(user.phone)}); balance now ${formatMoney(posted.balance)} (entry ${posted.entryId})`,
       );
       return 0;
@@ -82,6 +86,7 @@ export const ledgerVerifyCommand: CliCommand = {
   name: "ledger verify",
   summary: "check every balance against its ledger entries; non-zero exit on any difference",
   usage: "ledger verify",
+  examples: ["ledger verify"],
   async run(ctx) {
     const report = await verifyLedger(ctx.db);
     if (report.problems.length === 0) {

@@ -49,12 +49,12 @@ async function cli(...argv: string[]) {
 const balanceOf = async (userId: number) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
 
 describe("tollgate admin packages", () => {
-  it("grants lots of a package once per --key, and lists them as a table or JSON", async () => {
+  it("grants lots of a package once per --idempotency-key, and lists them as a table or JSON", async () => {
     const user = await createUserWithSession({ database, clock }, { phone: "13700001111" });
-    const granted = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--key", "ticket-9");
+    const granted = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--idempotency-key", "ticket-9");
     expect(granted.code).toBe(0);
     expect(granted.err).toMatch(/granted 2 × Starter \(3 units of ocr\) to user \d+/);
-    const again = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--key", "ticket-9");
+    const again = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--idempotency-key", "ticket-9");
     expect(again.err).toMatch(/already granted/);
     const table = await cli("packages", "list", String(user.userId));
     const lines = table.out.split("\n");
@@ -106,7 +106,7 @@ describe("tollgate admin packages", () => {
     expect(await balanceOf(user.userId)).toBe(4_666_666n);
     const twice = await cli("packages", "refund", String(bought.lot.id), "--reason", "again");
     expect([twice.code, twice.err]).toEqual([1, `lot ${bought.lot.id}: this lot was refunded before; nothing was refunded`]);
-    await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--key", "gift");
+    await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "gift");
     const [grant] = JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out) as { id: number; source: string }[];
     expect(grant!.source).toBe("grant");
     expect((await cli("packages", "refund", String(grant!.id), "--reason", "x")).err).toMatch(/only a bought package is refunded/);

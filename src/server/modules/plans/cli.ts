@@ -53,20 +53,20 @@ function printLots(ctx: CliContext, lots: Lot[], json: boolean) {
 export const packagesGrantCommand: CliCommand = {
   name: "packages grant",
   summary: "give a user lots of a tool's package, free (each usable for the package's days from now)",
-  usage: "packages grant <phone|user-id> --package <tool>/<package> [--count N] [--key <idempotency key>] [--json]",
-  examples: ["packages grant 13800138000 --package ocr/starter", "packages grant 42 --package ocr/starter --count 3 --key ticket-881 --json"],
-  options: { package: true, count: true, key: true, json: false },
+  usage: "packages grant <phone|user-id> --package <tool>/<package> [--count N] [--idempotency-key <key>] [--json]",
+  examples: ["packages grant 13800138000 --package ocr/starter", "packages grant 42 --package ocr/starter --count 3 --idempotency-key ticket-881 --json"],
+  options: { package: true, count: true, "idempotency-key": true, json: false },
   async run(ctx, { positionals, options }) {
     const terms = namedPackage(ctx, options.package);
     const countText = options.count === undefined ? "1" : String(options.count);
     if (!/^\d{1,3}$/.test(countText) || Number(countText) < 1 || Number(countText) > 100) throw new UsageError(`--count must be a whole number from 1 to 100, not "${countText}"`);
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
-    const key = typeof options.key === "string" ? options.key : randomUUID();
+    const key = typeof options["idempotency-key"] === "string" ? options["idempotency-key"] : randomUUID();
     const granted = await grantPackage(ctx.db, { userId: user.id, terms, count: Number(countText), at: ctx.clock.now(), idempotencyKey: key });
     printLots(ctx, granted.lots, options.json === true);
     if (options.json !== true) {
-      ctx.err(granted.replayed ? `already granted with this --key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${terms.units} units of ${terms.toolId}) to user ${user.id}`);
+      ctx.err(granted.replayed ? `already granted with this --idempotency-key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${terms.units} units of ${terms.toolId}) to user ${user.id}`);
     }
     return 0;
   },

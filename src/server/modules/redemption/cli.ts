@@ -31,6 +31,7 @@ export const codesCreateCommand: CliCommand = {
   name: "codes create",
   summary: "print new redemption codes (only their hashes are stored)",
   usage: "codes create --amount <amount> --count <n> [--expires 2027-01-01[T18:00]] (Beijing time)",
+  examples: ["codes create --amount 50 --count 100 > codes.txt", "codes create --amount 9.90 --count 20 --expires 2027-01-01"],
   options: { amount: true, count: true, expires: true },
   async run(ctx, { options }) {
     const amountText = options.amount;
@@ -76,7 +77,7 @@ export const codesListCommand: CliCommand = {
   name: "codes list",
   summary: "list redemption codes (masked: only their last four characters are kept), newest first",
   usage: "codes list [--batch <batch>] [--state unused|redeemed|void|expired] [--limit 100] [--json]",
-  examples: ["codes list --state unused", "codes list --batch 20270101-3f9a --json"],
+  examples: ["codes list --state unused", "codes list --batch 20270101-3f9a2c --json"],
   options: { batch: true, state: true, limit: true, json: false },
   async run(ctx, { options }) {
     const now = ctx.clock.now();
@@ -104,7 +105,7 @@ export const codesVoidCommand: CliCommand = {
   name: "codes void",
   summary: "withdraw a code, or every unredeemed code of a batch, so it can no longer be redeemed",
   usage: "codes void <code> | codes void --batch <batch>",
-  examples: ["codes void K7PQ-2XMD-9RTW-4HJB", "codes void --batch 20270101-3f9a"],
+  examples: ["codes void K7PQ-2XMD-9RTW-4HJB-6NCE", "codes void --batch 20270101-3f9a2c"],
   options: { batch: true },
   async run(ctx, { positionals, options }) {
     const batch = batchOption(options.batch);
@@ -129,7 +130,7 @@ export const codesExportCommand: CliCommand = {
   name: "codes export",
   summary: "a batch's codes as CSV (formula-safe): masked code, amount, state, times, who redeemed it",
   usage: "codes export --batch <batch> [--csv]",
-  examples: ["codes export --batch 20270101-3f9a --csv > batch.csv"],
+  examples: ["codes export --batch 20270101-3f9a2c --csv > batch.csv"],
   options: { batch: true, csv: false },
   async run(ctx, { options }) {
     const batch = batchOption(options.batch);

@@ -182,6 +182,9 @@ describe("POST /api/v1/console/redeem", () => {
     expect(expired.statusCode).toBe(400);
     expect(expired.json()).toEqual({ code: "redemption_code_expired", message: "this redemption code has expired" });
     expect(await balanceOf(user)).toBe("0.00");
+    const listed = JSON.parse((await admin("codes", "list", "--state", "expired", "--json")).out) as { code: string; state: string; expiresAt: string }[];
+    expect(listed).toContainEqual(expect.objectContaining({ code: `****-${code!.slice(-4)}`, state: "expired", expiresAt: "2026-03-02T15:59:59.999Z" }));
+    expect(JSON.parse((await admin("codes", "list", "--state", "unused", "--json")).out)).not.toContainEqual(expect.objectContaining({ code: `****-${code!.slice(-4)}` }));
   });
 
   it("requires a session", async () => {

@@ -1,11 +1,12 @@
 import os from "node:os";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { users } from "../../db/schema/index";
+import { operatorAudit, users } from "../../db/schema/index";
 import { phoneLoginClient } from "../../testing/phone-login";
 import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
+import { COMMANDS } from "../../cli/commands";
 import { verifyLedger } from "../ledger/verify";
 
 /** The operator's toolkit against the real app: users found, shown, disabled and enabled; debits; the audit log. */
@@ -38,22 +39,34 @@ describe("tollgate admin users find", () => {
     }
   });
 
-  it("lists every user a few digits match, under a header row, and exits 1 when nothing matches", async () => {
+  it("lists every user a few digits match under a header row and exits 2 for several, so a script never takes one of them for the user; exits 1 when nothing matches", async () => {
     const a = await createUserWithSession(t, { phone: "13655550001" });
     const b = await createUserWithSession(t, { phone: "13855550002" });
     const found = await cli("users", "find", "55550");
-    expect(found.code).toBe(0);
+    expect(found.code).toBe(2);
     const [header, ...rows] = found.out.split("\n");
     expect(header).toMatch(/^ID +PHONE +BALANCE +SIGNED UP +STATE$/);
     expect(rows.map((r) => r.split(/ +/)[0])).toEqual([String(a.userId), String(b.userId)]);
     expect(rows[0]).toContain("2026-03-01 16:00:00 +08:00");
     // Columns line up: every row's phone starts where the header's PHONE does.
     expect(new Set(found.out.split("\n").map((line) => line.search(/PHONE|13[68]5/)))).toEqual(new Set([header!.indexOf("PHONE")]));
-    expect(found.err).toBe("2 users found");
+    expect(found.err).toBe(`"55550" matches 2 users: name one by its id, e.g. tollgate admin users show ${a.userId}`);
+    const several = await cli("users", "find", "55550", "--json");
+    expect(several.code).toBe(2);
+    expect((JSON.parse(several.out) as { id: number; phone: string }[]).map((u) => [u.id, u.phone])).toEqual([
+      [a.userId, "13655550001"],
+      [b.userId, "13855550002"],
+    ]);
+    const one = await cli("users", "find", "6555500");
+    expect(one.code).toBe(0);
+    expect(one.err).toBe("");
 
     const none = await cli("users", "find", "tg_…zzzz", "--json");
     expect(none.code).toBe(1);
     expect(JSON.parse(none.out)).toEqual([]);
+    expect(none.err).toBe('no user matches "tg_…zzzz"');
+    expect((await cli("users", "find")).code).toBe(64);
+    expect((await cli("users", "find", "a", "b")).code).toBe(64);
   });
 });
 
@@ -135,12 +148,12 @@ describe("tollgate admin users disable and enable", () => {
 });
 
 describe("tollgate admin debit", () => {
-  it("takes money off a balance once per --key, refuses more than the balance, and says how to take money off when given a negative credit", async () => {
+  it("takes money off a balance once per --idempotency-key, refuses more than the balance, and says how to take money off when given a negative credit", async () => {
     const user = await userWithKey("3");
-    const taken = await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--key", "ticket-9-fix");
+    const taken = await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--idempotency-key", "ticket-9-fix");
     expect(taken.code).toBe(0);
     expect(taken.out).toMatch(/took 1\.25 from user \d+ .*; balance now 1\.75/);
-    expect((await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--key", "ticket-9-fix")).out).toMatch(/already debited/);
+    expect((await cli("debit", String(user.userId), "1.25", "--reason", "correction of ticket 9", "--idempotency-key", "ticket-9-fix")).out).toMatch(/already debited/);
     const tooMuch = await cli("debit", String(user.userId), "2", "--reason", "too much");
     expect(tooMuch.code).toBe(1);
     expect(tooMuch.err).toBe(`user ${user.userId}'s balance is 1.75, less than 2.00: nothing was taken`);
@@ -155,23 +168,59 @@ describe("tollgate admin debit", () => {
 describe("tollgate admin audit", () => {
   it("records every command run, with its words, exit code and the account it ran as; a reason may start with a minus sign when written --reason=…", async () => {
     const user = await createUserWithSession(t, { balance: "1" });
-    expect((await cli("credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--key", "audit-test")).code).toBe(0);
+    expect((await cli("credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--idempotency-key", "audit-test")).code).toBe(0);
     expect((await cli("users", "show", "424242424")).code).toBe(1);
     const audit = await cli("audit", "--limit", "2", "--json");
     expect(audit.code).toBe(0);
     const [last, first] = JSON.parse(audit.out) as { command: string; argv: string[]; exitCode: number; hostUser: string }[];
-    expect(first).toMatchObject({ command: "credit", argv: ["credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--key", "audit-test"], exitCode: 0, hostUser: os.userInfo().username });
+    expect(first).toMatchObject({ command: "credit", argv: ["credit", String(user.userId), "0.5", "--reason=-5% goodwill", "--idempotency-key", "audit-test"], exitCode: 0, hostUser: os.userInfo().username });
     expect(last).toMatchObject({ command: "users show", exitCode: 1 });
     const table = await cli("audit", "--limit", "3");
     expect(table.out.split("\n")[0]).toMatch(/^AT +WHO +EXIT +COMMAND$/);
-    expect(table.out).toContain(`credit ${user.userId} 0.5 "--reason=-5% goodwill" --key audit-test`);
+    expect(table.out).toContain(`credit ${user.userId} 0.5 "--reason=-5% goodwill" --idempotency-key audit-test`);
+    const sudoUser = process.env.SUDO_USER;
+    process.env.SUDO_USER = "alice";
+    try {
+      expect((await cli("ledger", "verify")).code).toBe(0);
+    } finally {
+      if (sudoUser === undefined) delete process.env.SUDO_USER;
+      else process.env.SUDO_USER = sudoUser;
+    }
+    const [bySudo] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { hostUser: string; host: string }[];
+    expect(bySudo).toEqual(expect.objectContaining({ hostUser: `alice (sudo as ${os.userInfo().username})`, host: os.hostname() }));
+    expect((await cli("audit", "--limit", "0")).code).toBe(64);
+    expect((await cli("audit", "--limit", "ten")).code).toBe(64);
   });
 
-  it("help lists every command aligned, and a command's help shows its examples", async () => {
+  it("help lists every command aligned with examples, and each command's help shows its usage and examples", async () => {
     const help = await cli("--help");
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^ {2}users disable +stop a user/m);
-    const one = await cli("users", "find", "--help");
-    expect(one.out).toContain("examples:\n  tollgate admin users find 13800138000");
+    const listed = help.out.slice(help.out.indexOf("commands:\n") + 10, help.out.indexOf("\n\nexamples:")).split("\n");
+    expect(listed.filter((line) => /^ {2}\S/.test(line)).map((line) => line.slice(2, 22).trim())).toEqual(COMMANDS.map((c) => c.name));
+    // Every summary, and every line it wraps onto, starts in the same column, within 100 columns.
+    expect(new Set(listed.map((line) => /^ {2}(?:\S+(?: \S+)?)? +/.exec(line)![0].length))).toEqual(new Set([24]));
+    expect(Math.max(...help.out.split("\n").map((line) => line.length))).toBeLessThanOrEqual(100);
+    expect(help.out).toContain("examples:\n  tollgate admin users find 13800138000\n");
+    expect(help.out).toContain("\n  tollgate admin codes create --amount 50 --count 100 > codes.txt\n");
+    for (const command of COMMANDS) {
+      const one = await cli(...command.name.split(" "), "--help");
+      expect([command.name, one.code]).toEqual([command.name, 0]);
+      expect(one.out).toMatch(new RegExp(`^usage: tollgate admin ${command.name.replace(/ /g, " ")}`));
+      expect(one.out).toContain(`examples:\n  tollgate admin ${command.examples[0]}`);
+    }
+    // Asking for help runs nothing.
+    expect(await cli("users", "disable", "1", "--help")).toMatchObject({ code: 0 });
+  });
+
+  it("keeps no API key or redemption code an operator pasted: they are written masked, as the console shows them", async () => {
+    const user = await userWithKey("1");
+    expect((await cli("users", "find", user.secret)).code).toBe(0);
+    expect((await cli("codes", "void", "k7pq 2xmd 9rtw 4hjb 6nce")).code).toBe(1);
+    const [voided, found] = JSON.parse((await cli("audit", "--limit", "2", "--json")).out) as { argv: string[] }[];
+    expect(found!.argv).toEqual(["users", "find", `tg_…${user.secret.slice(-4)}`]);
+    expect(voided!.argv).toEqual(["codes", "void", "****-6NCE"]);
+    const rows = await t.database.db.select().from(operatorAudit);
+    expect(JSON.stringify(rows)).not.toContain(user.secret);
   });
 });

@@ -4,7 +4,7 @@ import { requiredReason } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord, printRecords, timeCell } from "../../lib/cli/records";
-import { disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
+import { FOUND_MAX, disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
 
 const userJson = (user: UserRow) => ({
   id: user.id,
@@ -15,9 +15,13 @@ const userJson = (user: UserRow) => ({
   disabledReason: user.disabledReason,
 });
 
+/** `users find`'s exit codes: scripts read one user from a match of exactly one. */
+const FOUND_NONE = 1;
+const FOUND_SEVERAL = 2;
+
 export const usersFindCommand: CliCommand = {
   name: "users find",
-  summary: "find users by phone (whole, or 4+ digits of it), user id, API key, or masked key (tg_…wxyz)",
+  summary: "find users by phone (whole, or 4+ digits of it), user id, API key, or masked key (tg_…wxyz); exit 0 for one user, 1 for none, 2 for several (listed)",
   usage: "users find <phone|digits|user-id|key|tg_…wxyz> [--json]",
   examples: ["users find 13800138000", "users find 8000", "users find tg_…x9Zq --json"],
   options: { json: false },
@@ -36,8 +40,16 @@ export const usersFindCommand: CliCommand = {
         { header: "STATE", value: (u) => (u.disabledAt ? "disabled" : "active") },
       ],
     });
-    if (options.json !== true) ctx.err(`${found.length} user${found.length === 1 ? "" : "s"} found${found.length === 50 ? " (the first 50: narrow the search)" : ""}`);
-    return found.length === 0 ? 1 : 0;
+    if (found.length === 0) {
+      ctx.err(`no user matches "${words}"`);
+      return FOUND_NONE;
+    }
+    if (found.length > 1) {
+      const first = found.length === FOUND_MAX ? ` (the first ${FOUND_MAX}: narrow the search)` : "";
+      ctx.err(`"${words}" matches ${found.length} users${first}: name one by its id, e.g. tollgate admin users show ${found[0]!.id}`);
+      return FOUND_SEVERAL;
+    }
+    return 0;
   },
 };
 

@@ -10,7 +10,7 @@ import { announceApiKeyChange, apiKeyStatus, currentPeriodSpend, type ApiKeyRow 
 export type UserRow = typeof users.$inferSelect;
 
 /** The most users one search lists. */
-const FOUND_MAX = 50;
+export const FOUND_MAX = 50;
 
 /**
  * Users an operator's words may name: a whole phone number, a user id, a whole API key, a key as

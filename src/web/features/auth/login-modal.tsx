@@ -95,8 +95,9 @@ export default function LoginModal() {
       useSession.getState().setToken(csrf_token);
       await refreshUserInfo();
       close();
-    } catch {
-      // The shared client has told the user why (SPEC.md §8).
+    } catch (error) {
+      // A disabled account is told so in the reader's language; the shared client has reported anything else (SPEC.md §8).
+      if (error instanceof ApiError && error.status === 403) toast("error", error.message);
     } finally {
       setSubmitting(false);
     }
