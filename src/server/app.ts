@@ -69,9 +69,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook("onSend", async (request, reply) => {
-    reply.header("x-request-id", request.id);
-  });
 
   let database = deps.database;
   if (!database) {
