@@ -4,7 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { systemClock, type Clock } from "./clock";
 import type { AppConfig } from "./config";
 import { openDatabase, type Database } from "./db/client";
-import { loggerOptions } from "./logger";
+import { loggerOptions, requestLogger } from "./logger";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "./errors";
 import { signedIn } from "./lib/signed-in";
@@ -58,6 +58,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     logger: loggerOptions(config, deps.logStream),
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
+    childLoggerFactory: requestLogger,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     // A request's headers and body must arrive within this; a dripped body gets 408 and is closed.
