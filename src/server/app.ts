@@ -88,7 +88,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(lifecyclePlugin);
   await app.register(schedulerPlugin);
   await app.register(errorsPlugin);
-  await app.register(cookie);
   await app.register(catalogPlugin);
   await app.register(metricsPlugin);
   await app.register(securityPlugin);
@@ -119,6 +118,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(
     async (consoleApi) => {
       await consoleApi.register(bodyBudgetPlugin, { budget: bodies, busy: consoleBusy });
+      await consoleApi.register(cookie);
       await consoleApi.register(sessionHook);
       await consoleApi.register(consoleIdempotency, { browserOf: (request) => loginClientOf(config.sessionSecret, request) });
       answerUnknownPaths(consoleApi, consoleNotFound);
