@@ -4,7 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { systemClock, type Clock } from "./clock";
 import type { AppConfig } from "./config";
 import { openDatabase, type Database } from "./db/client";
-import { loggerOptions } from "./logger";
+import { loggerOptions, requestLogger } from "./logger";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "./errors";
 import { signedIn } from "./lib/signed-in";
@@ -59,6 +59,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     logger: loggerOptions(config, deps.logStream),
     trustProxy: config.trustProxy,
     genReqId: () => crypto.randomUUID(),
+    childLoggerFactory: requestLogger,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     // A request's headers and body must arrive within this; a dripped body gets 408 and is closed.
@@ -70,9 +71,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook("onSend", async (request, reply) => {
-    reply.header("x-request-id", request.id);
-  });
 
   let database = deps.database;
   if (!database) {
@@ -91,7 +89,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(lifecyclePlugin);
   await app.register(schedulerPlugin);
   await app.register(errorsPlugin);
-  await app.register(cookie);
   await app.register(catalogPlugin);
   await app.register(metricsPlugin);
   await app.register(securityPlugin);
@@ -122,6 +119,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(
     async (consoleApi) => {
       await consoleApi.register(bodyBudgetPlugin, { budget: bodies, busy: consoleBusy });
+      await consoleApi.register(cookie);
       await consoleApi.register(sessionHook);
       await consoleApi.register(consoleIdempotency, { browserOf: (request) => loginClientOf(config.sessionSecret, request) });
       answerUnknownPaths(consoleApi, consoleNotFound);

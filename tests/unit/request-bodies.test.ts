@@ -104,4 +104,20 @@ describe("bodies held open", () => {
     });
     expect(after.status).toBe(200);
   });
+
+  it("count a small body's declared length at once: past the budget it is refused before any of it arrives", async () => {
+    const KB = 1024;
+    const gateway = { authorization: `Bearer ${apiKey}` };
+    const held = [openRequest("/v1/tools/echo", 500 * KB, 499 * KB, gateway), openRequest("/v1/tools/echo", 500 * KB, 499 * KB, gateway)];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const small = openRequest("/v1/tools/echo", 60 * KB, 0, gateway);
+    const answer = await new Promise<string>((resolve) => small.socket.once("data", (chunk: string) => resolve(chunk)));
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer).toContain('{"error":{"code":"server_busy"');
+    small.socket.destroy();
+    // A body small enough for what is left is served.
+    const fits = await fetch(`http://127.0.0.1:${port}/v1/tools/echo`, { method: "POST", headers: { ...gateway, "content-type": "application/json" }, body: '{"n":1}' });
+    expect(fits.status).toBe(200);
+    for (const request of held) expect(await request.closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
 });

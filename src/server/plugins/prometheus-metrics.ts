@@ -2,6 +2,15 @@ import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
 import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from "./metric-series";
+
+/** A tool's series of the call metrics, found once. */
+interface ToolSeries {
+  total: HistogramSeries;
+  upstream: HistogramSeries;
+  tollgate: HistogramSeries;
+  charged: CounterSeries;
+}
 
 /**
  * Prometheus metrics (prom-client), one registry per app. GET /metrics answers only with
@@ -41,32 +50,34 @@ export class PrometheusMetrics implements MetricsSink {
     help: "Full passes of the ledger reconciler over every user",
     registers: [this.registry],
   });
-  readonly httpRequests = new Histogram({
+  // Observed on every request and call: series kept as objects (metric-series.ts).
+  readonly httpRequests = new SeriesHistogram({
     name: "tollgate_http_request_duration_seconds",
     help: "HTTP requests by method, route and status, and how long they took",
-    labelNames: ["method", "route", "status"] as const,
+    labelNames: ["method", "route", "status"],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
+    registry: this.registry,
   });
-  readonly gatewayCalls = new Counter({
-    name: "tollgate_gateway_calls_total",
-    help: "Gateway calls by tool, outcome (the call log's codes), class of the status the caller got, and whether they cost anything",
-    labelNames: ["tool", "outcome", "status_class", "charged"] as const,
-    registers: [this.registry],
-  });
-  readonly gatewayCallSeconds = new Histogram({
+  readonly gatewayCalls = new SeriesCounter(
+    "tollgate_gateway_calls_total",
+    "Gateway calls by tool, outcome (the call log's codes), class of the status the caller got, and whether they cost anything",
+    ["tool", "outcome", "status_class", "charged"],
+    this.registry,
+  );
+  readonly gatewayCallSeconds = new SeriesHistogram({
     name: "tollgate_gateway_call_duration_seconds",
     help: "How long gateway calls took by tool and phase: total, upstream (the tool's share) and tollgate (the rest)",
-    labelNames: ["tool", "phase"] as const,
+    labelNames: ["tool", "phase"],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
-    registers: [this.registry],
+    registry: this.registry,
   });
-  readonly gatewayChargedMicros = new Counter({
-    name: "tollgate_gateway_charged_micros_total",
-    help: "Money charged for gateway calls, in micro-units, by tool (after refunds of what a call did not use)",
-    labelNames: ["tool"] as const,
-    registers: [this.registry],
-  });
+  readonly gatewayChargedMicros = new SeriesCounter(
+    "tollgate_gateway_charged_micros_total",
+    "Money charged for gateway calls, in micro-units, by tool (after refunds of what a call did not use)",
+    ["tool"],
+    this.registry,
+  );
+  private readonly toolSeries = new Map<string, ToolSeries>();
   readonly chargeBatchSize = new Histogram({
     name: "tollgate_charge_batch_size",
     help: "Calls charged together in one batch",
@@ -164,19 +175,30 @@ export class PrometheusMetrics implements MetricsSink {
 
   /** One answered request. */
   observeResponse(method: string, route: string, reply: FastifyReply): void {
-    this.httpRequests.observe({ method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
+    this.httpRequests.series(method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
+  }
+
+  private seriesOf(tool: string): ToolSeries {
+    let found = this.toolSeries.get(tool);
+    if (!found) {
+      const phase = (name: string) => this.gatewayCallSeconds.series(tool, name);
+      found = { total: phase("total"), upstream: phase("upstream"), tollgate: phase("tollgate"), charged: this.gatewayChargedMicros.series(tool) };
+      this.toolSeries.set(tool, found);
+    }
+    return found;
   }
 
   observeCall(call: EndedCall): void {
     const { tool } = call;
     const charged = call.amountMicros > 0n;
-    this.gatewayCalls.inc({ tool, outcome: call.outcome, status_class: `${Math.floor(call.status / 100)}xx`, charged: String(charged) });
+    this.gatewayCalls.series(tool, call.outcome, `${Math.floor(call.status / 100)}xx`, charged ? "true" : "false").inc();
+    const series = this.seriesOf(tool);
     const total = call.totalUs / 1e6;
-    this.gatewayCallSeconds.observe({ tool, phase: "total" }, total);
+    series.total.observe(total);
     const upstream = call.upstreamUs === null ? 0 : call.upstreamUs / 1e6;
-    if (call.upstreamUs !== null) this.gatewayCallSeconds.observe({ tool, phase: "upstream" }, upstream);
-    this.gatewayCallSeconds.observe({ tool, phase: "tollgate" }, Math.max(0, total - upstream));
-    if (charged) this.gatewayChargedMicros.inc({ tool }, Number(call.amountMicros));
+    if (call.upstreamUs !== null) series.upstream.observe(upstream);
+    series.tollgate.observe(Math.max(0, total - upstream));
+    if (charged) series.charged.inc(Number(call.amountMicros));
   }
 
   /** Times one charge batch, for the gateway's group committer. */

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from "fastify";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import helmet from "@fastify/helmet";
+import helmet, { type HelmetOptions } from "helmet";
 import { NO_SOURCES, type CspSources } from "../providers/captcha/csp";
 
 const join = (...parts: string[]) => parts.filter(Boolean).join(" ");
@@ -27,16 +28,41 @@ export function contentSecurityPolicy(scriptHashes: readonly string[] = [], extr
   ].join("; ");
 }
 
+/**
+ * The headers helmet sets for `options`, found once by running its middleware on a recording
+ * response: without a CSP (the site's own is below) they are the same for every response.
+ * Lower-case names, as Fastify's reply keeps them.
+ */
+export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: string | number) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return headers;
+}
+
+/**
+ * Every response's security headers (helmet's, and the site's CSP, which pages and tool answers
+ * replace with their own) and its request id, set in one synchronous hook from headers computed
+ * at start: helmet's own Fastify plugin built its middleware again on every request.
+ */
 export default fp(
   async function securityPlugin(app: FastifyInstance) {
-    await app.register(helmet, {
-      contentSecurityPolicy: false,
-      crossOriginEmbedderPolicy: false,
-      hsts: app.config.publicUrl.startsWith("https://"),
-    });
-    const policy = contentSecurityPolicy();
-    app.addHook("onRequest", async (_request, reply) => {
-      reply.header("content-security-policy", policy);
+    const headers = {
+      ...helmetHeaders({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, hsts: app.config.publicUrl.startsWith("https://") }),
+      "content-security-policy": contentSecurityPolicy(),
+    };
+    app.addHook("onRequest", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      reply.headers(headers).header("x-request-id", request.id);
+      done();
     });
   },
   { name: "security" },

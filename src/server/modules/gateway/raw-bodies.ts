@@ -6,5 +6,7 @@ import type { FastifyInstance } from "fastify";
  */
 export function passBodiesThrough(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+  // Any content type (or none): a pattern that matches every one, because Fastify caches the parser
+  // it finds by pattern for each content type, and looks the catch-all "*" up anew on every request.
+  app.addContentTypeParser(/^/, (_request, payload, done) => done(null, payload));
 }

@@ -1,4 +1,4 @@
-import { Readable, Transform } from "node:stream";
+import { finished, Readable, Transform } from "node:stream";
 import { GatewayError } from "./gateway-error";
 
 /** Built-in tools read their whole body; this is the most they read. */
@@ -14,23 +14,28 @@ export function checkDeclaredLength(contentLength: string | undefined, limit: nu
   if (contentLength !== undefined && Number(contentLength) > limit) throw bodyTooLarge(limit);
 }
 
-/** The whole body, read only up to `limit` bytes (413 beyond). */
-export async function readWhole(body: Buffer | Readable, limit: number): Promise<Buffer> {
-  if (Buffer.isBuffer(body)) {
-    if (body.length > limit) throw bodyTooLarge(limit);
-    return body;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw bodyTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
+/**
+ * The whole body, read only up to `limit` bytes (413 beyond). Read with listeners rather than an
+ * async iterator, which cost a small body more than the rest of its reading.
+ */
+export function readWhole(body: Buffer | Readable, limit: number): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body.length > limit ? Promise.reject(bodyTooLarge(limit)) : Promise.resolve(body);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const take = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else body.destroy(bodyTooLarge(limit));
+    };
+    body.on("data", take);
+    const stopWatching = finished(body, (error) => {
+      stopWatching();
+      body.off("data", take);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+  });
 }
 
 /** The body as it arrives, failing with 413 `body_too_large` once more than `limit` bytes have passed. */
