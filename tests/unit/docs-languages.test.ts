@@ -13,7 +13,8 @@ import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
 import { DOCS_STRINGS, type DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
 import { emptyOverviewMarkdown, toolPageMarkdown, toolsOverviewMarkdown } from "../../scripts/docs/tool-pages";
-import { buildTimeCatalog } from "../../src/server/modules/catalog/public-tool";
+import { loadCatalog } from "../../src/server/modules/catalog/catalog-file";
+import { publicTool } from "../../src/server/modules/catalog/public-tool";
 import { toolText } from "../../src/shared/tool-text";
 import { createMarkdownRenderer } from "../../scripts/markdown/render";
 import { GLOSSARY, INFORMAL_YOU } from "../../src/shared/glossary";
@@ -82,7 +83,7 @@ function glossaryProblems(text: string): string[] {
 
 const zhPages = pagesOf(zhDir);
 /** The catalog the app ships, in the words its zh-CN translations give. */
-const shippedTools = buildTimeCatalog({ TOOLS_CATALOG: path.join(root, "config/tools.json") }).map((tool) => toolText(tool, "zh-CN"));
+const shippedTools = loadCatalog(path.join(root, "config/tools.json"), {}).map((tool) => toolText(publicTool(tool), "zh-CN"));
 const zh = DOCS_STRINGS["zh-CN"];
 /** The tool pages' and the overview's templates, and the words of the shipped tools the server fills them with. */
 const zhGenerated = [
