@@ -2,7 +2,7 @@
  * The docs pages, composed at start-up from the bodies the build rendered (Markdown and code
  * highlighting stay in the build: scripts/docs/build-docs.ts) and the server's own catalog and
  * PUBLIC_URL: the tool pages, the tools overview, every page's sidebar and every example's base
- * address follow the catalog and the settings the server started with (decision NNN).
+ * address follow the catalog and the settings the server started with (decision XXX).
  */
 import type { PublicTool } from "#shared/catalog";
 import { CURRENCY_SYMBOL } from "#shared/site-config";

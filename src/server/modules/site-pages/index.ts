@@ -1,6 +1,6 @@
 /**
  * The pages that show the operator's catalog or the site's address, made once at start-up from
- * what this server loaded (decision NNN): the landing page's cards and the docs. A change to
+ * what this server loaded (decision XXX): the landing page's cards and the docs. A change to
  * TOOLS_CATALOG or PUBLIC_URL takes effect at the next restart, with no rebuild. Everything a page
  * shows of the catalog is rendered here, so a new field of a card or a tool page is added in one place.
  */
