@@ -155,6 +155,14 @@ test("the landing page does not shift: the server's catalog is in the HTML, and 
   expect(catalogRequests).toEqual([]);
 });
 
+test("the header's home link from another page opens the landing page with its catalog", async ({ page }) => {
+  await page.goto("/privacy");
+  await waitForApp(page);
+  await page.locator(".site-header .brand").click();
+  await expect(page).toHaveURL("/");
+  await expect(page.getByTestId("tool-echo")).toBeVisible();
+});
+
 for (const path of ["/privacy", "/protocol-serve", "/service-level"]) {
   test(`${path} does not shift while it loads and hydrates`, async ({ page }) => {
     const layoutShift = await watchLayoutShift(page);
