@@ -27,7 +27,7 @@ import {
   type PageBody,
 } from "../../src/server/modules/site-pages/docs";
 import { snapshotServer, type ServerSnapshot } from "./server-snapshot";
-import { emptyOverviewMarkdown, toolPageMarkdown, toolsOverviewMarkdown, type ToolBodySource } from "./tool-pages";
+import { toolPageMarkdown, toolsOverviewMarkdown, type ToolBodySource } from "./tool-pages";
 
 const HIGHLIGHT_THEME = "github-light";
 const HIGHLIGHT_LANGS = ["shellscript", "javascript", "typescript", "python", "json", "http"];
@@ -143,7 +143,6 @@ export async function buildDocs(options: {
       guides: guideSlugs.map((slug) => render(slug, expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`, language))),
       api: render("api", apiReferenceMarkdown(snapshot.openapi, language)),
       overview: render("tools", toolsOverviewMarkdown(words)),
-      emptyOverview: render("tools", emptyOverviewMarkdown(words)).html,
       toolBodies: {
         ...Object.fromEntries(Object.entries(fragments).map(([name, fragment]) => [name, toolBody({ fragment }, `tools/${name}`)])),
         [GENERIC_TOOL_BODY]: toolBody({ generated: "generic" }, "tools/(generic)"),

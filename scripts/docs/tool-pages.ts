@@ -73,7 +73,3 @@ export function toolsOverviewMarkdown(words: DocsStrings = DOCS_STRINGS.en): str
   ].join("\n\n") + "\n";
 }
 
-/** The overview with no tools in the catalog. */
-export function emptyOverviewMarkdown(words: DocsStrings = DOCS_STRINGS.en): string {
-  return [`# ${words.tool.overviewTitle}`, words.tool.overviewIntro, words.tool.noTools].join("\n\n") + "\n";
-}

@@ -132,3 +132,4 @@ it("shows a tool added to the catalog on the landing page and in the docs, and t
   }
   expect((await page("/docs/quickstart.html")).body).toContain("https://second.example.com/v1/tools/echo");
 }, SLOW);
+

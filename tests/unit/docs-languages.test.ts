@@ -12,7 +12,7 @@ import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "../../scripts/docs/api-refer
 import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
 import { DOCS_STRINGS, type DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
-import { emptyOverviewMarkdown, toolPageMarkdown, toolsOverviewMarkdown } from "../../scripts/docs/tool-pages";
+import { toolPageMarkdown, toolsOverviewMarkdown } from "../../scripts/docs/tool-pages";
 import { loadCatalog } from "../../src/server/modules/catalog/catalog-file";
 import { publicTool } from "../../src/server/modules/catalog/public-tool";
 import { toolText } from "../../src/shared/tool-text";
@@ -90,7 +90,6 @@ const zhGenerated = [
   toolPageMarkdown({ generated: "generic" }, "¥", zh),
   toolPageMarkdown({ generated: "models" }, "¥", zh),
   toolsOverviewMarkdown(zh),
-  emptyOverviewMarkdown(zh),
   ...shippedTools.map((tool) => [tool.name, tool.description, tool.category, tool.unit ?? ""].join("\n\n")),
 ];
 

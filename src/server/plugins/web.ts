@@ -122,7 +122,7 @@ export default fp(
     opts: {
       webRoot: string;
       /** The pages made at start-up (modules/site-pages), by address, from the built pages `read` gives by address. */
-      renderPages?: (read: (file: string) => string | null) => Map<string, string>;
+      renderPages: (read: (file: string) => string | null) => Map<string, string>;
     },
   ) {
     const root = opts.webRoot;
@@ -131,7 +131,7 @@ export default fp(
     const pages = new Map<string, HtmlPage>();
     const siteConfig = siteConfigFor(app.config);
     const built = (file: string) => (files.has(file) ? fs.readFileSync(path.join(root, file), "utf8") : null);
-    const rendered = available && opts.renderPages ? opts.renderPages(built) : new Map<string, string>();
+    const rendered = available ? opts.renderPages(built) : new Map<string, string>();
     for (const file of new Set([...files, ...rendered.keys()])) {
       if (!file.endsWith(".html")) continue;
       const html = withSiteConfig(rendered.get(file) ?? built(file)!, siteConfig);

@@ -51,8 +51,7 @@ export function SiteHeader() {
   const t = useT();
   return (
     <header className="site-header">
-      {/* A document load: the landing page's cards come with its HTML (server/modules/site-pages). */}
-      <Link to="/" reloadDocument className="brand">
+      <Link to="/" className="brand">
         <svg className="brand-mark" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true">
           <rect width="32" height="32" rx="7" fill="#0f766e" />
           <path d="M7 10h18M9 10v14M23 10v14M7 15h18" stroke="#fff" strokeWidth="3" strokeLinecap="round" />

@@ -83,7 +83,7 @@ export default function ConsoleLayout() {
       <AntApp>
         <Layout className="console" data-layout="default">
           <Layout.Header className="console-header">
-            <Link to="/" reloadDocument className="brand">
+            <Link to="/" className="brand">
               {siteConfig.siteName}
             </Link>
             <div className="site-header-end">

@@ -39,8 +39,6 @@ export interface LanguageTemplates {
   api: PageBody;
   /** The tools overview: its table has one row of slots, written once per tool. */
   overview: PageBody;
-  /** The overview's body with no tools in the catalog. */
-  emptyOverview: string;
   /** A tool page's body (title `name`) by what it is written from: a page of docs/site/tools (by file name), GENERIC_TOOL_BODY or MODELS_TOOL_BODY. */
   toolBodies: Record<string, { html: string; headings: Heading[] }>;
   /** The facts whose words are Markdown, rendered. */
@@ -98,7 +96,6 @@ function toolPage(tool: DocsTool, templates: LanguageTemplates, language: DocsLa
 
 function overview(tools: readonly DocsTool[], templates: LanguageTemplates, language: DocsLanguage): PageBody {
   const words = DOCS_STRINGS[language];
-  if (tools.length === 0) return { ...templates.overview, html: templates.emptyOverview };
   const rows = tools.map((tool) => {
     const text = toolText(tool, language);
     return {
