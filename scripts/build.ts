@@ -13,7 +13,6 @@ import { buildServer } from "./build-server";
 import { writeConsoleShells } from "./console-shells";
 import { buildDocs } from "./docs/build-docs";
 import { writePublicPages } from "./public-pages";
-import { missingPublicUrlWarning } from "./docs/public-url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const clientDir = path.resolve(root, process.env.BUILD_DIR ?? "build", "client");
@@ -53,7 +52,7 @@ await buildServer(root);
 console.log("server and CLI compiled to dist/");
 
 const docs = await buildDocs({ root, clientDir });
-console.log(`docs: ${docs.pages.length} pages`);
+console.log(`docs: templates written to ${path.relative(root, docs.file)}`);
 
 const meta = { id: buildId, timestamp: Date.now() };
 fs.mkdirSync(path.join(clientDir, "builds", "meta"), { recursive: true });
@@ -75,5 +74,3 @@ function compressTree(dir: string): void {
 }
 compressTree(clientDir);
 console.log(`build ${buildId} written to ${path.relative(root, clientDir)}`);
-const publicUrlWarning = missingPublicUrlWarning(process.env, docs.publicUrl);
-if (publicUrlWarning) console.warn(`\n${publicUrlWarning}\n`);

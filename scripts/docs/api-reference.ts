@@ -1,7 +1,7 @@
 /** Renders the server's OpenAPI document as the Markdown of the console API reference page. */
 import GithubSlugger from "github-slugger";
 import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "./api-reference-zh";
-import type { DocsLanguage } from "./languages";
+import type { DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
 
 /** The words of each endpoint's section. */
 interface SectionWords {

@@ -1,7 +1,8 @@
 /**
- * Generates the static docs site into the web build: Markdown pages from docs/site, one page per
- * catalog tool and the console API reference from the server itself, each wrapped in the site's
- * header and footer with a sidebar and a table of contents, code highlighted at build time.
+ * Renders the docs into templates the server makes its pages from at start-up
+ * (src/server/modules/site-pages/docs.ts): the Markdown pages of docs/site, the console API reference
+ * from the server itself and the tool pages' templates, each language's bodies with code
+ * highlighted here, and the slots the server fills from its own catalog and PUBLIC_URL.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -9,49 +10,43 @@ import path from "node:path";
 import { createHighlighter } from "shiki";
 import { styleToClass } from "./highlight-classes";
 import { CURRENCY_SYMBOL } from "../../src/shared/site-config";
+import { slot } from "../../src/shared/page-slots";
 import { fillPlaceholders } from "../../src/shared/template";
-import { toolText } from "../../src/shared/tool-text";
 import { createMarkdownRenderer } from "../markdown/render";
 import { apiReferenceMarkdown } from "./api-reference";
 import { expandGeneratedBlocks } from "./error-tables";
-import { DOCS_LANGUAGES, DOCS_STRINGS, docsHref, sourceFolder, type DocsLanguage, type DocsStrings } from "./languages";
-import { renderDocsPage, type NavLink, type NavSection } from "./page-template";
+import { DOCS_LANGUAGES, DOCS_STRINGS, docsHref, sourceFolder, type DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
+import {
+  DOCS_TEMPLATES_FILE,
+  GENERIC_TOOL_BODY,
+  GUIDE_SECTIONS,
+  MODELS_TOOL_BODY,
+  toolSlug,
+  type DocsTemplates,
+  type LanguageTemplates,
+  type PageBody,
+} from "../../src/server/modules/site-pages/docs";
 import { snapshotServer, type ServerSnapshot } from "./server-snapshot";
-import { toolPageMarkdown, toolSlug, toolsOverviewMarkdown } from "./tool-pages";
+import { toolPageMarkdown, toolsOverviewMarkdown, type ToolBodySource } from "./tool-pages";
 
 const HIGHLIGHT_THEME = "github-light";
 const HIGHLIGHT_LANGS = ["shellscript", "javascript", "typescript", "python", "json", "http"];
 /** github-light's orange (variables, parameters) is 3.5:1 on white; WCAG AA wants 4.5:1 for text this size. */
 const HIGHLIGHT_COLOUR_REPLACEMENTS = { "#e36209": "#b35000" };
 
-/** The hand-written pages of docs/site (and of each language's folder in it), in sidebar order. */
-export const GUIDE_SECTIONS = [
-  { section: "start", slugs: ["index", "quickstart"] },
-  { section: "guides", slugs: ["authentication", "billing", "pricing", "alerts", "errors", "operators"] },
-] as const;
+export { DOCS_LANGUAGES, GUIDE_SECTIONS, docsHref };
 
-export { DOCS_LANGUAGES, docsHref };
-
-/** The values `{{name}}` stands for in the docs' Markdown. */
-export function docsTemplateValues(config: Pick<ServerSnapshot["config"], "siteName" | "companyName" | "contactEmail" | "publicUrl">) {
+/** The values `{{name}}` stands for in the docs' Markdown; the site's address is a slot the server fills with its PUBLIC_URL. */
+export function docsTemplateValues(config: Pick<ServerSnapshot["config"], "siteName" | "companyName" | "contactEmail">, publicUrl = slot("publicUrl")) {
   return {
     siteName: config.siteName,
     companyName: config.companyName,
     contactEmail: config.contactEmail,
-    publicUrl: config.publicUrl,
-    apiBase: `${config.publicUrl}/api/v1`,
-    gatewayBase: `${config.publicUrl}/v1/tools`,
+    publicUrl,
+    apiBase: `${publicUrl}/api/v1`,
+    gatewayBase: `${publicUrl}/v1/tools`,
     currency: CURRENCY_SYMBOL,
   };
-}
-
-interface SourcePage {
-  slug: string;
-  markdown: string;
-}
-
-function readOptional(file: string): string | null {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
 }
 
 /** The folder of a language's hand-written pages. */
@@ -59,35 +54,17 @@ export function languageSiteDir(root: string, language: DocsLanguage): string {
   return path.join(root, "docs/site", sourceFolder(language));
 }
 
-function sourcePages(
-  siteDir: string,
-  snapshot: ServerSnapshot,
-  language: DocsLanguage,
-  words: DocsStrings,
-): { sections: { title: string; slugs: string[] }[]; pages: SourcePage[] } {
-  const pages: SourcePage[] = GUIDE_SECTIONS.flatMap((section) =>
-    section.slugs.map((slug) => ({
-      slug,
-      markdown: expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`, language),
-    })),
+/** The pages of docs/site/tools by file name: a tool's page is the one named by its id, else by its built-in handler. */
+function toolFragments(siteDir: string): Record<string, string> {
+  const dir = path.join(siteDir, "tools");
+  if (!fs.existsSync(dir)) return {};
+  return Object.fromEntries(
+    fs.readdirSync(dir).filter((file) => file.endsWith(".md")).map((file) => [file.slice(0, -3), fs.readFileSync(path.join(dir, file), "utf8")]),
   );
-  // The tool pages in the language's words where the operator's catalog gives them.
-  const tools = snapshot.tools.map((tool) => ({ ...tool, ...toolText(tool, language) }));
-  pages.push({ slug: "tools", markdown: toolsOverviewMarkdown(tools, CURRENCY_SYMBOL, words) });
-  for (const tool of tools) {
-    const fragment =
-      readOptional(path.join(siteDir, "tools", `${tool.id}.md`)) ??
-      (tool.builtin ? readOptional(path.join(siteDir, "tools", `${tool.builtin}.md`)) : null);
-    pages.push({ slug: toolSlug(tool), markdown: toolPageMarkdown(tool, fragment, CURRENCY_SYMBOL, words) });
-  }
-  pages.push({ slug: "api", markdown: apiReferenceMarkdown(snapshot.openapi, language) });
-  const sections = [
-    ...GUIDE_SECTIONS.map((s) => ({ title: words.sections[s.section], slugs: [...s.slugs] })),
-    { title: words.sections.tools, slugs: ["tools", ...tools.map(toolSlug)] },
-    { title: words.sections.reference, slugs: ["api"] },
-  ];
-  return { sections, pages };
 }
+
+/** The slug the tool templates are rendered at, so their links resolve as a tool page's. */
+const TEMPLATE_TOOL_SLUG = toolSlug({ id: slot("id") });
 
 function linkResolver(fromSlug: string, slugs: ReadonlySet<string>, language: DocsLanguage) {
   return (href: string): string => {
@@ -110,10 +87,9 @@ function writeStylesheet(root: string, clientDir: string, highlightCss: string):
 }
 
 export interface DocsBuildResult {
-  /** Every page written, by its address (`/docs.html`, `/docs/quickstart.html`, …). */
-  pages: string[];
-  /** The address the examples were written with. */
-  publicUrl: string;
+  /** Where the templates were written. */
+  file: string;
+  templates: DocsTemplates;
 }
 
 export async function buildDocs(options: {
@@ -127,72 +103,63 @@ export async function buildDocs(options: {
   const values = docsTemplateValues(snapshot.config);
 
   const highlighter = await createHighlighter({ themes: [HIGHLIGHT_THEME], langs: HIGHLIGHT_LANGS });
-  const languages = new Set(highlighter.getLoadedLanguages());
+  const loaded = new Set(highlighter.getLoadedLanguages());
   const highlightStyles = styleToClass();
   const highlight = (code: string, lang: string) =>
-    languages.has(lang) ? highlighter.codeToHtml(code, {
+    loaded.has(lang)
+      ? highlighter.codeToHtml(code, {
           lang,
           theme: HIGHLIGHT_THEME,
           colorReplacements: HIGHLIGHT_COLOUR_REPLACEMENTS,
           transformers: [highlightStyles.transformer],
-        }) : null;
+        })
+      : null;
 
-  const built = DOCS_LANGUAGES.map((language) => {
+  const languages = {} as Record<DocsLanguage, LanguageTemplates>;
+  for (const language of DOCS_LANGUAGES) {
     const words = DOCS_STRINGS[language];
-    const { sections, pages } = sourcePages(languageSiteDir(root, language), snapshot, language, words);
-    const slugs = new Set(pages.map((p) => p.slug));
-    const rendered = pages.map((page) => {
-      const markdown = fillPlaceholders(page.markdown, values);
-      const unfilled = /\{\{(\w+)\}\}/.exec(markdown);
-      if (unfilled) throw new Error(`docs: ${language}/${page.slug}.md uses {{${unfilled[1]}}}, which has no value`);
-      const renderer = createMarkdownRenderer({
-        highlight,
-        resolveMarkdownLink: linkResolver(page.slug, slugs, language),
-        headingLinkLabel: words.headingLink,
-      });
-      return { slug: page.slug, ...renderer.render(markdown) };
-    });
-    return { language, words, sections, rendered };
-  });
+    const siteDir = languageSiteDir(root, language);
+    const guideSlugs: string[] = GUIDE_SECTIONS.flatMap((section) => [...section.slugs]);
+    const fragments = toolFragments(siteDir);
+    // A guide may link to a tool with a page of its own in docs/site/tools (the quickstart's echo):
+    // that tool's page is there while the catalog has it.
+    const slugs = new Set([...guideSlugs, "tools", "api", TEMPLATE_TOOL_SLUG, ...Object.keys(fragments).map((name) => toolSlug({ id: name }))]);
+    const render = (slug: string, markdown: string, where = slug): PageBody => {
+      const filled = fillPlaceholders(markdown, values);
+      const unfilled = /\{\{(\w+)\}\}/.exec(filled);
+      if (unfilled) throw new Error(`docs: ${language}/${where}.md uses {{${unfilled[1]}}}, which has no value`);
+      const renderer = createMarkdownRenderer({ highlight, resolveMarkdownLink: linkResolver(slug, slugs, language), headingLinkLabel: words.headingLink });
+      const page = renderer.render(filled);
+      const slotted = [page.title, ...page.headings.map((h) => h.text)].find((text) => text.includes("tgslot") && text !== slot("name"));
+      if (slotted) throw new Error(`docs: ${language}/${where}.md has a slot in a title or heading (${slotted}), where the server fills none`);
+      return { slug, title: page.title, html: page.html, headings: page.headings };
+    };
+    const toolBody = (source: ToolBodySource, where: string) => {
+      const { html, headings } = render(TEMPLATE_TOOL_SLUG, toolPageMarkdown(source, CURRENCY_SYMBOL, words), where);
+      return { html, headings };
+    };
+    const inline = (markdown: string) => render("tools", `# -\n\n${markdown}\n`).html.replace(/^<p>|<\/p>\n?$/g, "");
+    languages[language] = {
+      guides: guideSlugs.map((slug) => render(slug, expandGeneratedBlocks(fs.readFileSync(path.join(siteDir, `${slug}.md`), "utf8"), `${slug}.md`, language))),
+      api: render("api", apiReferenceMarkdown(snapshot.openapi, language)),
+      overview: render("tools", toolsOverviewMarkdown(words)),
+      toolBodies: {
+        ...Object.fromEntries(Object.entries(fragments).map(([name, fragment]) => [name, toolBody({ fragment }, `tools/${name}`)])),
+        [GENERIC_TOOL_BODY]: toolBody({ generated: "generic" }, "tools/(generic)"),
+        [MODELS_TOOL_BODY]: toolBody({ generated: "models" }, "tools/(models)"),
+      },
+      cells: {
+        open: inline(words.tool.open),
+        needsApproval: inline(words.tool.needsApproval),
+        builtIn: inline(words.tool.facts.builtIn),
+        upstream: inline(words.tool.facts.upstream),
+      },
+    };
+  }
   highlighter.dispose();
 
-  const cssHref = writeStylesheet(root, clientDir, highlightStyles.css());
-  const year = new Date().getFullYear();
-  const written: string[] = [];
-  for (const { language, words, sections, rendered } of built) {
-    const titles = new Map(rendered.map((page) => [page.slug, page.title]));
-    const nav: NavSection[] = sections.map((section) => ({
-      title: section.title,
-      links: section.slugs.map((slug) => ({ title: words.navTitles[slug] ?? titles.get(slug) ?? slug, href: docsHref(slug, language) })),
-    }));
-    const order: NavLink[] = nav.flatMap((section) => section.links);
-    for (const page of rendered) {
-      const href = docsHref(page.slug, language);
-      const index = order.findIndex((link) => link.href === href);
-      const html = renderDocsPage({
-        language,
-        words,
-        alternates: DOCS_LANGUAGES.filter((other) => other !== language).map((other) => ({
-          language: other,
-          name: DOCS_STRINGS[other].name,
-          href: docsHref(page.slug, other),
-        })),
-        siteName: snapshot.config.siteName,
-        title: page.title,
-        href,
-        bodyHtml: page.html,
-        headings: page.headings,
-        nav,
-        previous: order[index - 1] ?? null,
-        next: order[index + 1] ?? null,
-        cssHref,
-        year,
-      });
-      const file = path.join(clientDir, href);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, html);
-      written.push(href);
-    }
-  }
-  return { pages: written, publicUrl: snapshot.config.publicUrl };
+  const templates: DocsTemplates = { cssHref: writeStylesheet(root, clientDir, highlightStyles.css()), languages };
+  const file = path.join(clientDir, "..", DOCS_TEMPLATES_FILE);
+  fs.writeFileSync(file, JSON.stringify(templates));
+  return { file, templates };
 }

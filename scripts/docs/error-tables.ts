@@ -3,7 +3,7 @@ import { API_ERRORS, type ErrorCode } from "../../src/shared/errors";
 import { CALL_LOG_OUTCOMES } from "../../src/shared/calls";
 import { GATEWAY_ERRORS, type GatewayErrorCode } from "../../src/shared/gateway";
 import { CALL_OUTCOME_MEANING_ZH, CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "./error-tables-zh";
-import type { DocsLanguage } from "./languages";
+import type { DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
 
 const HEADERS: Record<DocsLanguage, { gateway: string; console: string; outcomes: string; seeMessage: string }> = {
   en: { gateway: "| Status | Code | Meaning | What to do |", console: "| Code | Status | Meaning |", outcomes: "| Outcome | Meaning |", seeMessage: "See the message." },

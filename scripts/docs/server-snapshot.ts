@@ -7,14 +7,14 @@ import { loadConfig, type AppConfig } from "../../src/server/config";
 import { openPglite } from "../../src/server/db/client";
 import type { PublicTool } from "../../src/shared/catalog";
 import type { OpenApiDocument } from "./openapi-types";
-import type { DocTool } from "./tool-pages";
+import type { DocsTool } from "../../src/server/modules/site-pages/docs";
 
 export interface ServerSnapshot {
   config: AppConfig;
   /** The console API as the server's own route schemas describe it. */
   openapi: OpenApiDocument;
   /** The operator's tool catalog, as the server's public catalog route answers it. */
-  tools: DocTool[];
+  tools: DocsTool[];
 }
 
 /**

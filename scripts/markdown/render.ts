@@ -6,12 +6,9 @@
 import GithubSlugger from "github-slugger";
 import MarkdownIt from "markdown-it";
 import type { Token } from "markdown-it";
+import type { Heading } from "../../src/server/modules/site-pages/docs-frame";
 
-export interface Heading {
-  level: number;
-  id: string;
-  text: string;
-}
+export type { Heading };
 
 export interface RenderedMarkdown {
   /** The text of the leading `# ` heading; the body does not repeat it. */

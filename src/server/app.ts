@@ -21,6 +21,7 @@ import lifecyclePlugin from "./plugins/lifecycle";
 import metricsPlugin from "./plugins/metrics";
 import securityPlugin from "./plugins/security";
 import webPlugin from "./plugins/web";
+import { renderSitePages } from "./modules/site-pages";
 import sessionHook from "./modules/auth/session-hook";
 import { loginClientOf } from "./modules/auth/login-cookie";
 import catalogPlugin from "./modules/catalog/plugin";
@@ -164,7 +165,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(async (site) => {
     await site.register(bodyBudgetPlugin, { budget: bodies, busy: consoleBusy });
     site.setNotFoundHandler(consoleNotFound);
-    await site.register(webPlugin, { webRoot: config.webRoot });
+    await site.register(webPlugin, { webRoot: config.webRoot, renderPages: (read) => renderSitePages(app, config.webRoot, read) });
   });
   return app;
 }

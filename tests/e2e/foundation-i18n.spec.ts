@@ -32,6 +32,7 @@ test.describe("language", () => {
     await expect(pinyin.getByRole("heading", { name: "拼音" })).toBeVisible();
     await expect(pinyin).toContainText("按汉字个数计费");
     await expect(pinyin).toContainText("/ 汉字");
+    await expect(pinyin.locator(".catalog-approval")).toHaveText("需申请开通");
     await expect(page.getByTestId("tool-qrcode").getByRole("heading", { name: "二维码" })).toBeVisible();
     await page.getByRole("combobox", { name: "语言" }).selectOption("en");
     await expect(pinyin.getByRole("heading", { name: "Pinyin" })).toBeVisible();

@@ -139,13 +139,30 @@ async function watchLayoutShift(page: Page): Promise<() => Promise<number>> {
   };
 }
 
-test("the landing page does not shift: the catalog is in the HTML and refreshes in place", async ({ page }) => {
+test("the landing page does not shift: the server's catalog is in the HTML, and the app asks for it no more", async ({ page }) => {
   const layoutShift = await watchLayoutShift(page);
-  const catalog = page.waitForResponse((res) => res.url().endsWith("/api/v1/tools"));
+  const catalogRequests: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === "/api/v1/tools") catalogRequests.push(request.url());
+  });
   await page.goto("/");
+  await waitForApp(page);
   await expect(page.getByTestId("tool-echo")).toBeVisible();
-  await catalog;
+  // An open tool's card has no approval note; one that needs approval says so.
+  await expect(page.getByTestId("tool-echo").locator(".catalog-approval")).toBeHidden();
+  await expect(page.getByTestId("tool-pinyin").locator(".catalog-approval")).toHaveText("approval required");
   expect(await layoutShift()).toBe(0);
+  expect(catalogRequests).toEqual([]);
+});
+
+test("the landing page reached in the app from another page shows the server's catalog too", async ({ page }) => {
+  await page.goto("/privacy");
+  await waitForApp(page);
+  await markDocument(page);
+  await page.locator(".site-header .brand").click();
+  await expect(page).toHaveURL("/");
+  await expect(page.getByTestId("tool-pinyin").locator(".catalog-approval")).toHaveText("approval required");
+  expect(await isSameDocument(page)).toBe(true);
 });
 
 for (const path of ["/privacy", "/protocol-serve", "/service-level"]) {

@@ -11,9 +11,10 @@ import { GUIDE_SECTIONS, languageSiteDir } from "../../scripts/docs/build-docs";
 import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "../../scripts/docs/api-reference-zh";
 import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
-import { DOCS_STRINGS, type DocsLanguage } from "../../scripts/docs/languages";
-import { toolPageMarkdown, toolsOverviewMarkdown, type DocTool } from "../../scripts/docs/tool-pages";
-import { buildTimeCatalog } from "../../src/server/modules/catalog/public-tool";
+import { DOCS_STRINGS, type DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
+import { toolPageMarkdown, toolsOverviewMarkdown } from "../../scripts/docs/tool-pages";
+import { loadCatalog } from "../../src/server/modules/catalog/catalog-file";
+import { publicTool } from "../../src/server/modules/catalog/public-tool";
 import { toolText } from "../../src/shared/tool-text";
 import { createMarkdownRenderer } from "../../scripts/markdown/render";
 import { GLOSSARY, INFORMAL_YOU } from "../../src/shared/glossary";
@@ -81,31 +82,15 @@ function glossaryProblems(text: string): string[] {
 }
 
 const zhPages = pagesOf(zhDir);
-const sampleTool: DocTool = {
-  id: "sample",
-  name: "Sample",
-  description: "描述",
-  category: "工具",
-  price: "0.01",
-  unit: null,
-  method: "POST",
-  requiresApproval: true,
-  rateLimitPerMinute: 600,
-  builtin: null,
-  models: null,
-} as DocTool;
-const sampleLlm: DocTool = { ...sampleTool, id: "sample-llm", price: "0", models: [{ id: "m", input: "2.00", cachedInput: "0.50", output: "8.00" }] };
 /** The catalog the app ships, in the words its zh-CN translations give. */
-const shippedTools: DocTool[] = buildTimeCatalog({ TOOLS_CATALOG: path.join(root, "config/tools.json") }).map((tool) => ({
-  ...tool,
-  ...toolText(tool, "zh-CN"),
-  builtin: null,
-}));
+const shippedTools = loadCatalog(path.join(root, "config/tools.json"), {}).map((tool) => toolText(publicTool(tool), "zh-CN"));
+const zh = DOCS_STRINGS["zh-CN"];
+/** The tool pages' and the overview's templates, and the words of the shipped tools the server fills them with. */
 const zhGenerated = [
-  toolPageMarkdown(sampleTool, null, "¥", DOCS_STRINGS["zh-CN"]),
-  toolPageMarkdown(sampleLlm, null, "¥", DOCS_STRINGS["zh-CN"]),
-  toolsOverviewMarkdown([sampleTool, sampleLlm, ...shippedTools], "¥", DOCS_STRINGS["zh-CN"]),
-  ...shippedTools.map((tool) => toolPageMarkdown(tool, null, "¥", DOCS_STRINGS["zh-CN"])),
+  toolPageMarkdown({ generated: "generic" }, "¥", zh),
+  toolPageMarkdown({ generated: "models" }, "¥", zh),
+  toolsOverviewMarkdown(zh),
+  ...shippedTools.map((tool) => [tool.name, tool.description, tool.category, tool.unit ?? ""].join("\n\n")),
 ];
 
 describe("the docs in English and Chinese", () => {

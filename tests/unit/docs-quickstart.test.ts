@@ -112,7 +112,7 @@ beforeAll(async () => {
   t = await createTestApp({ TOOLS_CATALOG: catalogWithChat(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   publicUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  const values = docsTemplateValues({ ...t.config, publicUrl });
+  const values = docsTemplateValues(t.config, publicUrl);
   examplesIn = Object.fromEntries(DOCS_LANGUAGES.map((language) => [language, extractExamples(fillPlaceholders(QUICKSTART[language]!, values))]));
 
   user = await createUserWithSession(t, { balance: "1" });

@@ -1,5 +1,5 @@
 /**
- * The built site (run `npm run build` first; BUILD_DIR picks the build): every docs page exists,
+ * The built site (run `npm run build` first; BUILD_DIR picks the build): every docs page is served,
  * SPEC.md's /docs redirect lands on real pages, and every internal link of the docs and the legal
  * pages resolves, served by the real server.
  */
@@ -8,11 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCS_LANGUAGES, GUIDE_SECTIONS, docsHref } from "../../scripts/docs/build-docs";
-import { LANGUAGE_SCRIPT } from "../../scripts/docs/page-template";
+import { LANGUAGE_SCRIPT } from "../../src/server/modules/site-pages/docs-frame";
 import { apiOperations, missingTranslations } from "../../scripts/docs/api-reference";
 import { checkLinks, idsOf } from "../../scripts/docs/link-check";
 import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
-import { toolSlug } from "../../scripts/docs/tool-pages";
+import { DOCS_TEMPLATES_FILE, toolSlug } from "../../src/server/modules/site-pages/docs";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
 import { API_ERRORS } from "../../src/shared/errors";
 import { toolText } from "../../src/shared/tool-text";
@@ -26,7 +26,7 @@ let snapshot: ServerSnapshot;
 let expectedPages: string[];
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(clientDir, "docs.html"))) {
+  if (!fs.existsSync(path.join(clientDir, "..", DOCS_TEMPLATES_FILE))) {
     throw new Error(`no docs in ${clientDir}: run \`npm run build\` (with the same BUILD_DIR) before this test`);
   }
   t = await createTestApp({ WEB_ROOT: clientDir });
@@ -39,10 +39,10 @@ afterAll(() => t?.close());
 const get = (url: string) => t.app.inject({ method: "GET", url });
 
 describe("the docs build", () => {
-  it("writes every page in English and Chinese: the guides, one page per catalog tool, and the API reference", () => {
+  it("serves every page in English and Chinese: the guides, one page per catalog tool, and the API reference", async () => {
     expect(snapshot.tools.length).toBeGreaterThan(0);
     expect(expectedPages).toContain("/docs/zh-CN/quickstart.html");
-    for (const page of expectedPages) expect(fs.existsSync(path.join(clientDir, page)), page).toBe(true);
+    for (const page of expectedPages) expect((await get(page)).statusCode, page).toBe(200);
   });
 
   it("serves each page with the site's header and footer, a sidebar, a table of contents and its language, and no JavaScript but the language switch", async () => {
@@ -85,7 +85,7 @@ describe("the docs build", () => {
         const body = (await get(docsHref(toolSlug(tool), language))).body;
         expect(body).toContain(`<h1>${name}</h1>`);
         expect(body).toContain(price);
-        expect(body).toContain(`${tool.method} ${snapshot.config.publicUrl}/v1/tools/${tool.id}`);
+        expect(body).toContain(`${tool.method} ${t.app.config.publicUrl}/v1/tools/${tool.id}`);
         if (tool.requiresApproval) expect(body).toContain('href="/console/apply"');
       }
     }

@@ -4,12 +4,13 @@ import { describe, expect, it } from "vitest";
 import { initialJavaScript } from "../../scripts/initial-js";
 
 /**
- * The JavaScript the prerendered `/` loads before any interaction, gzip: issue 16's goal of 115 kB,
- * and 120 bytes more since session 20 for an LLM tool's per-model prices on its card (issue 36,
- * decision 051) beside the catalog's Chinese words (issue 42): 115,107 bytes with both. Getting back
- * under 115,000 is open work (the server could send each card's price lines in both languages).
+ * The JavaScript the prerendered `/` loads before any interaction, gzip: issue 16's goal of 115 kB.
+ * Session 20 allowed 120 bytes more for an LLM tool's per-model prices on its card (issue 36,
+ * decision 051) beside the catalog's Chinese words (issue 42); since issue 39 the server writes each
+ * card's words and price lines in both languages into the page, and the app no longer fetches the
+ * catalog or formats prices: 114,894 bytes.
  */
-const BUDGET_BYTES = 115_120;
+const BUDGET_BYTES = 115_000;
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
 const antdVersion = (JSON.parse(fs.readFileSync(path.resolve("node_modules/antd/package.json"), "utf8")) as { version: string }).version;

@@ -117,15 +117,24 @@ function withSiteConfig(html: string, siteConfig: SiteConfig): string {
  * Paths under /api and /v1 are their route families' (app.ts), which answer GET and HEAD there too.
  */
 export default fp(
-  async function webPlugin(app: FastifyInstance, opts: { webRoot: string }) {
+  async function webPlugin(
+    app: FastifyInstance,
+    opts: {
+      webRoot: string;
+      /** The pages made at start-up (modules/site-pages), by address, from the built pages `read` gives by address. */
+      renderPages: (read: (file: string) => string | null) => Map<string, string>;
+    },
+  ) {
     const root = opts.webRoot;
     const available = fs.existsSync(root);
     const files = new Set(available ? listFiles(root) : []);
     const pages = new Map<string, HtmlPage>();
     const siteConfig = siteConfigFor(app.config);
-    for (const file of files) {
+    const built = (file: string) => (files.has(file) ? fs.readFileSync(path.join(root, file), "utf8") : null);
+    const rendered = available ? opts.renderPages(built) : new Map<string, string>();
+    for (const file of new Set([...files, ...rendered.keys()])) {
       if (!file.endsWith(".html")) continue;
-      const html = withSiteConfig(fs.readFileSync(path.join(root, file), "utf8"), siteConfig);
+      const html = withSiteConfig(rendered.get(file) ?? built(file)!, siteConfig);
       pages.set(file, { chunks: withNonceSlots(paintedWhenParsed(html), NONCE_SLOT).split(NONCE_SLOT), scriptHashes: inlineScriptHashes(html) });
     }
     const captchaSources = captchaCspSources(app.config.auth.captcha);

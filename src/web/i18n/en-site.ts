@@ -23,10 +23,6 @@ export const enSite = {
     step2: "Top up your balance and create an API key.",
     step3: "Call the tools; pay only for successful calls.",
     catalogTitle: "Tools and prices",
-    catalogUnavailable: "The price list could not be loaded. Please try again later.",
-    perCall: "call",
-    perMillion: "{{id}}: {{c}}{{input}} / 1M input tokens, {{c}}{{output}} / 1M output tokens",
-    approvalRequired: "approval required",
     toolDocs: "Documentation",
   },
 } as const;

@@ -92,10 +92,6 @@ export const zhCN: Messages = {
     step2: "充值余额并创建 API 密钥。",
     step3: "调用工具；只为成功的调用付费。",
     catalogTitle: "工具与价格",
-    catalogUnavailable: "价格表加载失败，请稍后再试。",
-    perCall: "次",
-    perMillion: "{{id}}：输入 {{c}}{{input}} / 百万 tokens，输出 {{c}}{{output}} / 百万 tokens",
-    approvalRequired: "需申请开通",
     toolDocs: "查看文档",
   },
   billing: {

@@ -1,17 +1,9 @@
-import { useLoaderData, useNavigate } from "react-router";
+import { useNavigate } from "react-router";
 import { useEffect } from "react";
 import { t as inCurrentLanguage, useT, type Translate } from "../i18n";
 import { useSession } from "../lib/session-store";
 import { siteConfig } from "../lib/site-config";
 import { ToolCatalog } from "../features/catalog/tool-catalog";
-
-/** Runs at build time only (the page is prerendered): the catalog goes into the HTML, so nothing moves when it refreshes. */
-export async function loader() {
-  // The one server import of the web app: a prerender loader runs in the build, never in a browser.
-  // eslint-disable-next-line no-restricted-syntax
-  const { buildTimeCatalog } = await import("../../server/modules/catalog/public-tool");
-  return { tools: buildTimeCatalog() };
-}
 
 /** Its tab's title leads with the site's name (not lib/page-title.ts: one chunk less in the landing page's first load). */
 const homeTitle = (t: Translate) => `${siteConfig.siteName} — ${t("home.title")}`;
@@ -27,7 +19,6 @@ export default function Home() {
   const navigate = useNavigate();
   const token = useSession((s) => s.token);
   const openLoginModal = useSession((s) => s.openLoginModal);
-  const { tools } = useLoaderData<typeof loader>();
   return (
     <main className="home">
       <section className="hero">
@@ -47,7 +38,7 @@ export default function Home() {
           </a>
         </div>
       </section>
-      <ToolCatalog prerendered={tools} />
+      <ToolCatalog />
       <section className="steps" aria-labelledby="steps-title">
         <h2 id="steps-title">{t("home.stepsTitle")}</h2>
         <ol>

@@ -1,7 +1,6 @@
-import path from "node:path";
 import type { PublicModel, PublicTool } from "#shared/catalog";
 import { formatMoney, parseMoney } from "#shared/money";
-import { loadCatalog, type HttpHandlerConfig, type Tool } from "./catalog-file";
+import type { HttpHandlerConfig, Tool } from "./catalog-file";
 
 /** One tool as GET /api/v1/tools shows it. */
 export function publicTool(tool: Tool): PublicTool {
@@ -24,9 +23,4 @@ const money = (price: string) => formatMoney(parseMoney(price));
 
 function publicModels(models: NonNullable<HttpHandlerConfig["models"]>): PublicModel[] {
   return Object.entries(models).map(([id, model]) => ({ id, input: money(model.input), cachedInput: money(model.cachedInput ?? model.input), output: money(model.output) }));
-}
-
-/** The public catalog of the build's `TOOLS_CATALOG` (default as in src/server/config.ts), for the prerendered landing page. */
-export function buildTimeCatalog(env: Record<string, string | undefined> = process.env): PublicTool[] {
-  return loadCatalog(path.resolve(env.TOOLS_CATALOG || "./config/tools.json"), env).map(publicTool);
 }

@@ -48,7 +48,6 @@ export interface DocsStrings {
     example: string;
     overviewTitle: string;
     overviewIntro: string;
-    noTools: string;
     overviewHeader: string;
     openAccess: string;
     needsApprovalShort: string;
@@ -111,7 +110,6 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       overviewTitle: "Tools",
       overviewIntro:
         "Every tool is called at `{{gatewayBase}}/<tool id>` with your API key, with the method its page shows (`POST` for most). Prices are in the site currency; only successful calls are charged.",
-      noTools: "No tools are offered yet.",
       overviewHeader: "| Tool | What it does | Price | Access |",
       openAccess: "open",
       needsApprovalShort: "needs approval",
@@ -172,7 +170,6 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       overviewTitle: "工具",
       overviewIntro:
         "每个工具都通过 `{{gatewayBase}}/<tool id>` 调用，使用您的 API 密钥和工具页面所示的请求方法（大多为 `POST`）。价格以站点货币计；仅成功的调用计费。",
-      noTools: "暂未提供任何工具。",
       overviewHeader: "| 工具 | 功能 | 价格 | 权限 |",
       openAccess: "开放",
       needsApprovalShort: "需要审批",

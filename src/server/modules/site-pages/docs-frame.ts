@@ -1,7 +1,13 @@
 /** The HTML shell of a docs page: the site's header and footer, the sidebar and the table of contents. No scripts. */
-import { escapeHtml } from "../../src/shared/template";
-import type { Heading } from "../markdown/render";
-import type { DocsLanguage, DocsStrings } from "./languages";
+import { escapeHtml } from "#shared/template";
+import type { DocsLanguage, DocsStrings } from "./docs-languages";
+
+/** A heading of a page's body, for its table of contents. */
+export interface Heading {
+  level: number;
+  id: string;
+  text: string;
+}
 
 export interface NavLink {
   title: string;
