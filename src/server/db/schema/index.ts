@@ -9,3 +9,4 @@ export * from "./alerts";
 export * from "./operators";
 export * from "./calls";
 export * from "./llm";
+export * from "./tries";
