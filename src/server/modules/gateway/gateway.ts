@@ -43,7 +43,11 @@ const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
 
 export interface GatewayCall {
   tool: Tool;
-  rawKey: string | null;
+  /**
+   * The key the call names, by the hash of its secret (`apiKeyHash`; null for a token that cannot
+   * be a key): a bearer's, or the key a console try names by its id. Null when it names none.
+   */
+  credential: { keyHash: string | null } | null;
   clientIp: string;
   requestId: string;
   /** Its body is read only after the call is admitted: whole for a built-in tool, streamed to an upstream. */
@@ -135,9 +139,10 @@ export class Gateway {
 
   /** Checks the caller may make this call now; returns who pays. */
   async admit(call: GatewayCall): Promise<Payer> {
-    if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
+    if (!call.credential) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
+    const { keyHash } = call.credential;
     const now = this.clock.now();
-    const cached = await this.keys.get(call.rawKey, now.getTime());
+    const cached = keyHash === null ? null : await this.keys.get(keyHash, now.getTime());
     if (!cached) throw new GatewayError("invalid_key");
     const auth = cached.found;
     call.trace?.identified(auth);
