@@ -75,6 +75,7 @@ export function toolPageMarkdown(tool: DocTool, fragment: string | null, currenc
     tool.description,
     facts,
     words.tool.keyNote,
+    words.tool.tryIt(tool.id),
     (fragment ?? (tool.models ? modelsSection(tool, tool.models, currency, words) : genericExample(tool, words))).replace(/\{\{toolId\}\}/g, tool.id),
   ].join("\n\n") + "\n";
 }

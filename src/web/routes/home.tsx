@@ -10,7 +10,8 @@ export async function loader() {
   // The one server import of the web app: a prerender loader runs in the build, never in a browser.
   // eslint-disable-next-line no-restricted-syntax
   const { buildTimeCatalog } = await import("../../server/modules/catalog/public-tool");
-  return { tools: buildTimeCatalog() };
+  // The cards show no example (the console's Try it reads it from the live catalog): kept out of the page's weight.
+  return { tools: buildTimeCatalog().map((tool) => ({ ...tool, example: null })) };
 }
 
 /** Its tab's title leads with the site's name (not lib/page-title.ts: one chunk less in the landing page's first load). */

@@ -95,6 +95,14 @@ const toolEntry = z.object({
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   handler: z.discriminatedUnion("type", [builtinHandler, httpHandler]),
   translations: z.strictObject({ "zh-CN": chineseText.optional() }).default({}),
+  /** The request the tool's docs show, which the console's "Try it" starts from: a JSON body may be given as JSON. */
+  example: z
+    .strictObject({
+      path: z.string().max(2048).regex(/^(\/[^?#\s]*)?(\?[^#\s]*)?$/, "must be empty or start with / or ?").default(""),
+      contentType: z.string().min(1).max(200).default("application/json"),
+      body: z.union([z.string(), z.record(z.string(), z.unknown())]).transform((body) => (typeof body === "string" ? body : JSON.stringify(body, null, 2))),
+    })
+    .optional(),
 });
 
 const catalogFile = z
