@@ -41,6 +41,8 @@ export const SUMMARY_ZH: Record<string, string> = {
   "POST /api/v1/console/alerts/test": "立即向您的 Webhook 发送一个签名的测试事件",
   "GET /api/v1/console/lots": "您的免费额度和次数包：剩余用量、到期时间、来源；按调用抵扣的顺序排列",
   "POST /api/v1/console/packages/purchase": "用余额购买某个工具的次数包；请发送 Idempotency-Key，重试只购买一次",
+  "POST /api/v1/console/tries": "用您的一个密钥调用工具；响应以 application/x-ndjson 逐行流式返回：head、data…、end",
+  "GET /api/v1/console/tries": "您最近的试用，最新的在前，每个请求体和响应体截断为 4 KB",
 };
 
 export const TAG_ZH: Record<string, string> = {
@@ -57,6 +59,7 @@ export const TAG_ZH: Record<string, string> = {
   calls: "调用日志",
   alerts: "余额不足提醒",
   plans: "免费额度和次数包",
+  "try it": "在线试用",
 };
 
 /**
@@ -64,6 +67,14 @@ export const TAG_ZH: Record<string, string> = {
  * hold; a description missing here is shown in English, and tests/unit/docs-site.test.ts names it.
  */
 export const DESCRIPTION_ZH: Record<string, string> = {
+  "A request the tool's docs show, to try it with; null when the operator gave none": "工具文档给出的示例请求，用于试用；运营方未提供时为 null",
+  "What follows the tool's id in the URL": "URL 中工具 ID 之后的部分",
+  "Made from the console's Try it rather than by an outside caller": "来自控制台的在线试用，而非外部调用方",
+  "What follows the tool's id in the URL: a sub-path and query, or nothing": "URL 中工具 ID 之后的部分：子路径和查询参数，或为空",
+  "The request body, at most 65536 bytes of UTF-8": "请求体，UTF-8 编码最多 65536 字节",
+  "When the try was made, Beijing time with its offset": "试用的时间，北京时间并带时区偏移",
+  "The body was longer than 4096 bytes and is kept cut: it cannot be run again as it was": "请求体超过 4096 字节，保存时已截断：无法按原样再次运行",
+  "The answer as text, cut; null for an answer that is not text": "文本形式的响应（已截断）；非文本响应为 null",
   "One outcome code (see the error tables)": "一个结果代码（见错误表）",
   "The class of the HTTP status the caller got": "调用方收到的 HTTP 状态码的类别",
   "true: calls that cost something; false: calls that cost nothing": "true：产生了费用的调用；false：未产生费用的调用",

@@ -61,7 +61,7 @@ export function toolPageMarkdown(source: ToolBodySource, currency: string, words
     `| ${f.category} | ${s("category")} |`,
   ].join("\n");
   const body = "fragment" in source ? source.fragment : source.generated === "models" ? modelsSection(currency, words) : genericExample(words);
-  return [`# ${s("name")}`, s("description"), facts, words.tool.keyNote, body].join("\n\n").replace(/\{\{toolId\}\}/g, s("id")) + "\n";
+  return [`# ${s("name")}`, s("description"), facts, words.tool.keyNote, words.tool.tryIt("{{toolId}}"), body].join("\n\n").replace(/\{\{toolId\}\}/g, s("id")) + "\n";
 }
 
 /** The tools overview: one row of slots, written once per tool. */

@@ -42,6 +42,8 @@ import plansRoutes from "./modules/plans/routes";
 import { createAlertsJob } from "./modules/alerts/job";
 import { reportMoneyHealthPeriodically } from "./modules/ledger/index";
 import { callLogPlugin, callsRoutes } from "./modules/calls/index";
+import { consoleTriesPlugin } from "./modules/gateway/index";
+import { tryRoutes } from "./modules/tries/index";
 
 export interface AppDeps {
   /** An open, migrated database; when absent the app opens one from the config and closes it with itself. */
@@ -97,6 +99,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   await app.register(idempotencyPlugin);
   await app.register(rateLimiterPlugin);
   await app.register(callLogPlugin);
+  await app.register(consoleTriesPlugin);
   app.decorate("alertsJob", createAlertsJob(app));
   reportMoneyHealthPeriodically(app);
   if (deps.describeApi) {
@@ -141,6 +144,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
               await signedInApi.register(callsRoutes);
               await signedInApi.register(alertRoutes);
               await signedInApi.register(plansRoutes);
+              await signedInApi.register(tryRoutes);
             }),
           );
           for (const routes of deps.extraApiRoutes ?? []) await api.register(routes);

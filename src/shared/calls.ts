@@ -34,6 +34,7 @@ export const callRowSchema = z.object({
   notChargedReason: z.string().nullable().describe("Why the call cost nothing; null when it cost something"),
   units: z.number().int(),
   streamed: z.boolean(),
+  fromConsole: z.boolean().describe("Made from the console's Try it rather than by an outside caller"),
   bytesIn: z.number().int(),
   bytesOut: z.number().int(),
   clientNetwork: z.string().describe("The caller's address as its /24 (IPv4) or /48 (IPv6)"),

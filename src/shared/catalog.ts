@@ -16,6 +16,14 @@ export const publicModelSchema = z.object({
 });
 export type PublicModel = z.infer<typeof publicModelSchema>;
 
+/** A request to start a try from: the tool's documented example. */
+export const toolExampleSchema = z.object({
+  path: z.string().describe("What follows the tool's id in the URL"),
+  contentType: z.string(),
+  body: z.string(),
+});
+export type ToolExample = z.infer<typeof toolExampleSchema>;
+
 /** One tool as the public catalog shows it (GET /api/v1/tools). */
 export const publicToolSchema = z.object({
   id: z.string(),
@@ -33,6 +41,7 @@ export const publicToolSchema = z.object({
     .array(publicModelSchema)
     .nullable()
     .describe("For an OpenAI-compatible LLM tool, priced per model and token direction (price is then 0): its models; null for any other tool"),
+  example: toolExampleSchema.nullable().describe("A request the tool's docs show, to try it with; null when the operator gave none"),
 });
 
 export const catalogResponseSchema = z.object({ tools: z.array(publicToolSchema) });

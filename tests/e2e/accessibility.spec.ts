@@ -12,7 +12,7 @@ import { loginViaApi, signInPage } from "./support/auth";
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html", "/docs/zh-CN.html", "/docs/zh-CN/quickstart.html", "/docs/zh-CN/errors.html"];
-const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/billing-details?tab=calls", "/console/billing-details?tab=calls&request=no-such-call", "/console/charge-details"];
+const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/billing-details?tab=calls", "/console/billing-details?tab=calls&request=no-such-call", "/console/charge-details", "/console/api-keys?try=echo"];
 
 // axe is injected as a script, which the pages' CSP (scripts by hash only) would refuse.
 test.use({ bypassCSP: true });

@@ -1,5 +1,5 @@
 import { useContext, useDeferredValue, useEffect, useLayoutEffect, useState } from "react";
-import { Link, Outlet, useLoaderData, useLocation } from "react-router";
+import { Link, Outlet, useLoaderData, useLocation, useSearchParams } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
 import { QueryClientProvider } from "@tanstack/react-query";
@@ -19,6 +19,12 @@ import { useSession } from "../lib/session-store";
 import { pageTitle, useDocumentTitle } from "../lib/page-title";
 import { siteConfig } from "../lib/site-config";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
+
+/**
+ * Try it (issue 40) is a drawer over the API keys page, not a page of its own: a route of its own
+ * would grow the route manifest every page loads, the landing page's first load included.
+ */
+const TRY_IT = "/console/api-keys?try";
 
 const NAV_LABELS: Record<(typeof CONSOLE_PAGES)[number], MessageKey> = {
   "/console/info": "nav.info",
@@ -51,6 +57,8 @@ export default function ConsoleLayout() {
   const [phone, setPhone] = useState(false);
   const [menuClosed, setMenuClosed] = useState(false);
   const page = pathname.replace(/\/+$/, "") as keyof typeof NAV_LABELS;
+  const [params] = useSearchParams();
+  const selected = page === "/console/api-keys" && params.has("try") ? TRY_IT : page;
   useDocumentTitle(NAV_LABELS[page] ? pageTitle(t(NAV_LABELS[page])) : siteConfig.siteName);
   const restored = useSession((s) => s.restored);
   const token = useSession((s) => s.token);
@@ -103,10 +111,13 @@ export default function ConsoleLayout() {
             <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220} collapsed={menuClosed} onCollapse={setMenuClosed} onBreakpoint={setPhone}>
               <Menu
                 mode="inline"
-                selectedKeys={[page]}
+                selectedKeys={[selected]}
                 onClick={() => phone && setMenuClosed(true)}
                 aria-label="console"
-                items={CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> }))}
+                items={[
+                  ...CONSOLE_PAGES.map((path) => ({ key: path, label: <Link to={path}>{t(NAV_LABELS[path])}</Link> })),
+                  { key: TRY_IT, label: <Link to={TRY_IT}>{t("nav.tryIt")}</Link> },
+                ]}
               />
             </Layout.Sider>
             <Layout.Content className="console-content">

@@ -43,6 +43,8 @@ export const callLog = pgTable(
     errorMessage: text("error_message"),
     /** Operators only (`admin calls show`): the first 2 KB of a failed upstream's answer. Never sent to users. */
     upstreamErrorExcerpt: text("upstream_error_excerpt"),
+    /** Made from the console's "Try it" (its key named by id, never by its secret) rather than by an outside caller. */
+    fromConsole: boolean("from_console").notNull().default(false),
   },
   (t) => [index("call_log_user_received_idx").on(t.userId, t.receivedAt, t.id), index("call_log_received_idx").on(t.receivedAt, t.id)],
 );

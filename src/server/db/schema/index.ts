@@ -10,3 +10,4 @@ export * from "./operators";
 export * from "./calls";
 export * from "./llm";
 export * from "./lots";
+export * from "./tries";

@@ -49,6 +49,7 @@ interface Row {
   amount: string;
   units: number | string;
   streamed: boolean;
+  from_console: boolean;
   bytes_in: number | string;
   bytes_out: number | string;
   client_ip: string;
@@ -62,7 +63,7 @@ interface Row {
 }
 
 const COLUMNS = sql`c.id, (extract(epoch from c.received_at) * 1000000)::bigint::text as at_micros, c.request_id, c.tool_id, c.api_key_id,
-  k.name as key_name, c.outcome, c.http_status, c.upstream_status, c.held::text as held, c.amount::text as amount, c.units, c.streamed,
+  k.name as key_name, c.outcome, c.http_status, c.upstream_status, c.held::text as held, c.amount::text as amount, c.units, c.streamed, c.from_console,
   c.bytes_in, c.bytes_out, c.client_ip, c.total_us, c.upstream_us, c.key_checked_us, c.held_us, c.first_byte_us, c.error_code, c.error_message`;
 
 const ms = (us: number) => Math.round(us) / 1000;
@@ -107,6 +108,7 @@ function toCallRow(r: Row): CallRow {
     notChargedReason: notChargedReason({ outcome: r.outcome, amount, upstreamStatus: r.upstream_status, httpStatus: r.http_status }),
     units: Number(r.units),
     streamed: r.streamed,
+    fromConsole: r.from_console,
     bytesIn: Number(r.bytes_in),
     bytesOut: Number(r.bytes_out),
     clientNetwork: callerNetwork(r.client_ip),

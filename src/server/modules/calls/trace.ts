@@ -45,6 +45,8 @@ export class CallTrace {
   errorCode: GatewayErrorCode | null = null;
   errorMessage: string | null = null;
   upstreamErrorExcerpt: string | null = null;
+  /** Made from the console's "Try it", not by an outside caller. */
+  fromConsole = false;
   /** A streamed answer's body as the tool sent it, to tell at its end whether it broke. */
   upstreamBody: Readable | null = null;
   private upstreamStartedAt = 0;

@@ -120,6 +120,7 @@ const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => strin
   ["error_code", "text", (t) => t.errorCode],
   ["error_message", "text", (t) => t.errorMessage],
   ["upstream_error_excerpt", "text", (t) => t.upstreamErrorExcerpt],
+  ["from_console", "boolean", (t) => String(t.fromConsole)],
 ];
 
 /**

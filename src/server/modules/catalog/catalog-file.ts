@@ -115,6 +115,14 @@ const toolEntry = z.object({
   translations: z.strictObject({ "zh-CN": chineseText.optional() }).default({}),
   freeQuota: freeQuota.optional(),
   packages: z.array(callPackage).max(20).default([]),
+  /** The request the tool's docs show, which the console's "Try it" starts from: a JSON body may be given as JSON. */
+  example: z
+    .strictObject({
+      path: z.string().max(2048).regex(/^(\/[^?#\s]*)?(\?[^#\s]*)?$/, "must be empty or start with / or ?").default(""),
+      contentType: z.string().min(1).max(200).default("application/json"),
+      body: z.union([z.string(), z.record(z.string(), z.unknown())]).transform((body) => (typeof body === "string" ? body : JSON.stringify(body, null, 2))),
+    })
+    .optional(),
 });
 
 const catalogFile = z

@@ -16,7 +16,16 @@ export function publicTool(tool: Tool): PublicTool {
     method: tool.handler.type === "http" && tool.handler.method !== "ANY" ? tool.handler.method : "POST",
     translations: tool.translations,
     models: tool.handler.type === "http" && tool.handler.protocol === "openai" ? publicModels(tool.handler.models ?? {}) : null,
+    example: tool.example ?? openAiExample(tool),
   };
+}
+
+/** An OpenAI-compatible tool with no example of its own: a chat completion with its first model. */
+function openAiExample(tool: Tool): PublicTool["example"] {
+  if (tool.handler.type !== "http" || tool.handler.protocol !== "openai") return null;
+  const [model] = Object.keys(tool.handler.models ?? {});
+  if (!model) return null;
+  return { path: "/chat/completions", contentType: "application/json", body: JSON.stringify({ model, messages: [{ role: "user", content: "Say hello" }] }, null, 2) };
 }
 
 const money = (price: string) => formatMoney(parseMoney(price));

@@ -25,6 +25,8 @@ describe("GET /api/v1/tools", () => {
       method: "POST",
       translations: { "zh-CN": { name: "拼音", description: expect.stringContaining("汉语拼音"), category: "文本", unit: "汉字" } },
       models: null,
+      // The docs' example, which the console's Try it starts from.
+      example: { path: "", contentType: "application/json", body: JSON.stringify({ text: "中国", tone: "symbol" }, null, 2) },
     });
     expect(res.body).not.toContain("handler");
   });

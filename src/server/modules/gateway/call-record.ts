@@ -15,7 +15,7 @@ import { isStreamed, upstreamTimedOut } from "./handlers/types";
  */
 
 /** Where a call goes once it has ended: the call log, and the metrics (routes.ts). */
-type EndedCalls = Pick<CallLogWriter, "push">;
+export type EndedCalls = Pick<CallLogWriter, "push">;
 
 /** The request's body size: as read, when it was read whole; else as declared. */
 function bytesIn(call: GatewayCall | undefined, contentLength: string | undefined): number {

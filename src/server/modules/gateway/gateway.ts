@@ -47,7 +47,11 @@ const hasPlans = (tool: Tool) => tool.freeQuota !== undefined || tool.packages.l
 
 export interface GatewayCall {
   tool: Tool;
-  rawKey: string | null;
+  /**
+   * The key the call names, by the hash of its secret (`apiKeyHash`; null for a token that cannot
+   * be a key): a bearer's, or the key a console try names by its id. Null when it names none.
+   */
+  credential: { keyHash: string | null } | null;
   clientIp: string;
   requestId: string;
   /** Its body is read only after the call is admitted: whole for a built-in tool, streamed to an upstream. */
@@ -146,9 +150,10 @@ export class Gateway {
 
   /** Checks the caller may make this call now; returns who pays. */
   async admit(call: GatewayCall): Promise<Payer> {
-    if (!call.rawKey) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
+    if (!call.credential) throw new GatewayError("invalid_key", "send your API key as Authorization: Bearer <key>");
+    const { keyHash } = call.credential;
     const now = this.clock.now();
-    const cached = await this.keys.get(call.rawKey, now.getTime());
+    const cached = keyHash === null ? null : await this.keys.get(keyHash, now.getTime());
     if (!cached) throw new GatewayError("invalid_key");
     const auth = cached.found;
     call.trace?.identified(auth);

@@ -1,6 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { sha256Hex } from "../../lib/crypto";
-import { lookupApiKey, type FoundApiKey, type ApiKeyChangeFollower } from "../keys/index";
+import { lookupApiKeyByHash, type FoundApiKey, type ApiKeyChangeFollower } from "../keys/index";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
 
@@ -36,13 +35,13 @@ export class ApiKeyCache implements ApiKeyChangeFollower {
     this.entries = new LRUCache({ max: options.maxEntries });
   }
 
-  async get(rawKey: string, nowMs: number): Promise<CachedApiKey | null> {
-    const hash = sha256Hex(rawKey);
+  /** The key whose secret's hash is `hash` (`apiKeyHash`): a bearer's key, or one the console names by its id. */
+  async get(hash: string, nowMs: number): Promise<CachedApiKey | null> {
     const changedAt = this.changes.get(hash);
     const changedRecently = changedAt !== undefined && nowMs - changedAt < RECENT_CHANGE_MS;
     const cached = this.entries.get(hash);
     if (cached && cached.expiresAt > nowMs && (!this.deaf || nowMs - cached.cachedAt < UNHEARD_TRUST_MS)) return { found: cached.found, changedRecently };
-    const found = await lookupApiKey(this.db, rawKey);
+    const found = await lookupApiKeyByHash(this.db, hash);
     if (!found) {
       this.entries.delete(hash);
       return null;

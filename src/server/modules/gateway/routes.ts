@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { bearerToken } from "../../lib/bearer";
-import { followApiKeyChanges } from "../keys/index";
+import { apiKeyHash, followApiKeyChanges } from "../keys/index";
+import { CONSOLE_TRY_HEADER } from "./console-tries";
 import { refundAbandonedCallsPeriodically } from "./abandoned-calls";
 import { unmeteredEchoRoute } from "./echo-route";
 import { answerErrorsAsGateway } from "./error-handler";
@@ -13,7 +14,7 @@ import { passBodiesThrough } from "./raw-bodies";
 import { sendReplay, sendToolResponse } from "./tool-response";
 import { callerTarget, toolSegmentEnd } from "./upstream-path";
 import { CallTrace } from "../calls/index";
-import { recordAnswer, recordReplay, traceFailure } from "./call-record";
+import { recordAnswer, recordReplay, traceFailure, type EndedCalls } from "./call-record";
 
 /** Where tool routes start in a raw request target: the app registers these routes under /v1. */
 const TOOLS_PREFIX = "/v1/tools/";
@@ -77,7 +78,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       upstreamUs: trace.upstreamUs,
     });
   /** Where every ended call goes: the metrics, and the call log when it names a user's key. */
-  const ended = {
+  const endedCalls: EndedCalls = {
     push(trace: CallTrace) {
       counted(trace);
       callLog.push(trace);
@@ -88,9 +89,9 @@ export default async function gatewayRoutes(app: FastifyInstance) {
    * A call refused before its key was looked up (an unknown tool, a bad path) is still its key
    * owner's: the key is looked up for the log after the answer, off the call's path.
    */
-  const identifyLater = (trace: CallTrace, rawKey: string | null) => {
-    if (!rawKey) return;
-    const lookup = gateway.keys.get(rawKey, trace.receivedAt.getTime()).then(
+  const identifyLater = (trace: CallTrace, credential: GatewayCall["credential"]) => {
+    if (!credential?.keyHash) return;
+    const lookup = gateway.keys.get(credential.keyHash, trace.receivedAt.getTime()).then(
       (cached) => {
         if (!cached) return;
         trace.identified(cached.found);
@@ -103,7 +104,12 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   };
 
   /** The call a request makes, checked as far as it can be before its key is: tool, method and path. */
-  const gatewayCall = (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply, trace: CallTrace): GatewayCall => {
+  const gatewayCall = (
+    request: FastifyRequest<{ Params: { toolId: string } }>,
+    reply: FastifyReply,
+    trace: CallTrace,
+    credential: GatewayCall["credential"],
+  ): GatewayCall => {
     const tool = app.catalog.get(request.params.toolId);
     if (!tool) throw new GatewayError("unknown_tool");
     if (METHODS_NOT_PASSED.has(request.method)) throw new GatewayError("bad_request", `${request.method} is not passed to tools`);
@@ -114,7 +120,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     const callerSignal = abortWhenCallerLeaves(reply);
     return {
       tool,
-      rawKey: bearerToken(request.headers.authorization),
+      credential,
       clientIp: request.ip,
       requestId: request.id,
       request: {
@@ -135,7 +141,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     };
   };
 
-  const serve = async (call: GatewayCall, request: FastifyRequest, reply: FastifyReply) => {
+  const serve = async (call: GatewayCall, request: FastifyRequest, reply: FastifyReply, ended: EndedCalls) => {
     const trace = call.trace!;
     const payer = await gateway.admit(call);
     trace.keyChecked();
@@ -155,20 +161,42 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     return sendToolResponse(reply, outcome.ran);
   };
 
-  /** Every call that names a user's key leaves one row in the call log, whatever its outcome. */
+  /**
+   * Every call that names a user's key leaves one row in the call log, whatever its outcome. A
+   * console try names its key by a token the console opened (console-tries.ts), and its caller
+   * (the console route) learns how the call ended.
+   */
   const handle = async (request: FastifyRequest<{ Params: { toolId: string } }>, reply: FastifyReply) => {
     const trace = new CallTrace(request.id, request.params.toolId, request.ip, app.clock.now(), performance.now());
+    const consoleTry = request.headers[CONSOLE_TRY_HEADER] === undefined ? null : app.consoleTries.take(request.headers[CONSOLE_TRY_HEADER]);
+    delete request.headers[CONSOLE_TRY_HEADER];
+    let credential: GatewayCall["credential"];
+    let ended: EndedCalls = endedCalls;
+    if (consoleTry) {
+      credential = { keyHash: consoleTry.keyHash };
+      trace.fromConsole = true;
+      ended = {
+        push(done) {
+          endedCalls.push(done);
+          consoleTry.end(done);
+        },
+      };
+    } else {
+      const rawKey = bearerToken(request.headers.authorization);
+      credential = rawKey === null ? null : { keyHash: apiKeyHash(rawKey) };
+    }
     let call: GatewayCall;
     try {
-      call = gatewayCall(request, reply, trace);
+      call = gatewayCall(request, reply, trace, credential);
     } catch (error) {
       traceFailure(trace, undefined, error, request.headers["content-length"]);
       counted(trace);
-      identifyLater(trace, bearerToken(request.headers.authorization));
+      consoleTry?.end(trace);
+      identifyLater(trace, credential);
       throw error;
     }
     try {
-      return await serve(call, request, reply);
+      return await serve(call, request, reply, ended);
     } catch (error) {
       traceFailure(trace, call, error, request.headers["content-length"]);
       ended.push(trace);

@@ -29,16 +29,26 @@ export interface FoundApiKey {
   user: UserRow;
 }
 
-/** The live key with this secret and its owner, by one indexed query on the key's hash; null if none. */
-export async function lookupApiKey(db: Db, rawKey: string): Promise<FoundApiKey | null> {
-  if (!API_KEY_PATTERN.test(rawKey)) return null;
+/** What a key is found by: the hash of its secret, or null for a token that cannot be a key. */
+export function apiKeyHash(rawKey: string): string | null {
+  return API_KEY_PATTERN.test(rawKey) ? sha256Hex(rawKey) : null;
+}
+
+/** The live key with this hash and its owner, by one indexed query; null if none. */
+export async function lookupApiKeyByHash(db: Db, keyHash: string): Promise<FoundApiKey | null> {
   let lookup = lookups.get(db);
   if (!lookup) {
     lookup = prepareLookup(db);
     lookups.set(db, lookup);
   }
-  const [row] = await lookup.execute({ keyHash: sha256Hex(rawKey) });
+  const [row] = await lookup.execute({ keyHash });
   return row ?? null;
+}
+
+/** The live key with this secret and its owner; null if none. */
+export async function lookupApiKey(db: Db, rawKey: string): Promise<FoundApiKey | null> {
+  const keyHash = apiKeyHash(rawKey);
+  return keyHash === null ? null : lookupApiKeyByHash(db, keyHash);
 }
 
 /**

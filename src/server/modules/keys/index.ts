@@ -1,4 +1,5 @@
 /** What other modules may use of API keys: looking one up for a call, its state and spend, and hearing of changes. */
-export { apiKeyRefusal, lookupApiKey, type ApiKeyRefusal, type FoundApiKey } from "./authenticate";
+export { apiKeyHash, apiKeyRefusal, lookupApiKey, lookupApiKeyByHash, type ApiKeyRefusal, type FoundApiKey } from "./authenticate";
+export { ownKeyHash } from "./service";
 export { announceApiKeyChange, followApiKeyChanges, type ApiKeyChangeFollower } from "./changes";
 export { apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "./key-view";

@@ -171,3 +171,12 @@ export async function deleteApiKey(db: Db, input: { userId: number; id: number; 
   if (!row) throw AppError.notFound();
   await announceApiKeyChange(db, row.keyHash);
 }
+
+/** The hash of the secret of one of the user's live keys (what the gateway finds a key by), or null if the user has no such key. */
+export async function ownKeyHash(db: Db, input: { userId: number; id: number }): Promise<string | null> {
+  const [row] = await db
+    .select({ keyHash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, input.id), eq(apiKeys.userId, input.userId), isNull(apiKeys.deletedAt)));
+  return row?.keyHash ?? null;
+}

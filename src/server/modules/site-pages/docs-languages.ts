@@ -44,6 +44,8 @@ export interface DocsStrings {
     open: string;
     facts: { id: string; call: string; price: string; chargedNote: string; rateLimit: string; perMinute: (n: string) => string; access: string; provider: string; builtIn: string; upstream: string; category: string };
     keyNote: string;
+    /** A link to the console's Try it with the tool chosen. */
+    tryIt: (toolId: string) => string;
     genericExample: string;
     example: string;
     overviewTitle: string;
@@ -105,6 +107,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       keyNote:
         "Send your API key as `Authorization: Bearer <API key>` ([authentication](../authentication.md#api-keys)). " +
         "A refused or failed call answers with `{\"error\": {\"code\", \"message\"}}` and is free; see [gateway errors](../errors.md#gateway-errors).",
+      tryIt: (toolId) => `[Try it in the console](/console/api-keys?try=${toolId}) with one of your keys: the price before the call, what it cost and your balance after, and the call as code.`,
       genericExample: "The request and response formats of this tool are defined by its provider; the body you send is passed on as it is.",
       example: "Example",
       overviewTitle: "Tools",
@@ -165,6 +168,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       keyNote:
         "请以 `Authorization: Bearer <API key>` 的形式发送您的 API 密钥（见[认证](../authentication.md#api-keys)）。" +
         "被拒绝或失败的调用返回 `{\"error\": {\"code\", \"message\"}}`，不收取费用；见[网关错误](../errors.md#gateway-errors)。",
+      tryIt: (toolId) => `[在控制台试用](/console/api-keys?try=${toolId})：用您的一个密钥调用，调用前显示价格，调用后显示费用和余额，并给出调用代码。`,
       genericExample: "本工具的请求和响应格式由其提供方定义；您发送的请求体会原样转发。",
       example: "示例",
       overviewTitle: "工具",

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
+import { Link } from "react-router";
 import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useT, type MessageKey } from "../../i18n";
 import { beijingDateTime } from "#shared/beijing-time";
@@ -40,6 +41,9 @@ function KeyActions({ apiKey, onEdit }: { apiKey: ApiKey; onEdit: () => void }) 
   const disabled = apiKey.status === "disabled";
   return (
     <Space size={4} wrap>
+      <Link to={`/console/api-keys?try&key=${apiKey.id}`} data-testid="try-key-link">
+        {t("nav.tryIt")}
+      </Link>
       <Button size="small" type="link" onClick={onEdit} data-testid="edit-key">
         {t("apiKeys.edit")}
       </Button>

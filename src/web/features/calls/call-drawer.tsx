@@ -54,6 +54,9 @@ function CallDescription({ call, toolName }: { call: CallDetail; toolName: strin
       <Descriptions.Item label={t("calls.detail.refunded")}>{withCurrency(call.refunded)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.units")}>{call.units}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.streamed")}>{call.streamed ? t("calls.detail.yes") : t("calls.detail.no")}</Descriptions.Item>
+      <Descriptions.Item label={t("calls.detail.fromConsole")}>
+        <span data-testid="call-from-console">{call.fromConsole ? t("calls.detail.yes") : t("calls.detail.no")}</span>
+      </Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.bytes")}>{`${call.bytesIn} / ${call.bytesOut}`}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.network")}>{call.clientNetwork}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.durations")}>{`${ms(call.totalMs)} / ${ms(call.upstreamMs)} / ${ms(call.ownMs)}`}</Descriptions.Item>

@@ -1,18 +1,27 @@
 import { useQuery } from "@tanstack/react-query";
-import { Alert, Button, Flex, Typography } from "antd";
-import { useState } from "react";
+import { Alert, Button, Drawer, Flex, Skeleton, Typography } from "antd";
+import { lazy, Suspense, useState } from "react";
 import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
 import { keysQueryOptions } from "../../lib/api/list-keys";
+import { toolsQueryOptions } from "../../lib/api/list-tools";
+import { triesQueryOptions } from "../../features/tries/api/tries";
 import { loadConsoleData } from "../../lib/console-data";
 import { useSession } from "../../lib/session-store";
 import { CreateKeyModal } from "../../features/api-keys/create-key-modal";
 import { KeysTable } from "../../features/api-keys/keys-table";
 
-/** The user info and the keys, at once (decision 037). */
-export function clientLoader() {
-  return loadConsoleData((client, token) => [client.prefetchQuery(keysQueryOptions(token))]);
+/** Try it's panel, loaded when it is first opened. */
+const TryPanel = lazy(() => import("../../features/tries/try-panel"));
+
+/** The user info and the keys, at once (decision 037); with Try it open, the tools and the last tries too. */
+export function clientLoader({ request }: { request: Request }) {
+  const trying = new URL(request.url).searchParams.has("try");
+  return loadConsoleData((client, token) => [
+    client.prefetchQuery(keysQueryOptions(token)),
+    ...(trying ? [client.prefetchQuery(toolsQueryOptions()), client.prefetchQuery(triesQueryOptions(token))] : []),
+  ]);
 }
 
 export default function ConsoleApiKeysPage() {
@@ -25,6 +34,13 @@ export default function ConsoleApiKeysPage() {
   const closeCreate = () => {
     setCreating(false);
     if (params.has("create")) setParams({}, { replace: true });
+  };
+  const trying = params.has("try");
+  const closeTry = () => {
+    const next = new URLSearchParams(params);
+    next.delete("try");
+    next.delete("key");
+    setParams(next, { replace: true });
   };
   const count = keys.data?.keys.length ?? 0;
   const max = keys.data?.max ?? 0;
@@ -50,6 +66,22 @@ export default function ConsoleApiKeysPage() {
         <KeysTable keys={keys.data?.keys ?? []} loading={keys.isPending} />
       </ShownWhenLoaded>
       <CreateKeyModal open={creating} onClose={closeCreate} />
+      <Drawer
+        open={trying}
+        onClose={closeTry}
+        title={t("nav.tryIt")}
+        size="large"
+        destroyOnHidden
+        data-testid="try-drawer"
+      >
+        <Typography.Paragraph type="secondary">{t("tries.intro")}</Typography.Paragraph>
+        {keys.data?.keys.length === 0 ? (
+          <Button type="primary" onClick={() => setCreating(true)}>
+            {t("apiKeys.create")}
+          </Button>
+        ) : null}
+        <Suspense fallback={<Skeleton active />}>{trying ? <TryPanel /> : null}</Suspense>
+      </Drawer>
     </section>
   );
 }

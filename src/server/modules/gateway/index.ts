@@ -1,0 +1,2 @@
+/** What other modules may use of the gateway: handing it a console try (a key named by id, issue 40). */
+export { CONSOLE_TRY_HEADER, consoleTriesPlugin, type ConsoleTryTicket } from "./console-tries";

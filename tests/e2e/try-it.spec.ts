@@ -1,0 +1,198 @@
+/**
+ * The console's Try it (issue 40) as a user meets it: from a key on the API keys page or a tool's
+ * link, a call through the gateway with the price before and the receipt after (charged, balance
+ * updated), an image tool's image, a tool needing approval (the way to apply), a streamed answer
+ * arriving in parts from a local fake upstream, a disabled key's refusal, and no WCAG A/AA
+ * violation on the panel (Lighthouse's accessibility rules, as accessibility.spec.ts runs them).
+ * A server of its own: its catalog adds a streaming HTTP tool.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import type { AxeResults } from "axe-core";
+import { createCodes } from "../../src/server/modules/redemption/service";
+import { parseMoney } from "../../src/shared/money";
+import { loginViaApi, signInPage } from "./support/auth";
+import { startOwnServer, type OwnServer } from "./support/own-server";
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Streams two parts, the second once the test has seen the page show the first alone (`sendSecondPart`). */
+let sendSecondPart: () => void = () => undefined;
+function startUpstream(): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "set-cookie": "tg_session=stolen; Path=/" });
+      res.write("part one\n");
+      sendSecondPart = () => res.end("part two\n");
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let upstream: http.Server;
+let server: OwnServer;
+let codes: string[];
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  upstream = await startUpstream();
+  const defaults = JSON.parse(fs.readFileSync("config/tools.json", "utf8")) as { tools: unknown[] };
+  server = await startOwnServer("try-it", (folder) => {
+    const catalog = path.join(folder, "tools.json");
+    const ticker = {
+      id: "ticker",
+      name: "Ticker",
+      description: "Streams text in parts.",
+      category: "text",
+      price: "0.01",
+      handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`, method: "POST" },
+      example: { body: { n: 2 } },
+    };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker] }));
+    return { TOOLS_CATALOG: catalog };
+  });
+  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 6, expiresAt: null, now: new Date() })).codes;
+});
+
+test.afterAll(async () => {
+  await server?.close();
+  upstream?.close();
+});
+
+/** A signed-in user with ¥10 and one key; the page signed in as them. */
+async function userWithKey(page: Page): Promise<{ api: APIRequestContext; auth: { authorization: string }; keyId: number }> {
+  const api = await playwrightRequest.newContext({ baseURL: server.base });
+  const { token } = await loginViaApi(api, undefined, "", server);
+  const auth = { authorization: `Bearer ${token}` };
+  expect((await api.post("/api/v1/console/redeem", { data: { code: codes.pop() }, headers: auth })).status()).toBe(200);
+  const key = await api.post("/api/v1/console/keys", { data: { name: "try key" }, headers: auth });
+  expect(key.status()).toBe(201);
+  await signInPage(page, token, server);
+  return { api, auth, keyId: ((await key.json()) as { key: { id: number } }).key.id };
+}
+
+/** Opens Try it at `search` and waits for its panel: its code loads when it is first opened, on a loaded machine in seconds. */
+async function openTry(page: Page, search: string): Promise<void> {
+  await page.goto(`${server.base}/console/api-keys${search}`);
+  await expect(page.getByTestId("try-request")).toBeVisible({ timeout: 30_000 });
+}
+
+/** The WCAG A/AA violations axe finds within `selector`, one line per element. */
+async function axeViolations(page: Page, selector: string): Promise<string[]> {
+  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const results = await page.evaluate(
+    (within) =>
+      (window as unknown as { axe: { run: (context: string, options: object) => Promise<AxeResults> } }).axe.run(within, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+      }),
+    selector,
+  );
+  return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`));
+}
+
+test.describe("with the page's CSP bypassed for axe", () => {
+  test.use({ bypassCSP: true });
+
+  test("echo from a key's Try it: the price before, then the answer, the charge and the balance after; code to copy; no WCAG violation", async ({ page }) => {
+    const { keyId } = await userWithKey(page);
+    await page.goto(`${server.base}/console/api-keys`);
+    await page.getByTestId("key-row").getByTestId("try-key-link").click();
+    await expect(page.getByTestId("try-request")).toBeVisible({ timeout: 30_000 });
+    await expect(page).toHaveURL(new RegExp(`/console/api-keys\\?try&key=${keyId}$`));
+    await expect(page.getByRole("menuitem", { name: "Try it" })).toHaveClass(/ant-menu-item-selected/);
+    await expect(page.getByTestId("try-price")).toContainText("¥0.0001 / call");
+    await expect(page.getByTestId("try-price")).toContainText("your balance (¥10");
+    await expect(page.getByTestId("try-body")).toHaveValue(JSON.stringify({ hello: "world" }, null, 2));
+    await page.getByTestId("try-body").fill('{"hello": "<b>try</b>"}');
+    await page.getByTestId("try-send").click();
+
+    const result = page.getByTestId("try-result");
+    await expect(result.getByTestId("try-status")).toHaveText("200");
+    await expect(result.getByTestId("try-charged")).toHaveText("¥0.0001");
+    await expect(result.getByTestId("try-balance")).toHaveText("¥9.9999");
+    // Pretty-printed, and the markup is text, not elements.
+    await expect(result.getByTestId("try-answer")).toHaveText(JSON.stringify({ hello: "<b>try</b>" }, null, 2));
+    await expect(result.locator("b")).toHaveCount(0);
+    await expect(result.getByTestId("try-request-id")).toHaveText(/^[0-9a-f-]{36}$/);
+    await expect(page.getByTestId("header-balance-exact")).toContainText("¥9.9999");
+
+    const code = page.getByTestId("try-code");
+    await expect(code.getByTestId("try-snippet-curl")).toContainText(`-H "Authorization: Bearer $API_KEY"`);
+    await expect(code.getByTestId("try-snippet-curl")).toContainText(`${server.base}/v1/tools/echo`);
+    for (const tab of ["Python (requests)", "JavaScript (fetch)", "Go", "Java", "PHP"]) await expect(code.getByRole("tab", { name: tab, exact: true })).toBeVisible();
+    await expect(page.getByTestId("try-history-item")).toHaveCount(1);
+
+    await page.waitForLoadState("networkidle");
+    // The panel: the page under the drawer is accessibility.spec.ts's.
+    expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
+  });
+});
+
+test("qrcode: the image is shown as an image", async ({ page }) => {
+  await userWithKey(page);
+  await openTry(page, `?try=qrcode`);
+  await expect(page.getByTestId("try-price")).toContainText("¥0.002 / call");
+  await page.getByTestId("try-send").click();
+  const image = page.getByTestId("try-result").getByTestId("try-answer-image");
+  await expect(image).toBeVisible();
+  expect(await image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(512);
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.002");
+});
+
+test("pinyin without approval: the refusal, and the way to apply", async ({ page }) => {
+  await userWithKey(page);
+  await openTry(page, `?try=pinyin`);
+  await expect(page.getByText("This tool needs approval before your keys may call it")).toBeVisible();
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-status")).toHaveText("403");
+  const refusal = page.getByTestId("try-refusal");
+  await expect(refusal).toContainText("tool_not_approved");
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
+  await refusal.getByRole("link", { name: "Apply for access" }).click();
+  await expect(page).toHaveURL(/\/console\/apply\?tool=pinyin$/);
+});
+
+test("a streamed answer appears as it streams, and the tool's cookie never reaches the page", async ({ page, context }) => {
+  await userWithKey(page);
+  await openTry(page, `?try=ticker`);
+  await page.getByTestId("try-send").click();
+  const result = page.getByTestId("try-result");
+  await expect(result.getByTestId("try-answer")).toHaveText("part one\n");
+  await expect(result).toHaveAttribute("aria-busy", "true");
+  await expect(result.getByTestId("try-charged")).toHaveText("…");
+  sendSecondPart();
+  await expect(result.getByTestId("try-answer")).toHaveText("part one\npart two\n");
+  await expect(result).toHaveAttribute("aria-busy", "false");
+  await expect(result.getByTestId("try-charged")).toHaveText("¥0.01");
+  expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain("tg_session");
+});
+
+test("a disabled key: the warning before, the refusal after, nothing charged", async ({ page }) => {
+  const { api, auth, keyId } = await userWithKey(page);
+  expect((await api.patch(`/api/v1/console/keys/${keyId}`, { data: { enabled: false }, headers: auth })).status()).toBe(200);
+  await openTry(page, `?try=echo&key=${keyId}`);
+  await expect(page.getByText("This key is disabled or expired")).toBeVisible();
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-status")).toHaveText("401");
+  await expect(page.getByTestId("try-refusal")).toContainText("invalid_key");
+  await expect(page.getByTestId("try-balance")).toHaveText("¥10.00");
+});
+
+test.describe("in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+
+  test("the page and its navigation are in Chinese", async ({ page }) => {
+    await userWithKey(page);
+    await page.goto(`${server.base}/console/api-keys`);
+    await page.getByRole("menuitem", { name: "在线试用" }).click();
+    await expect(page.getByTestId("try-drawer").getByText("在线试用", { exact: true })).toBeVisible();
+    await expect(page.getByTestId("try-price")).toContainText("账户余额");
+    await expect(page.getByTestId("try-send")).toHaveText("发送");
+  });
+});
