@@ -20,7 +20,7 @@ export interface ConsoleTryTicket {
 }
 
 /**
- * Tries the console hands to the gateway in this process (decision XXX). The console knows a key
+ * Tries the console hands to the gateway in this process (decision 057). The console knows a key
  * by its id, never its secret (only its hash is stored), so it cannot send `Authorization: Bearer`.
  * It opens a try for the key's hash and sends the gateway's own route a request (`app.inject`, so
  * it never leaves the process) carrying a random single-use token; the gateway takes the try by

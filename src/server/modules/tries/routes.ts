@@ -12,7 +12,7 @@ const REQUEST_BYTES_MAX = TRY_BODY_MAX_BYTES * 6 + 8192;
 
 /**
  * The console's "Try it": one of the user's keys, named by id, calls a tool through the gateway
- * as an outside caller would (decision XXX). The key's secret never leaves the server.
+ * as an outside caller would (decision 057). The key's secret never leaves the server.
  */
 const tryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
