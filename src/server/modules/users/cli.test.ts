@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { COMMANDS } from "../../cli/commands";
 import { verifyLedger } from "../ledger/verify";
+import { grantPackage } from "../ledger/index";
 
 /** The operator's toolkit against the real app: users found, shown, disabled and enabled; debits; the audit log. */
 let t: TestApp;
@@ -86,6 +87,16 @@ describe("tollgate admin users show", () => {
     expect(text.out).toMatch(/^id +\d+$/m);
     expect(text.out).toMatch(/^balance +1\.9999$/m);
     expect(text.out).toMatch(/^keys +#\d+ tg_…\S{4} active spent 0\.0001 "ops"$/m);
+    expect(text.out).toMatch(/^prepaid units +none$/m);
+  });
+
+  it("lists the prepaid units a user has left", async () => {
+    const user = await userWithKey("1");
+    const terms = { toolId: "echo", packageId: "starter", name: "Starter", units: 10, price: 1n, validDays: 30 };
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "show-lots" });
+    const document = JSON.parse((await cli("users", "show", String(user.userId), "--json")).out);
+    expect(document.lots).toEqual([expect.objectContaining({ tool: "echo", source: "grant", name: "Starter", unitsLeft: 10, unitsGranted: 10 })]);
+    expect((await cli("users", "show", String(user.userId))).out).toMatch(/^prepaid units +lot #\d+ echo grant "Starter" 10\/10 until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00$/m);
   });
 
   it("says so for an unknown user and for a wrong number of words", async () => {

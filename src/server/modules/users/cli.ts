@@ -5,6 +5,7 @@ import { userNamed } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord, printRecords, timeCell } from "../../lib/cli/records";
 import { FOUND_MAX, disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
+import { userLots } from "../ledger/index";
 
 const userJson = (user: UserRow) => ({
   id: user.id,
@@ -55,7 +56,7 @@ export const usersFindCommand: CliCommand = {
 
 export const usersShowCommand: CliCommand = {
   name: "users show",
-  summary: "one user: phone, sign-up, balance, keys with their spend, grants, open holds, last calls",
+  summary: "one user: phone, sign-up, balance, keys with their spend, grants, open holds, last calls, prepaid units left",
   usage: "users show <phone|user-id> [--json]",
   examples: ["users show 42", "users show 13800138000 --json"],
   options: { json: false },
@@ -63,6 +64,8 @@ export const usersShowCommand: CliCommand = {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     const details = (await userDetails(ctx.db, user.id, ctx.clock.now()))!;
+    const now = ctx.clock.now();
+    const lots = (await userLots(ctx.db, user.id)).filter((lot) => lot.unitsLeft > 0 && lot.refundedAt === null && lot.expiresAt > now);
     const keys = details.keys.map((k) => ({
       id: k.id,
       name: k.name,
@@ -82,6 +85,7 @@ export const usersShowCommand: CliCommand = {
       grants: details.grants.map((g) => ({ tool: g.toolId, grantedAt: g.grantedAt.toISOString() })),
       openHolds: calls(details.openHolds),
       lastCalls: calls(details.lastCalls),
+      lots: lots.map((l) => ({ id: l.id, tool: l.toolId, source: l.source, name: l.label, unitsLeft: l.unitsLeft, unitsGranted: l.unitsGranted, expiresAt: l.expiresAt.toISOString() })),
     };
     printRecord(
       ctx,
@@ -95,6 +99,7 @@ export const usersShowCommand: CliCommand = {
         ["grants", details.grants.map((g) => `${g.toolId} since ${timeCell(g.grantedAt)}`)],
         ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${timeCell(h.createdAt)}`)],
         ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
+        ["prepaid units", lots.map((l) => `lot #${l.id} ${l.toolId} ${l.source} "${l.label}" ${l.unitsLeft}/${l.unitsGranted} until ${timeCell(l.expiresAt)}`)],
       ],
       { json: options.json === true, document },
     );
