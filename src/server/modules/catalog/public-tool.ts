@@ -17,6 +17,8 @@ export function publicTool(tool: Tool): PublicTool {
     method: tool.handler.type === "http" && tool.handler.method !== "ANY" ? tool.handler.method : "POST",
     translations: tool.translations,
     models: tool.handler.type === "http" && tool.handler.protocol === "openai" ? publicModels(tool.handler.models ?? {}) : null,
+    freeQuota: tool.freeQuota ?? null,
+    packages: tool.packages.map((pkg) => ({ ...pkg, price: money(pkg.price) })),
   };
 }
 

@@ -25,6 +25,8 @@ describe("GET /api/v1/tools", () => {
       method: "POST",
       translations: { "zh-CN": { name: "拼音", description: expect.stringContaining("汉语拼音"), category: "文本", unit: "汉字" } },
       models: null,
+      freeQuota: null,
+      packages: [],
     });
     expect(res.body).not.toContain("handler");
   });
