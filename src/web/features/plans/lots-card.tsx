@@ -25,16 +25,17 @@ function useMinuteClock(): number {
   return now;
 }
 
-/** How long until `expiresAt`: days and hours, then hours and minutes, then minutes (at least 1). */
+/** How long until `expiresAt`, in whole units: days and hours, then hours and minutes, then minutes (at least 1). */
 function countdown(t: Translate, expiresAt: string, now: number): string {
-  const minutes = Math.max(1, Math.ceil((Date.parse(expiresAt) - now) / MINUTE));
+  const minutes = Math.max(1, Math.floor((Date.parse(expiresAt) - now) / MINUTE));
   if (minutes >= 24 * 60) return t("plans.countdown.days", { days: Math.floor(minutes / (24 * 60)), hours: Math.floor((minutes % (24 * 60)) / 60) });
   if (minutes >= 60) return t("plans.countdown.hours", { hours: Math.floor(minutes / 60), minutes: minutes % 60 });
   return t("plans.countdown.minutes", { minutes });
 }
 
-/** Why a lot no longer pays for calls; null while it does. */
+/** Why a lot does not pay for calls (the server's `usable` says whether it does); null while it does. */
 function lotState(lot: LotView, now: number): MessageKey | null {
+  if (lot.usable && Date.parse(lot.expiresAt) > now) return null;
   if (lot.refundedAt) return "plans.state.refunded";
   if (lot.unitsLeft === 0) return "plans.state.usedUp";
   if (Date.parse(lot.expiresAt) <= now) return "plans.state.expired";
@@ -52,10 +53,11 @@ export function LotsCard() {
   const t = useT();
   const token = useSession((s) => s.token);
   const language = useLanguage((s) => s.language);
-  const lots = useQuery(lotsQueryOptions(token));
   const tools = useQuery(toolsQueryOptions()).data;
   const toolName = useToolName();
-  const now = useMinuteClock();
+  const lots = useQuery(lotsQueryOptions(token));
+  // Never before the list was read: a lot bought a moment ago has started.
+  const now = Math.max(useMinuteClock(), lots.dataUpdatedAt);
   const [showAll, setShowAll] = useState(false);
   const toolOf = (id: string): PublicTool | undefined => tools?.find((tool) => tool.id === id);
   const shown = (lots.data ?? []).filter((lot) => showAll || lot.usable);
