@@ -43,7 +43,8 @@ function lotState(lot: LotView, now: number): MessageKey | null {
   return null;
 }
 
-const SOURCE_COLORS: Record<LotView["source"], string> = { free: "green", package: "blue", grant: "purple" };
+/** Presets whose text on their own background passes WCAG AA contrast (antd's green does not). */
+const SOURCE_COLORS: Record<LotView["source"], string> = { free: "geekblue", package: "blue", grant: "purple" };
 
 /**
  * The user's free quotas and packages, in the order calls draw them: tool, source, units left of
