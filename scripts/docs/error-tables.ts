@@ -14,7 +14,7 @@ const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   invalid_key: "Send `Authorization: Bearer <API key>` with an active key from [API keys](/console/api-keys).",
   insufficient_balance: "[Top up](/console/charge-details), then retry.",
   spend_limit_reached: "Raise or remove the key's spend limit on [API keys](/console/api-keys), or use another key.",
-  prepaid_exhausted: "Buy a package of the tool, or set the key to pay from the balance once prepaid units run out on [API keys](/console/api-keys). The `X-Quota-Remaining` header gives the units left.",
+  prepaid_exhausted: "[Buy a package](/console/charge-details) of the tool, or set the key to pay from the balance once prepaid units run out on [API keys](/console/api-keys). The `X-Quota-Remaining` header gives the units left.",
   ip_not_allowed: "Call from an address on the key's IP allowlist, or add this address to it.",
   tool_not_allowed: "Add the tool to the key's allowed tools, or use another key.",
   tool_not_approved: "[Apply for access](/console/apply) and wait for the approval.",

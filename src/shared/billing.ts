@@ -27,6 +27,15 @@ export const llmChargeSchema = z.object({
 });
 export type LlmChargeRow = z.infer<typeof llmChargeSchema>;
 
+/** One source that paid for part of a call: a free quota, a package or grant (a lot), or the balance (docs/decisions/054). */
+export const paidPartSchema = z.object({
+  source: z.enum(["free", "package", "grant", "balance"]),
+  name: z.string().nullable().describe("The package's or grant's name as it was bought or granted; null for a free quota and the balance"),
+  units: z.number().int().describe("Units of the call this source paid, net of what a settlement gave back"),
+  expiresAt: z.string().nullable().describe("When the lot expires (ISO 8601); null for the balance"),
+});
+export type PaidPart = z.infer<typeof paidPartSchema>;
+
 export const billingRowSchema = z.object({
   id: z.number().int(),
   time: z.string(),
@@ -37,6 +46,7 @@ export const billingRowSchema = z.object({
   amount: z.string().describe("What the call cost, a decimal string"),
   requestId: z.string(),
   llm: llmChargeSchema.nullable().describe("For a call to an LLM tool: its model, tokens and the amount of each"),
+  paidBy: z.array(paidPartSchema).describe("What paid for the call, in the order it was drawn: free quota, packages and grants, then the balance (amount)"),
 });
 export type BillingRow = z.infer<typeof billingRowSchema>;
 
@@ -50,4 +60,5 @@ export type BillingPage = z.infer<typeof billingPageSchema>;
 export const BILLING_CSV_HEADER = [
   ...["time", "tool", "key", "units", "amount", "request_id"],
   ...["model", "input_tokens", "cached_input_tokens", "output_tokens", "input_amount", "cached_input_amount", "output_amount", "tokens_origin"],
+  "paid_by",
 ] as const;

@@ -24,6 +24,17 @@ export const toolExampleSchema = z.object({
 });
 export type ToolExample = z.infer<typeof toolExampleSchema>;
 
+/** A call package of a tool that a user buys from the balance (docs/decisions/054). */
+export const publicPackageSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  units: z.number().int().describe("Units of this tool the package holds (calls, for a tool priced per call)"),
+  price: z.string().describe("Decimal string in the site currency, taken from the balance at purchase"),
+  validDays: z.number().int().describe("Days it is usable from the moment it is bought, to the millisecond"),
+  translations: z.object({ "zh-CN": z.object({ name: z.string() }).optional() }).describe("The package's name in other languages, where the operator gave it"),
+});
+export type PublicPackage = z.infer<typeof publicPackageSchema>;
+
 /** One tool as the public catalog shows it (GET /api/v1/tools). */
 export const publicToolSchema = z.object({
   id: z.string(),
@@ -42,6 +53,12 @@ export const publicToolSchema = z.object({
     .nullable()
     .describe("For an OpenAI-compatible LLM tool, priced per model and token direction (price is then 0): its models; null for any other tool"),
   example: toolExampleSchema.nullable().describe("A request the tool's docs show, to try it with; null when the operator gave none"),
+
+  freeQuota: z
+    .object({ units: z.number().int(), period: z.enum(["day", "month"]) })
+    .nullable()
+    .describe("Units each user may use free in each natural Beijing day or month, drawn before packages and the balance; null for none"),
+  packages: z.array(publicPackageSchema).describe("Call packages of this tool a user can buy from the balance; empty for none"),
 });
 
 export const catalogResponseSchema = z.object({ tools: z.array(publicToolSchema) });

@@ -31,8 +31,8 @@ export const GLOSSARY = [
   { en: "verification code", zh: "验证码", avoid: ["校验码", "动态码"] },
   { en: "usage (units of a call)", zh: "用量", avoid: ["单位数"] },
   { en: "token (of an LLM's text)", zh: "token", avoid: ["词元"] },
-  { en: "free quota", zh: "免费额度", avoid: ["免费配额", "试用额度"] },
-  { en: "package (of a tool's units)", zh: "次数包", avoid: ["资源包", "流量包"] },
+  { en: "free quota", zh: "免费额度", avoid: ["免费配额", "试用额度", "免费次数"] },
+  { en: "package (of a tool's units, bought or granted)", zh: "次数包", avoid: ["资源包", "流量包", "套餐包", "次数套餐"] },
 ] as const satisfies readonly GlossaryTerm[];
 
 /** The zh-CN pages address the reader as 您, never 你. */

@@ -28,3 +28,4 @@ export const purchaseResponseSchema = z.object({
   lot: lotSchema,
   balance: z.string().describe("The balance after the purchase, a decimal string"),
 });
+export type PurchaseResponse = z.infer<typeof purchaseResponseSchema>;

@@ -3,33 +3,15 @@
  * the same engine and rules Lighthouse's accessibility score is made of, run in Chromium on the
  * built app once each page has loaded what it shows.
  */
-import fs from "node:fs";
-import { createRequire } from "node:module";
-import { expect, test, type Page } from "@playwright/test";
-import type { AxeResults } from "axe-core";
+import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
-
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+import { axeViolations } from "./support/axe";
 
 const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html", "/docs/zh-CN.html", "/docs/zh-CN/quickstart.html", "/docs/zh-CN/errors.html"];
 const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/billing-details?tab=calls", "/console/billing-details?tab=calls&request=no-such-call", "/console/charge-details", "/console/api-keys?try=echo"];
 
 // axe is injected as a script, which the pages' CSP (scripts by hash only) would refuse.
 test.use({ bypassCSP: true });
-
-/** The violations axe finds on the page as it is now, one line per element. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Colours are read as they end up, not halfway through a transition (antd fades its menu in).
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const results = await page.evaluate(
-    () =>
-      (window as unknown as { axe: { run: (context: Document, options: object) => Promise<AxeResults> } }).axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-      }),
-  );
-  return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`));
-}
 
 for (const path of PUBLIC_PAGES) {
   test(`${path} has no WCAG A/AA violation`, async ({ page }) => {

@@ -22,7 +22,9 @@ const server = http.createServer((request, response) => {
         ? { id: 1, phone: "13900000000", balance: "12.345", createdAt: "2026-01-01T00:00:00.000Z" }
         : path === "/api/v1/tools"
           ? { tools: [] }
-          : {};
+          : path === "/api/v1/console/lots"
+            ? { lots: [] }
+            : {};
     response.end(JSON.stringify(body));
   });
 });
@@ -65,7 +67,7 @@ const PAGES: [string, () => Promise<{ clientLoader: (args: { request: Request })
   [
     "/console/charge-details",
     () => import("../../src/web/routes/console/charge-details"),
-    ["/api/v1/console/credits", "/api/v1/console/payment-methods", "/api/v1/tools/user-info"],
+    ["/api/v1/console/credits", "/api/v1/console/lots", "/api/v1/console/payment-methods", "/api/v1/tools", "/api/v1/tools/user-info"],
   ],
 ];
 

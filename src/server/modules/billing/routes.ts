@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { beijingDate, beijingIso } from "#shared/beijing-time";
-import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow } from "#shared/billing";
+import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow, type PaidPart } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
 import { csvStream, type CsvCell } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
@@ -10,6 +10,13 @@ const llmCells = (llm: LlmChargeRow | null): CsvCell[] =>
   llm
     ? [llm.model, ...[llm.inputTokens, llm.cachedInputTokens, llm.outputTokens, llm.inputAmount, llm.cachedInputAmount, llm.outputAmount].map((numeric) => ({ numeric })), llm.origin]
     : Array<CsvCell>(8).fill("");
+
+/** What paid for a call, in English: `3 free quota + 4 package Starter (expires 2026-03-31T16:00:00+08:00)`. */
+function paidByCell(parts: PaidPart[]): string {
+  const words = (part: PaidPart) =>
+    part.source === "free" ? "free quota" : part.source === "balance" ? "balance" : `${part.source} ${part.name} (expires ${beijingIso(part.expiresAt!)})`;
+  return parts.map((part) => `${part.units} ${words(part)}`).join(" + ");
+}
 
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
 
@@ -45,7 +52,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["billing"],
-        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id; for LLM calls the model, tokens and amount of each, and their origin), streamed",
+        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id; for LLM calls the model, tokens and amount of each, and their origin; what paid for each), streamed",
         querystring: filterQuery,
       },
     },
@@ -56,7 +63,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
         .type("text/csv; charset=utf-8")
-        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId, ...llmCells(row.llm)]));
+        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId, ...llmCells(row.llm), paidByCell(row.paidBy)]));
     },
   );
 };

@@ -1,7 +1,8 @@
-import { sql, type SQL } from "drizzle-orm";
-import type { BillingRow, LlmChargeRow } from "#shared/billing";
+import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
+import { lotMoves, unitLots } from "../../db/schema/index";
 import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface BillingFilter {
@@ -29,6 +30,7 @@ interface Row {
   api_key_id: number | string;
   key_name: string;
   units: number | string;
+  prepaid_units: number | string;
   amount: string;
   request_id: string;
   model: string | null;
@@ -56,6 +58,40 @@ function llmCharge(r: Row): LlmChargeRow | null {
   };
 }
 
+/**
+ * The lots each call drew from, net of what its settlement gave back (lot_moves by usage id), in
+ * the order it drew them; a lot it gave everything back to is left out.
+ */
+async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidPart[]>> {
+  const parts = new Map<number, PaidPart[]>();
+  if (usageIds.length === 0) return parts;
+  const rows = await db
+    .select({
+      usageId: lotMoves.usageId,
+      source: unitLots.source,
+      name: unitLots.label,
+      expiresAt: unitLots.expiresAt,
+      units: sql<string>`sum(${lotMoves.units})::text`,
+    })
+    .from(lotMoves)
+    .innerJoin(unitLots, eq(unitLots.id, lotMoves.lotId))
+    .where(inArray(lotMoves.usageId, usageIds))
+    .groupBy(lotMoves.usageId, unitLots.id)
+    .having(sql`sum(${lotMoves.units}) > 0`)
+    .orderBy(lotMoves.usageId, sql`min(${lotMoves.id})`);
+  for (const row of rows) {
+    const part: PaidPart = { source: row.source, name: row.source === "free" ? null : row.name, units: Number(row.units), expiresAt: row.expiresAt.toISOString() };
+    parts.set(Number(row.usageId), [...(parts.get(Number(row.usageId)) ?? []), part]);
+  }
+  return parts;
+}
+
+/** A call's lots, then the balance for the units they did not cover (the whole call when no lot paid). */
+function paidBy(lots: PaidPart[], balanceUnits: number): PaidPart[] {
+  if (balanceUnits <= 0 && lots.length > 0) return lots;
+  return [...lots, { source: "balance", name: null, units: balanceUnits, expiresAt: null }];
+}
+
 /** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */
 export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?: string; limit: number }) {
   const where = conditions(filter);
@@ -64,7 +100,7 @@ export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?
     db,
     sql`select u.id, (extract(epoch from u.created_at) * 1000000)::bigint::text as at_micros, u.tool_id, u.api_key_id,
                -- An LLM call's units are the micro-units it was held and charged (decision 051): its usage is its tokens.
-               k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.amount::text as amount, u.request_id,
+               k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.prepaid_units, u.amount::text as amount, u.request_id,
                l.model, l.input_tokens, l.cached_input_tokens, l.output_tokens, l.input_amount::text as input_amount,
                l.cached_input_amount::text as cached_input_amount, l.output_amount::text as output_amount, l.origin
         from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id
@@ -74,6 +110,7 @@ export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?
   );
   const items = rows.slice(0, page.limit);
   const last = items[items.length - 1];
+  const lotParts = await lotPartsOf(db, items.map((r) => Number(r.id)));
   return {
     items: items.map(
       (r): BillingRow => ({
@@ -86,6 +123,7 @@ export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?
         amount: formatMoney(BigInt(r.amount)),
         requestId: r.request_id,
         llm: llmCharge(r),
+        paidBy: paidBy(lotParts.get(Number(r.id)) ?? [], Number(r.units) - Number(r.prepaid_units)),
       }),
     ),
     nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, id: Number(last.id) }) : null,

@@ -17,6 +17,8 @@ export function publicTool(tool: Tool): PublicTool {
     translations: tool.translations,
     models: tool.handler.type === "http" && tool.handler.protocol === "openai" ? publicModels(tool.handler.models ?? {}) : null,
     example: tool.example ?? openAiExample(tool),
+    freeQuota: tool.freeQuota ?? null,
+    packages: tool.packages.map((pkg) => ({ ...pkg, price: money(pkg.price) })),
   };
 }
 

@@ -27,6 +27,8 @@ describe("GET /api/v1/tools", () => {
       models: null,
       // The docs' example, which the console's Try it starts from.
       example: { path: "", contentType: "application/json", body: JSON.stringify({ text: "中国", tone: "symbol" }, null, 2) },
+      freeQuota: null,
+      packages: [],
     });
     expect(res.body).not.toContain("handler");
   });

@@ -337,3 +337,57 @@ describe("a batch of calls of tools with plans", () => {
     await expectConsistent();
   });
 });
+
+describe("what a user sees", () => {
+  it("the public catalog offers each tool's free quota and packages, prices as decimal strings", async () => {
+    const { tools } = (await t.app.inject({ url: "/api/v1/tools" })).json();
+    const byId = new Map(tools.map((tool: { id: string }) => [tool.id, tool]));
+    expect(byId.get("echo")).toMatchObject({ freeQuota: null, packages: [] });
+    expect(byId.get("chars")).toMatchObject({
+      freeQuota: { units: 3, period: "month" },
+      packages: [{ id: "starter", name: "Starter", units: 10, price: "0.05", validDays: 30, translations: {} }],
+    });
+  });
+
+  it("billing details and their CSV say what paid for each call: free quota, package or grant with its expiry, the balance, each part of a split, net of what a hold gave back", async () => {
+    const { user, secret } = await funded("2");
+    expect((await buy(user, "chars", "starter")).statusCode).toBe(201);
+    await call(secret, "chars", { text: "汉字汉字汉字汉" }); // 3 free + 4 from the package
+    await call(secret, "chars", { text: "汉字汉字汉字汉" }); // 6 from the package + 1 from the balance
+    const terms = { ...packageTerms(t.app.catalog.get("units")!, "big")!, units: 5 };
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "billing-grant" });
+    await call(secret, "units", {}, "?use=3"); // holds 5 from the grant and 5 from the balance, uses 3: all from the grant
+    await call(secret, "echo"); // no plans: the balance
+    expect((await call(secret, "failing")).statusCode).toBe(502); // refunded: not billed
+
+    const page = await t.app.inject({ url: "/api/v1/console/billing", headers: user.headers });
+    const expires = "2026-03-31T08:00:00.000Z";
+    expect(page.json().items.map((row: { toolId: string; paidBy: unknown }) => [row.toolId, row.paidBy])).toEqual([
+      ["echo", [{ source: "balance", name: null, units: 1, expiresAt: null }]],
+      ["units", [{ source: "grant", name: "Big", units: 3, expiresAt: expires }]],
+      [
+        "chars",
+        [
+          { source: "package", name: "Starter", units: 6, expiresAt: expires },
+          { source: "balance", name: null, units: 1, expiresAt: null },
+        ],
+      ],
+      [
+        "chars",
+        [
+          { source: "free", name: null, units: 3, expiresAt: "2026-03-31T16:00:00.000Z" },
+          { source: "package", name: "Starter", units: 4, expiresAt: expires },
+        ],
+      ],
+    ]);
+
+    const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv", headers: user.headers })).body.trim().split("\r\n");
+    expect(csv[0]).toMatch(/,tokens_origin,paid_by$/);
+    expect(csv.slice(1).map((line) => line.slice(line.lastIndexOf(",") + 1))).toEqual([
+      "1 balance",
+      "3 grant Big (expires 2026-03-31T16:00:00+08:00)",
+      "6 package Starter (expires 2026-03-31T16:00:00+08:00) + 1 balance",
+      "3 free quota + 4 package Starter (expires 2026-03-31T16:00:00+08:00)",
+    ]);
+  });
+});

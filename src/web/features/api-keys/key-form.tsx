@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { DatePicker, Form, Input, Select, type FormInstance } from "antd";
+import { DatePicker, Form, Input, Radio, Select, type FormInstance } from "antd";
 import type { Rule } from "antd/es/form";
 import dayjs, { type Dayjs } from "dayjs";
 import { beijingDate, beijingDayStart } from "#shared/beijing-time";
@@ -10,6 +10,7 @@ import {
   isIpRule,
   spendLimitProblem,
   type ApiKey,
+  type WhenPrepaidRunsOut,
 } from "#shared/api-keys";
 import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
@@ -24,6 +25,7 @@ export interface KeyFormValues {
   spendLimitPeriod: SpendLimitPeriod;
   allowedTools: string[];
   ipAllowlist: string;
+  whenPrepaidRunsOut: WhenPrepaidRunsOut;
 }
 
 /** A key set to expire on a day lasts to the end of that Beijing day. */
@@ -41,6 +43,7 @@ export function toKeyBody(values: KeyFormValues) {
     spendLimitPeriod: values.spendLimitPeriod ?? "lifetime",
     allowedTools: values.allowedTools ?? [],
     ipAllowlist: ipLines(values.ipAllowlist),
+    whenPrepaidRunsOut: values.whenPrepaidRunsOut ?? "balance",
   };
 }
 
@@ -52,6 +55,7 @@ export function toKeyFormValues(key: ApiKey): KeyFormValues {
     spendLimitPeriod: key.spendLimitPeriod,
     allowedTools: key.allowedTools,
     ipAllowlist: key.ipAllowlist.join("\n"),
+    whenPrepaidRunsOut: key.whenPrepaidRunsOut,
   };
 }
 
@@ -104,6 +108,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
       },
     ],
     allowedTools: [],
+    whenPrepaidRunsOut: [],
     ipAllowlist: [
       {
         validator: (_r, value: string | undefined) => {
@@ -118,7 +123,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
   };
 }
 
-/** Name, expiry, spend limit, allowed tools and IP allowlist: the same fields to create and to edit a key. */
+/** Name, expiry, spend limit, allowed tools, IP allowlist and what to do when prepaid units run out: the same fields to create and to edit a key. */
 export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
   const t = useT();
   const tools = useQuery(toolsQueryOptions());
@@ -130,7 +135,7 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
       layout="vertical"
       name="api-key"
       requiredMark="optional"
-      initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", spendLimitPeriod: "lifetime", allowedTools: [], ipAllowlist: "" }}
+      initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", spendLimitPeriod: "lifetime", allowedTools: [], ipAllowlist: "", whenPrepaidRunsOut: "balance" }}
     >
       <Form.Item name="name" label={t("apiKeys.name")} rules={r.name} required>
         <Input placeholder={t("apiKeys.namePlaceholder")} count={{ show: true, max: API_KEY_NAME_MAX }} autoFocus />
@@ -155,6 +160,15 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
       </Form.Item>
       <Form.Item name="ipAllowlist" label={t("apiKeys.ipAllowlist")} extra={t("apiKeys.ipAllowlistHelp")} rules={r.ipAllowlist}>
         <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} placeholder={"203.0.113.7\n10.0.0.0/8\n2001:db8::/32"} spellCheck={false} style={MONO} />
+      </Form.Item>
+      <Form.Item name="whenPrepaidRunsOut" label={t("apiKeys.whenPrepaidRunsOut")} extra={t("apiKeys.whenPrepaidRunsOutHelp")}>
+        <Radio.Group
+          data-testid="when-prepaid-runs-out"
+          options={[
+            { value: "balance", label: t("apiKeys.prepaidBalance") },
+            { value: "stop", label: t("apiKeys.prepaidStop") },
+          ]}
+        />
       </Form.Item>
     </Form>
   );

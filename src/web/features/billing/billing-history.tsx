@@ -12,6 +12,7 @@ import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { LlmCharge } from "./llm-charge";
+import { PaidBy } from "./paid-by";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
 
 /** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
@@ -110,6 +111,7 @@ export function BillingHistory() {
             render: (units: number, row) => (row.llm ? <LlmCharge llm={row.llm} /> : units),
           },
           { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
+          { title: t("billing.columns.paidBy"), dataIndex: "paidBy", render: (parts: BillingRow["paidBy"]) => <PaidBy parts={parts} /> },
           {
             title: t("billing.columns.requestId"),
             dataIndex: "requestId",

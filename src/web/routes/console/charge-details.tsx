@@ -6,18 +6,26 @@ import { RedeemForm } from "../../features/credits/redeem-form";
 import { TopUpCard } from "../../features/credits/top-up-card";
 import { paymentMethodsQueryOptions } from "../../features/credits/api/get-payment-methods";
 import { creditsQueryOptions } from "../../features/credits/api/list-credits";
+import { LotsCard } from "../../features/plans/lots-card";
+import { lotsQueryOptions } from "../../features/plans/api/lots";
+import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { loadConsoleData } from "../../lib/console-data";
 import "../../features/credits/credits.css";
 
-/** The user info, every credit (unfiltered) and the payment methods, at once (decision 037). */
+/** The user info, every credit (unfiltered), the payment methods, the lots and the catalog, at once (decision 037). */
 export function clientLoader() {
   return loadConsoleData((client, token) => [
     client.prefetchInfiniteQuery(creditsQueryOptions({}, token)),
     client.prefetchQuery(paymentMethodsQueryOptions()),
+    client.prefetchQuery(lotsQueryOptions(token)),
+    client.prefetchQuery(toolsQueryOptions()),
   ]);
 }
 
-/** Top-ups: redeem a code, pay online where enabled, and every credit with its CSV export. */
+/**
+ * Prepaying: redeem a code, pay online where enabled, the free quotas and packages that pay for
+ * calls before the balance (and buying one from it), and every credit with its CSV export.
+ */
 export default function ConsoleChargeDetailsPage() {
   const t = useT();
   return (
@@ -28,6 +36,7 @@ export default function ConsoleChargeDetailsPage() {
         <Space direction="vertical" size="large" style={{ width: "100%" }}>
           <RedeemForm />
           <TopUpCard />
+          <LotsCard />
           <CreditsHistory />
         </Space>
       </ShownWhenLoaded>
