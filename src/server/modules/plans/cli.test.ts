@@ -7,7 +7,7 @@ import { ManualClock } from "../../clock";
 import { loadConfig } from "../../config";
 import type { Database } from "../../db/client";
 import { apiKeys, users } from "../../db/schema/index";
-import { runCli } from "../../cli/run";
+import { adminCli } from "../../testing/admin-cli";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession } from "../../testing/users";
@@ -39,12 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = (...argv: string[]) => adminCli({ database, config, clock })(...argv);
 
 const balanceOf = async (userId: number) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
 

@@ -6,7 +6,7 @@ import { printRecords, timeCell } from "../../lib/cli/records";
 import { userNamed } from "../../lib/cli/user-argument";
 import { loadCatalog } from "../catalog/index";
 import { grantPackage, refundLot, userLots, type Lot } from "../ledger/index";
-import { packageTerms } from "./lots";
+import { lotView, packageTerms } from "./lots";
 
 /** The package `--package <tool>/<package>` names in the catalog the server runs with. */
 function namedPackage(ctx: CliContext, named: string | boolean | undefined) {
@@ -19,24 +19,11 @@ function namedPackage(ctx: CliContext, named: string | boolean | undefined) {
   return terms;
 }
 
-const lotJson = (lot: Lot) => ({
-  id: lot.id,
-  tool: lot.toolId,
-  source: lot.source,
-  package: lot.packageId,
-  name: lot.label,
-  unitsGranted: lot.unitsGranted,
-  unitsLeft: lot.unitsLeft,
-  pricePaid: formatMoney(lot.pricePaid),
-  effectiveAt: lot.effectiveAt.toISOString(),
-  expiresAt: lot.expiresAt.toISOString(),
-  refundedAt: lot.refundedAt?.toISOString() ?? null,
-});
 
 function printLots(ctx: CliContext, lots: Lot[], json: boolean) {
   printRecords(ctx, lots, {
     json,
-    toJson: lotJson,
+    toJson: (lot) => lotView(lot, ctx.clock.now()),
     columns: [
       { header: "LOT", value: (l) => String(l.id) },
       { header: "TOOL", value: (l) => l.toolId },
