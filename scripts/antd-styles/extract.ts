@@ -53,6 +53,7 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
   InputNumber: () => h(antd.InputNumber),
   Layout: () =>
     h(antd.Layout, null, h(antd.Layout.Header), h(antd.Layout, { hasSider: true }, h(antd.Layout.Sider, { theme: "light" }), h(antd.Layout.Content))),
+  List: () => h(antd.List, { dataSource: ["a"], renderItem: (item: unknown) => h(antd.List.Item, null, h(antd.List.Item.Meta, { title: String(item), description: "b" })) }),
   Menu: () => h(antd.Menu, { mode: "inline", items: [{ key: 1, label: "a" }] }),
   message: () => h(antd.message._InternalPanelDoNotUseOrYouWillBeFired, { content: "a" }),
   Modal: () => [
@@ -68,6 +69,7 @@ export const CONSOLE_COMPONENTS: Record<string, () => ReactNode> = {
   ],
   Popover: () => [h(antd.Popover, { key: 1, content: "a" }, h("span", null, "a")), h(antd.Popover._InternalPanelDoNotUseOrYouWillBeFired, { key: 2, content: "a" })],
   QRCode: () => h(antd.QRCode, { value: "a" }),
+  Switch: () => [h(antd.Switch, { key: 1 }), h(antd.Switch, { key: 2, size: "small", checked: true })],
   Radio: () => [h(antd.Radio, { key: 1 }, "a"), h(antd.Radio.Group, { key: 2, optionType: "button", options: ["a"] })],
   Result: () => h(antd.Result, { status: "403", title: "a" }),
   Segmented: () => h(antd.Segmented, { options: ["a", "b"] }),

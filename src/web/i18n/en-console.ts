@@ -393,6 +393,8 @@ export const enConsole = {
     key: "API key",
     tool: "Tool",
     price: "Price",
+    perCall: "call",
+    perMillion: "{{id}}: {{c}}{{input}} / 1M input tokens, {{c}}{{output}} / 1M output tokens",
     payer: "Paid from",
     payerBalance: "your balance ({{balance}})",
     needsApproval: "This tool needs approval before your keys may call it: a try is refused until you are approved.",

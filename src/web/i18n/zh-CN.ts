@@ -459,6 +459,8 @@ export const zhCN: Messages = {
     key: "API 密钥",
     tool: "工具",
     price: "价格",
+    perCall: "次",
+    perMillion: "{{id}}：输入 {{c}}{{input}} / 百万 tokens，输出 {{c}}{{output}} / 百万 tokens",
     payer: "支付方式",
     payerBalance: "账户余额（{{balance}}）",
     needsApproval: "此工具需要审批后密钥才能调用：审批通过前试用会被拒绝。",

@@ -20,7 +20,6 @@ import { toast } from "../../lib/toast";
 import { AnswerView } from "./answer-view";
 import "./try-panel.css";
 import { sendTry, triesQueryKey, triesQueryOptions } from "./api/tries";
-import { catalogCard } from "#shared/catalog-card";
 
 type Draft = Required<Pick<TryRequest, "method" | "path" | "body">> & { contentType: string };
 
@@ -198,7 +197,9 @@ export default function TryPanel() {
           {tool ? (
             <Descriptions size="small" column={{ xs: 1, sm: 2 }} data-testid="try-price">
               <Descriptions.Item label={t("tries.price")}>
-                {catalogCard(tool, language, siteConfig.currencySymbol).price.replaceAll("\n", "; ")}
+                {tool.models
+                  ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join("; ")
+                  : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
               </Descriptions.Item>
               {/* What pays for a call: the balance today; free quotas and packages (issue 37) will be named here. */}
               <Descriptions.Item label={t("tries.payer")}>{t("tries.payerBalance", { balance: balance ? withCurrency(balance) : "…" })}</Descriptions.Item>
