@@ -50,10 +50,13 @@ export function paintedWhenParsed(html: string): string {
     .replace(/<\/body>(?![\s\S]*<\/body>)/i, `<div id="${END_OF_DOCUMENT}" hidden></div></body>`);
 }
 
-/** Every inline <script> needs its hash in the CSP: scripts are allowed by hash, styles by the nonce of each response. */
+/**
+ * Every inline <script> needs its hash in the CSP: scripts are allowed by hash, styles by the nonce
+ * of each response. A JSON data block (the landing page's catalog) is never run, so it needs none.
+ */
 export function inlineScriptHashes(html: string): string[] {
   const hashes: string[] = [];
-  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)) {
+  for (const match of html.matchAll(/<script(?![^>]*\bsrc=)(?![^>]*\btype="application\/json")[^>]*>([\s\S]*?)<\/script>/gi)) {
     const content = match[1] ?? "";
     if (content.trim() === "") continue;
     hashes.push(`sha256-${createHash("sha256").update(content, "utf8").digest("base64")}`);
