@@ -11,3 +11,4 @@ export * from "./calls";
 export * from "./llm";
 export * from "./lots";
 export * from "./tries";
+export * from "./tiers";
