@@ -44,6 +44,17 @@ describe("loadCatalog", () => {
     expect([flat!.freeQuota, flat!.packages]).toEqual([undefined, []]);
   });
 
+  it("reads tiers instead of a price: the first band's price is shown, the dearest is held", () => {
+    const bands = [
+      { upTo: 10_000, price: "0.002" },
+      { upTo: 100_000, price: "0.0015" },
+      { upTo: null, price: "0.001" },
+    ];
+    const [echo] = loadCatalog(writeCatalog({ tools: [tool({ price: undefined, tiers: { mode: "graduated", bands } })] }), {});
+    expect(echo).toMatchObject({ price: "0.002", priceMicros: 2000n });
+    expect(echo!.tiers).toEqual({ mode: "graduated", bands: [{ upTo: 10_000, price: 2000n }, { upTo: 100_000, price: 1500n }, { upTo: null, price: 1000n }] });
+  });
+
   it("applies defaults and parses prices exactly", () => {
     const [echo] = loadCatalog(writeCatalog({ tools: [tool({ price: "0.000001" })] }));
     expect(echo).toMatchObject({ requiresApproval: false, rateLimitPerMinute: 600, priceMicros: 1n });
@@ -91,6 +102,7 @@ describe("loadCatalog", () => {
     ["a priced path that is free", openAiTool({ pricedPaths: { "/audio/speech": "0" } }), /tools\.0\.handler\.pricedPaths\.\/audio\/speech: must be a decimal above zero/],
     ["a free quota on an OpenAI-compatible tool", openAiTool({}, { freeQuota: { units: 10, period: "day" } }), /tools\.0\.freeQuota: an OpenAI-compatible tool is priced per token/],
     ["packages on an OpenAI-compatible tool", openAiTool({}, { packages: [starter] }), /tools\.0\.packages: an OpenAI-compatible tool is priced per token/],
+    ["tiers on an OpenAI-compatible tool", openAiTool({}, { tiers: { mode: "volume", bands: [{ upTo: null, price: "0.01" }] } }), /tools\.0\.tiers: an OpenAI-compatible tool is priced per token/],
     ["priced paths on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", pricedPaths: { "/a": "1" } } }), /tools\.0\.handler\.pricedPaths: are priced only/],
   ])("refuses %s, saying which field and why", (_label, entry, message) => {
     expect(() => loadCatalog(writeCatalog({ tools: [entry] }), {})).toThrow(message);
@@ -123,6 +135,21 @@ describe("loadCatalog", () => {
     ["a free package", { tools: [tool({ packages: [{ ...starter, price: "0" }] })] }, /tools\.0\.packages\.0\.price/],
     ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays/],
     ["a misspelt package field", { tools: [tool({ packages: [{ ...starter, expiresDays: 3 }] })] }, /tools\.0\.packages\.0: Unrecognized key: "expiresDays"/],
+    ["a price beside tiers", { tools: [tool({ tiers: { mode: "volume", bands: [{ upTo: null, price: "0.01" }] } })] }, /tools\.0\.price: a tool is priced by its tiers or by one price/],
+    ["neither a price nor tiers", { tools: [tool({ price: undefined })] }, /tools\.0\.price: is required \(a decimal such as 0\.01\), or tiers/],
+    ["a tier price finer than the money type", { tools: [tool({ price: undefined, tiers: { mode: "graduated", bands: [{ upTo: null, price: "0.0000001" }] } })] }, /tools\.0\.tiers\.bands\.0\.price: must be a non-negative decimal with at most 6 decimals/],
+    ["a last band with an end", { tools: [tool({ price: undefined, tiers: { mode: "graduated", bands: [{ upTo: 10, price: "0.01" }] } })] }, /tools\.0\.tiers\.bands\.0\.upTo: the last band has no end/],
+    [
+      "a band without end before the last",
+      { tools: [tool({ price: undefined, tiers: { mode: "graduated", bands: [{ upTo: null, price: "0.01" }, { upTo: null, price: "0.02" }] } })] },
+      /tools\.0\.tiers\.bands\.0\.upTo: only the last band is without end/,
+    ],
+    [
+      "bands that do not rise",
+      { tools: [tool({ price: undefined, tiers: { mode: "volume", bands: [{ upTo: 10, price: "0.01" }, { upTo: 10, price: "0.02" }, { upTo: null, price: "0.02" }] } })] },
+      /tools\.0\.tiers\.bands\.1\.upTo: must be above the band before's upTo \(10\)/,
+    ],
+    ["a tier mode of its own", { tools: [tool({ price: undefined, tiers: { mode: "stairs", bands: [{ upTo: null, price: "0.01" }] } })] }, /tools\.0\.tiers\.mode/],
     ["two packages of one id", { tools: [tool({ packages: [starter, starter] })] }, /tools\.0\.packages\.1\.id: duplicate package id "starter"/],
     [
       "a missing secret",

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { z } from "zod";
 import { isMoney, parseMoney } from "#shared/money";
 import { TOKENIZERS } from "#shared/llm-prices";
+import { dearestPrice, type Tiers } from "#shared/tiers";
 
 const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 const ENV_REFERENCE = /\$\{([A-Z0-9_]+)\}/g;
@@ -99,6 +100,20 @@ const callPackage = z.strictObject({
   translations: z.strictObject({ "zh-CN": z.strictObject({ name: z.string().min(1).max(80) }).optional() }).default({}),
 });
 
+/** Prices by the units a user paid for from the balance in the current Beijing month (docs/decisions/058). */
+const tiers = z.strictObject({
+  mode: z.enum(["graduated", "volume"]),
+  bands: z
+    .array(
+      z.strictObject({
+        upTo: z.number().int().min(1).max(1_000_000_000_000).nullable(),
+        price: z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal with at most 6 decimals, such as 0.002"),
+      }),
+    )
+    .min(1)
+    .max(20),
+});
+
 const toolEntry = z.object({
   id: z.string().regex(TOOL_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
   name: z.string().min(1).max(80),
@@ -115,6 +130,8 @@ const toolEntry = z.object({
   translations: z.strictObject({ "zh-CN": chineseText.optional() }).default({}),
   freeQuota: freeQuota.optional(),
   packages: z.array(callPackage).max(20).default([]),
+  /** Instead of `price`: volume tiers, priced by the units of the month. */
+  tiers: tiers.optional(),
   /** The request the tool's docs show, which the console's "Try it" starts from: a JSON body may be given as JSON. */
   example: z
     .strictObject({
@@ -133,7 +150,7 @@ const catalogFile = z
       if (tool.translations["zh-CN"]?.unit !== undefined && tool.unit === undefined) {
         ctx.addIssue({ code: "custom", path: ["tools", i, "translations", "zh-CN", "unit"], message: "a tool priced per call has no unit to translate" });
       }
-      for (const [field, message] of [...pricingProblems(tool), ...planProblems(tool)]) ctx.addIssue({ code: "custom", path: ["tools", i, ...field], message });
+      for (const [field, message] of [...pricingProblems(tool), ...planProblems(tool), ...tierProblems(tool)]) ctx.addIssue({ code: "custom", path: ["tools", i, ...field], message });
       if (seen.has(tool.id)) ctx.addIssue({ code: "custom", path: ["tools", i, "id"], message: `duplicate tool id "${tool.id}"` });
       seen.add(tool.id);
     });
@@ -144,7 +161,8 @@ function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[],
   const handler = tool.handler.type === "http" ? tool.handler : undefined;
   if (handler?.protocol !== "openai") {
     const problems: [(string | number)[], string][] = [];
-    if (tool.price === undefined) problems.push([["price"], "is required (a decimal such as 0.01)"]);
+    if (tool.price === undefined && !tool.tiers) problems.push([["price"], "is required (a decimal such as 0.01), or tiers"]);
+    if (tool.price !== undefined && tool.tiers) problems.push([["price"], "a tool is priced by its tiers or by one price: remove price, or tiers"]);
     if (handler?.models) problems.push([["handler", "models"], 'are priced only on a tool with "protocol": "openai"']);
     if (handler?.pricedPaths) problems.push([["handler", "pricedPaths"], 'are priced only on a tool with "protocol": "openai"']);
     return problems;
@@ -157,6 +175,24 @@ function pricingProblems(tool: z.infer<typeof toolEntry>): [(string | number)[],
   for (const path of Object.keys(handler.pricedPaths ?? {})) {
     if (/^\/(chat\/completions|responses|embeddings|models)(\/|$)/.test(path)) problems.push([["handler", "pricedPaths", path], "is an OpenAI route this tool prices per model: remove it"]);
   }
+  return problems;
+}
+
+/** Bands rise in units and end with one without end (`upTo: null`); an LLM's tokens are priced per model instead. */
+function tierProblems(tool: z.infer<typeof toolEntry>): [(string | number)[], string][] {
+  if (!tool.tiers) return [];
+  if (tool.handler.type === "http" && tool.handler.protocol === "openai") {
+    return [[["tiers"], "an OpenAI-compatible tool is priced per token of each model: it has no tiers"]];
+  }
+  const problems: [(string | number)[], string][] = [];
+  const { bands } = tool.tiers;
+  bands.forEach((band, j) => {
+    const last = j === bands.length - 1;
+    if (last && band.upTo !== null) problems.push([["tiers", "bands", j, "upTo"], "the last band has no end: set upTo to null"]);
+    if (!last && band.upTo === null) problems.push([["tiers", "bands", j, "upTo"], "only the last band is without end: give this one an upTo"]);
+    const below = j > 0 ? bands[j - 1]!.upTo : 0;
+    if (band.upTo !== null && below !== null && band.upTo <= below) problems.push([["tiers", "bands", j, "upTo"], `must be above the band before's upTo (${below})`]);
+  });
   return problems;
 }
 
@@ -180,13 +216,22 @@ export type CallPackage = z.infer<typeof callPackage>;
 export type FreeQuota = z.infer<typeof freeQuota>;
 export type HttpHandlerConfig = z.infer<typeof httpHandler>;
 
-export interface Tool extends Omit<ToolEntry, "price"> {
-  /** Micro-units per call, or per unit when `unit` is set (0 for an OpenAI-compatible tool, priced per model). */
+export interface Tool extends Omit<ToolEntry, "price" | "tiers"> {
+  /**
+   * Micro-units per call, or per unit when `unit` is set (0 for an OpenAI-compatible tool, priced
+   * per model); for a tool with tiers, its dearest band's, which a call holds until it is priced.
+   */
   priceMicros: bigint;
+  /** The price per call or unit; for a tool with tiers, its first band's. */
   price: string;
+  tiers?: Tiers;
 }
 
-const priced = (price: string | undefined) => ({ price: price ?? "0", priceMicros: parseMoney(price ?? "0") });
+function priced(tool: ToolEntry): Pick<Tool, "price" | "priceMicros"> & { tiers: Tiers | undefined } {
+  if (!tool.tiers) return { price: tool.price ?? "0", priceMicros: parseMoney(tool.price ?? "0"), tiers: undefined };
+  const tiers: Tiers = { mode: tool.tiers.mode, bands: tool.tiers.bands.map((band) => ({ upTo: band.upTo, price: parseMoney(band.price) })) };
+  return { price: tool.tiers.bands[0]!.price, priceMicros: dearestPrice(tiers), tiers };
+}
 
 export class CatalogError extends Error {
   constructor(file: string, problems: string[]) {
@@ -218,9 +263,9 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
           return resolved ?? "";
         });
       }
-      return { ...tool, handler: { ...tool.handler, headers }, ...priced(tool.price) };
+      return { ...tool, handler: { ...tool.handler, headers }, ...priced(tool) };
     }
-    return { ...tool, ...priced(tool.price) };
+    return { ...tool, ...priced(tool) };
   });
   if (problems.length > 0) throw new CatalogError(file, problems);
   return tools;

@@ -24,9 +24,10 @@ function bytesIn(call: GatewayCall | undefined, contentLength: string | undefine
   return Number.isSafeInteger(declared) && declared >= 0 ? declared : 0;
 }
 
-function charged(trace: CallTrace, cost: bigint, priceMicros: bigint): void {
+/** A tool with tiers has no one price to divide by: its gateway writes the units it priced (Gateway.priceTiered). */
+function charged(trace: CallTrace, cost: bigint, tool: GatewayCall["tool"]): void {
   trace.amount = cost;
-  trace.units = priceMicros > 0n ? Number(cost / priceMicros) : 0;
+  if (!tool.tiers) trace.units = tool.priceMicros > 0n ? Number(cost / tool.priceMicros) : 0;
 }
 
 /**
@@ -50,14 +51,14 @@ export function recordAnswer(writer: EndedCalls, trace: CallTrace, call: Gateway
   if (!isStreamed(response)) {
     trace.outcome = succeeded(response) ? "served" : "tool_rejected";
     trace.bytesOut = Buffer.byteLength(response.body);
-    charged(trace, result.cost as bigint, call.tool.priceMicros);
+    charged(trace, result.cost as bigint, call.tool);
     trace.ended();
     writer.push(trace);
     return;
   }
   // The cost promise only resolves (decision 013): the stream's settlement reports its own failures.
   void (result.cost as Promise<bigint>).then((cost) => {
-    charged(trace, cost, call.tool.priceMicros);
+    charged(trace, cost, call.tool);
     trace.outcome = streamOutcome(trace, call);
     trace.ended();
     writer.push(trace);

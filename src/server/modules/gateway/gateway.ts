@@ -12,6 +12,7 @@ import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
 import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
+import type { Tiers } from "#shared/tiers";
 import { ApiKeyCache } from "./key-cache";
 import { GatewayError } from "./gateway-error";
 import type { BuiltinTool, RunnableTool, UpstreamTool } from "./handlers/index";
@@ -27,7 +28,7 @@ import {
   type UpstreamRequest,
 } from "./handlers/types";
 import { llmUsageItem } from "./llm-usage";
-import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type PrepaidTerms, refundBatch, type RefundItem, settleLlmCall } from "../ledger/index";
+import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type CompletionItem, type PrepaidTerms, refundBatch, type RefundItem, settleLlmCall, settleTiered } from "../ledger/index";
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
@@ -251,10 +252,15 @@ export class Gateway {
     const price = call.tool.priceMicros;
     const ended = { httpStatus: response.status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() };
     const prepaid = this.prepaidTerms(call.tool, payer, startedAt);
-    const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended, prepaid };
+    const { tiers } = call.tool;
+    // A tool with tiers holds its dearest price and is priced by its place in the month once held.
+    const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended: tiers ? undefined : ended, prepaid };
     const charged = await this.charge(item, false).holding;
     if (!charged.ok) throw await this.refusal(charged, payer, item.amount);
-    const cost = price * BigInt(usedUnits - (charged.prepaidUnits ?? 0));
+    const balanceUnits = usedUnits - (charged.prepaidUnits ?? 0);
+    const held = price * BigInt(balanceUnits);
+    const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };
+    const cost = tiers ? await this.priceTiered(call, tiers, { settlement, held, balanceUnits, startedAt }) : held;
     call.trace?.holdCommitted(cost);
     return { response, cost, ...quotaRemaining(charged) };
   }
@@ -312,7 +318,13 @@ export class Gateway {
       this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
-      const cost = price * BigInt(Math.max(0, usedUnits - drawn));
+      const balanceUnits = Math.max(0, usedUnits - drawn);
+      const { tiers } = call.tool;
+      if (tiers && !metered) {
+        const { usageId, ...rest } = settlement("succeeded", 0n, usedUnits, status);
+        return this.priceTiered(call, tiers, { settlement: { usageId, ...rest }, held: amount, balanceUnits, startedAt });
+      }
+      const cost = price * BigInt(balanceUnits);
       // An LLM call's tokens are written with its settlement, in one statement.
       const llm = metered?.charged(cost);
       try {
@@ -392,6 +404,34 @@ export class Gateway {
       }
     });
     return { response: { ...streamed, body }, cost, ...quota };
+  }
+
+  /**
+   * Prices a held success of a tool with tiers by the units its user paid for in the month before
+   * it (decision 058) and gives back what the hold did not cost. If that cannot be recorded, the
+   * call is refunded and the caller gets an error, as for any success that is not recorded.
+   */
+  private async priceTiered(
+    call: GatewayCall,
+    tiers: Tiers,
+    success: { settlement: Omit<RefundItem, "amount" | "finalStatus">; held: bigint; balanceUnits: number; startedAt: Date },
+  ): Promise<bigint> {
+    const { settlement, held, balanceUnits, startedAt } = success;
+    try {
+      const priced = await settleTiered(this.db, { settlement, toolId: call.tool.id, tiers, held, balanceUnits, monthStart: spendPeriodStart("month", startedAt)! });
+      if (priced.settled) {
+        if (call.trace) call.trace.units = balanceUnits;
+        return priced.cost;
+      }
+      this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
+      return 0n;
+    } catch (error) {
+      this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
+      await this.refunds
+        .submit({ ...settlement, amount: held, finalStatus: "refunded" })
+        .catch((refundError: unknown) => this.log.error({ err: refundError }, "could not refund the call; the sweeper will"));
+      throw new GatewayError("internal_error");
+    }
   }
 
   /**

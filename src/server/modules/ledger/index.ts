@@ -3,4 +3,5 @@ export { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type C
 export { refundAbandonedCalls, refundBatch, refundChargedCall, resolveUnansweredCall, settleLlmCall, type LlmUsageItem, type RefundItem } from "./refunds";
 export { recordTopUp, type TopUpOptions } from "./topup";
 export { LedgerReconciler, reportMoneyHealthPeriodically, stuckHolds } from "./health";
+export { settleTiered, type TieredSuccess } from "./tiers";
 export { buyPackage, grantPackage, refundLot, userLots, type Lot, type PackageTerms, type Purchase } from "./lots";

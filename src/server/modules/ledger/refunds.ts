@@ -119,7 +119,7 @@ export async function refundBatch(db: Db, items: RefundItem[]): Promise<boolean[
 }
 
 /** `settle_call` (src/server/db/functions/settle_call.sql): refundInTransaction's work for one call, in one statement (docs/decisions/033). */
-async function settleOne(db: Db, item: RefundItem): Promise<boolean> {
+export async function settleOne(db: Db | Tx, item: RefundItem): Promise<boolean> {
   const [row] = await preparedRows<{ settled: boolean }>(db, SETTLE_CALL, settleParameters(item));
   if (!row) throw new Error("settle_call answered no row");
   return row.settled;
