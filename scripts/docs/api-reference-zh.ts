@@ -116,6 +116,15 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "The package's name in other languages, where the operator gave it": "次数包在其他语言中的名称（运营者给出时）",
   "Units each user may use free in each natural Beijing day or month, drawn before packages and the balance; null for none": "每个用户在每个北京时间自然日或自然月可免费使用的用量，先于次数包和余额抵扣；没有则为 null",
   "Call packages of this tool a user can buy from the balance; empty for none": "用户可用余额购买的该工具次数包；没有则为空",
+  "graduated: each unit at its band's price; volume: all of a call's units at the band the month reaches with them":
+    "graduated：每个用量按其所在档位的价格计费；volume：一次调用的全部用量按当月累计用量达到的档位价格计费",
+  "The month's last unit (counted from 1) at this band's price; null for the last band, without end": "按本档价格计费的当月最后一个用量（从 1 起计）；最后一档没有上限，为 null",
+  "Decimal string in the site currency, per call or unit": "以站点币种表示的十进制字符串，按次或按用量",
+  "Bands by the units a user paid for from the balance in the current Beijing month": "按用户在当前北京时间自然月内用余额支付的用量划分的档位",
+  "Decimal string: what these units cost in one month, billed as the gateway bills them": "十进制字符串：一个月内这些用量的费用，与网关计费方式相同",
+  "What a month of this many units costs, computed by the function the gateway bills with": "一个月用这么多用量的费用，由网关计费所用的同一函数算出",
+  "Volume tiers that price the tool instead of one price (price is then the first band's); null for a tool of one price":
+    "代替单一价格为工具定价的阶梯价（此时 price 为第一档的价格）；单一价格的工具为 null",
   "When a tool's free quota and packages do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted)":
     "工具的免费额度和次数包不够支付一次调用时：'balance' 从余额支付其余部分；'stop' 拒绝该调用（402 prepaid_exhausted）",
   "null for this period's free quota before its first call": "本周期的免费额度在第一次调用之前为 null",

@@ -7,6 +7,7 @@
  */
 import type { PublicTool } from "./catalog";
 import { slot } from "./page-slots";
+import { planLines } from "./plan-lines";
 import { toolText } from "./tool-text";
 
 export const CARD_LANGUAGES = ["en", "zh-CN"] as const;
@@ -17,7 +18,7 @@ export interface CatalogCard {
   name: string;
   category: string;
   description: string;
-  /** One line per price: the price per call or unit, or one line per model of an LLM tool. */
+  /** One line per price: the price per call or unit, or one line per model of an LLM tool; then its tiers, free quota and packages. */
   price: string;
   /** The approval note, empty for a tool open to every account. */
   approval: string;
@@ -59,9 +60,15 @@ export function catalogCard(tool: PublicTool, language: CardLanguage, currency: 
     name: text.name,
     category: text.category,
     description: text.description,
-    price: tool.models ? tool.models.map((model) => words.perMillion(model, currency)).join("\n") : `${currency}${tool.price} / ${text.unit ?? words.perCall}`,
+    price: [...basePrice(tool, words, currency, text.unit), ...planLines(tool, language, currency, text.unit)].join("\n"),
     approval: tool.requiresApproval ? words.approval : "",
   };
+}
+
+/** Per model, or per call or unit; none for a tool with tiers, whose plan lines are its price. */
+function basePrice(tool: PublicTool, words: (typeof WORDS)[CardLanguage], currency: string, unit: string | null): string[] {
+  if (tool.models) return tool.models.map((model) => words.perMillion(model, currency));
+  return tool.tiers ? [] : [`${currency}${tool.price} / ${unit ?? words.perCall}`];
 }
 
 export function catalogCards(tools: readonly PublicTool[], currency: string): CatalogCards {

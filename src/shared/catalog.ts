@@ -35,6 +35,22 @@ export const publicPackageSchema = z.object({
 });
 export type PublicPackage = z.infer<typeof publicPackageSchema>;
 
+export const publicTiersSchema = z.object({
+  mode: z.enum(["graduated", "volume"]).describe("graduated: each unit at its band's price; volume: all of a call's units at the band the month reaches with them"),
+  bands: z
+    .array(
+      z.object({
+        upTo: z.number().int().nullable().describe("The month's last unit (counted from 1) at this band's price; null for the last band, without end"),
+        price: z.string().describe("Decimal string in the site currency, per call or unit"),
+      }),
+    )
+    .describe("Bands by the units a user paid for from the balance in the current Beijing month"),
+  example: z
+    .object({ units: z.number().int(), cost: z.string().describe("Decimal string: what these units cost in one month, billed as the gateway bills them") })
+    .describe("What a month of this many units costs, computed by the function the gateway bills with"),
+});
+export type PublicTiers = z.infer<typeof publicTiersSchema>;
+
 /** One tool as the public catalog shows it (GET /api/v1/tools). */
 export const publicToolSchema = z.object({
   id: z.string(),
@@ -59,6 +75,7 @@ export const publicToolSchema = z.object({
     .nullable()
     .describe("Units each user may use free in each natural Beijing day or month, drawn before packages and the balance; null for none"),
   packages: z.array(publicPackageSchema).describe("Call packages of this tool a user can buy from the balance; empty for none"),
+  tiers: publicTiersSchema.nullable().describe("Volume tiers that price the tool instead of one price (price is then the first band's); null for a tool of one price"),
 });
 
 export const catalogResponseSchema = z.object({ tools: z.array(publicToolSchema) });

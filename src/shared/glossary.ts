@@ -33,6 +33,7 @@ export const GLOSSARY = [
   { en: "token (of an LLM's text)", zh: "token", avoid: ["词元"] },
   { en: "free quota", zh: "免费额度", avoid: ["免费配额", "试用额度", "免费次数"] },
   { en: "package (of a tool's units, bought or granted)", zh: "次数包", avoid: ["资源包", "流量包", "套餐包", "次数套餐"] },
+  { en: "tiers (prices by a month's use)", zh: "阶梯价", avoid: ["阶梯定价", "梯度价格", "阶梯计费"] },
 ] as const satisfies readonly GlossaryTerm[];
 
 /** The zh-CN pages address the reader as 您, never 你. */

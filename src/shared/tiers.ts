@@ -48,3 +48,9 @@ function bandAt(bands: readonly TierBand[], unit: number): TierBand {
 export function dearestPrice(tiers: Tiers): bigint {
   return tiers.bands.reduce((most, band) => (band.price > most ? band.price : most), 0n);
 }
+
+/** The month the catalog shows a cost for: twice the first band, so the example reaches the second. */
+export function tierExampleUnits(tiers: Tiers): number {
+  const first = tiers.bands[0]?.upTo;
+  return first ? first * 2 : 1000;
+}

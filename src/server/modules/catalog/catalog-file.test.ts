@@ -2,6 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { formatMoney } from "#shared/money";
+import { tieredCost } from "#shared/tiers";
 import { CatalogError, loadCatalog } from "./catalog-file";
 
 function writeCatalog(content: unknown): string {
@@ -110,11 +112,31 @@ describe("loadCatalog", () => {
 
   it.each(["docs/site/operators.md", "docs/site/zh-CN/operators.md"])("loads the example catalog entries the operators' page shows (%s)", (page) => {
     const entries = [...fs.readFileSync(path.resolve(page), "utf8").matchAll(/```json\n(\{\n {2}"id"[\s\S]*?\n\})\n```/g)].map((match) => JSON.parse(match[1]!) as { id: string });
-    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm", "pinyin", "ocr"]);
+    expect(entries.map((entry) => entry.id)).toEqual(["chat", "llm", "pinyin", "ocr", "geocode"]);
     const tools = loadCatalog(writeCatalog({ tools: entries }), { LLM_KEY: "sk-test" });
     expect(tools[1]!.handler).toMatchObject({ protocol: "openai", models: { "gpt-4o-mini": { input: "1.10", cachedInput: "0.55", output: "4.40" } } });
     expect(tools[2]!.translations["zh-CN"]).toMatchObject({ name: "拼音", unit: "汉字" });
     expect(tools[3]).toMatchObject({ freeQuota: { units: 100, period: "month" }, packages: [{ id: "starter", translations: { "zh-CN": { name: "入门包" } } }, { id: "pro" }] });
+    expect(tools[4]!.tiers?.bands.map((band) => band.upTo)).toEqual([10_000, 100_000, null]);
+  });
+
+  it.each([
+    ["docs/site/pricing.md", "docs/site/operators.md"],
+    ["docs/site/zh-CN/pricing.md", "docs/site/zh-CN/operators.md"],
+  ])("bills the pricing page's tier examples (%s) as it says, with the operators' page's geocode bands", (pricing, operators) => {
+    const geocode = [...fs.readFileSync(path.resolve(operators), "utf8").matchAll(/```json\n(\{\n {2}"id": "geocode"[\s\S]*?\n\})\n```/g)].map((m) => JSON.parse(m[1]!) as object);
+    const [graduated] = loadCatalog(writeCatalog({ tools: geocode }), {});
+    const volume = { ...graduated!.tiers!, mode: "volume" as const };
+    const page = fs.readFileSync(path.resolve(pricing), "utf8");
+    const figures: [bigint, string][] = [
+      [tieredCost(graduated!.tiers!, 0, 20_000), "= ¥35.00"],
+      [tieredCost(graduated!.tiers!, 9_800, 500), "¥0.85"],
+      [tieredCost(volume, 9_800, 500), "= ¥0.75"],
+    ];
+    for (const [cost, words] of figures) {
+      expect(page).toContain(words);
+      expect(`¥${formatMoney(cost)}`).toBe(/¥[\d.]+/.exec(words)![0]);
+    }
   });
 
   it.each([

@@ -1,4 +1,5 @@
-import type { PublicModel, PublicTool } from "#shared/catalog";
+import type { PublicModel, PublicTiers, PublicTool } from "#shared/catalog";
+import { tierExampleUnits, tieredCost, type Tiers } from "#shared/tiers";
 import { formatMoney, parseMoney } from "#shared/money";
 import type { HttpHandlerConfig, Tool } from "./catalog-file";
 
@@ -19,6 +20,16 @@ export function publicTool(tool: Tool): PublicTool {
     example: tool.example ?? openAiExample(tool),
     freeQuota: tool.freeQuota ?? null,
     packages: tool.packages.map((pkg) => ({ ...pkg, price: money(pkg.price) })),
+    tiers: tool.tiers ? publicTiers(tool.tiers) : null,
+  };
+}
+
+function publicTiers(tiers: Tiers): PublicTiers {
+  const units = tierExampleUnits(tiers);
+  return {
+    mode: tiers.mode,
+    bands: tiers.bands.map((band) => ({ upTo: band.upTo, price: formatMoney(band.price) })),
+    example: { units, cost: formatMoney(tieredCost(tiers, 0, units)) },
   };
 }
 

@@ -8,9 +8,10 @@ import type { PublicTool } from "#shared/catalog";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { fillSlots, repeatElement } from "#shared/page-slots";
 import { escapeHtml } from "#shared/template";
+import { planLines } from "#shared/plan-lines";
 import { toolText } from "#shared/tool-text";
 import { renderDocsPage, type Heading, type NavLink, type NavSection } from "./docs-frame";
-import { DOCS_LANGUAGES, DOCS_STRINGS, docsHref, type DocsLanguage, type DocsStrings } from "./docs-languages";
+import { DOCS_LANGUAGES, DOCS_STRINGS, docsHref, type DocsLanguage } from "./docs-languages";
 
 /** The hand-written pages of docs/site (and of each language's folder in it), in sidebar order. */
 export const GUIDE_SECTIONS = [
@@ -59,15 +60,17 @@ export function toolSlug(tool: Pick<PublicTool, "id">): string {
   return `tools/${tool.id}`;
 }
 
-/** A tool's price in a language's words, as HTML. */
-export function priceHtml(tool: Pick<PublicTool, "price" | "models">, unit: string | null, words: DocsStrings): string {
+/** A tool's price in a language's words, then its tiers, free quota and packages a line each, as HTML. */
+export function priceHtml(tool: PublicTool, unit: string | null, language: DocsLanguage): string {
+  const words = DOCS_STRINGS[language];
   const amount = (value: string) => `${CURRENCY_SYMBOL}${value}`;
   if (tool.models) {
     return tool.models
       .map((m) => `<code>${escapeHtml(m.id)}</code> ${escapeHtml(words.tool.perMillion(amount(m.input), "input"))}, ${escapeHtml(words.tool.perMillion(amount(m.output), "output"))}`)
       .join("; ");
   }
-  return escapeHtml(words.tool.perUnit(amount(tool.price), unit));
+  const base = tool.tiers ? [] : [words.tool.perUnit(amount(tool.price), unit)];
+  return [...base, ...planLines(tool, language, CURRENCY_SYMBOL, unit)].map(escapeHtml).join("<br>");
 }
 
 function toolPage(tool: DocsTool, templates: LanguageTemplates, language: DocsLanguage, urls: { publicUrl: string }): PageBody {
@@ -85,7 +88,7 @@ function toolPage(tool: DocsTool, templates: LanguageTemplates, language: DocsLa
     description: escapeHtml(text.description),
     category: escapeHtml(text.category),
     method: escapeHtml(tool.method),
-    price: priceHtml(tool, text.unit ?? null, words),
+    price: priceHtml(tool, text.unit ?? null, language),
     rateLimit: escapeHtml(words.tool.facts.perMinute(tool.rateLimitPerMinute.toLocaleString("en-US"))),
     access: tool.requiresApproval ? templates.cells.needsApproval : templates.cells.open,
     provider: tool.builtin ? templates.cells.builtIn : templates.cells.upstream,
@@ -102,7 +105,7 @@ function overview(tools: readonly DocsTool[], templates: LanguageTemplates, lang
       id: escapeHtml(tool.id),
       name: escapeHtml(text.name),
       description: escapeHtml(text.description),
-      price: priceHtml(tool, text.unit ?? null, words),
+      price: priceHtml(tool, text.unit ?? null, language),
       access: escapeHtml(tool.requiresApproval ? words.tool.needsApprovalShort : words.tool.openAccess),
     };
   });
