@@ -58,15 +58,20 @@ phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a &
 # The tests that start the compiled server use this build's, instead of compiling it again each.
 export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
-# The ONCE files (no database, or one of their own) run beside the PostgreSQL leg's Vitest files:
-# each keeps about one core busy (README.md, "Testing").
-start_in_background "vitest once" run_vitest once --project once
+# Two lanes side by side, as the suite waits far more than it computes (a run used about 0.6 of the
+# two cores): the server tests on both databases in one, and the ONCE files, then the browser tests
+# on both databases, in the other (README.md, "Testing").
+browser_lane() {
+  local code=0
+  phase "vitest once" run_vitest once --project once || code=1
+  DATABASE_URL="$POSTGRES_URL" phase "playwright PostgreSQL" env E2E_REPORT=.test-output/playwright-postgres.json E2E_DATABASE_SPECS_ONLY=1 npx playwright test || code=1
+  phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || code=1
+  return "$code"
+}
+start_in_background "browser lane" browser_lane
 DATABASE_URL="$POSTGRES_URL" phase "vitest PostgreSQL" run_vitest postgres --project both || status=1
-finish "vitest once" || status=1
 phase "vitest PGlite" run_vitest pglite --project both || status=1
-phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || status=1
-export DATABASE_URL="$POSTGRES_URL"
-phase "playwright PostgreSQL" env E2E_REPORT=.test-output/playwright-postgres.json E2E_DATABASE_SPECS_ONLY=1 npx playwright test || status=1
+finish "browser lane" || status=1
 echo "$((SECONDS - tests_started))" >.test-output/wall-seconds
 node scripts/test-summary.mjs
 exit $status
