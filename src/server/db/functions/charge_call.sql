@@ -3,10 +3,11 @@
 -- entry, the key's spend and the usage row (pending: a hold until settle_call; or succeeded, for a
 -- built-in tool that already answered). A refused call writes nothing. charge_calls' rules for a
 -- batch of one, without arrays (docs/decisions/028); src/server/modules/ledger/charges.ts calls it.
+-- `p_prepaid_units`: the units charge_call_prepaid drew from lots for it, written with its usage row.
 CREATE OR REPLACE FUNCTION "charge_call"(
   "p_user_id" bigint, "p_key_id" bigint, "p_tool_id" text, "p_units" bigint, "p_amount" bigint,
   "p_request_id" text, "p_created_at" timestamptz, "p_http_status" int, "p_latency" int,
-  "p_completed_at" timestamptz
+  "p_completed_at" timestamptz, "p_prepaid_units" bigint DEFAULT 0
 ) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -62,11 +63,11 @@ BEGIN
       VALUES ("p_user_id", -"p_amount", "balance", 'charge', "p_tool_id", "p_request_id", 'usage:' || "p_request_id", "p_created_at");
   END IF;
   INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
-                             spend_period_start)
+                             spend_period_start, prepaid_units)
     VALUES ("p_user_id", "p_key_id", "p_tool_id", "p_units", "p_amount",
             CASE WHEN "p_http_status" IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
             "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at",
-            "counted_period")
+            "counted_period", "p_prepaid_units")
     RETURNING id INTO "usage_id";
   RETURN QUERY SELECT 'ok'::text, "usage_id", "balance";
 END;

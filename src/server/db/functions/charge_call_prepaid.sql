@@ -49,7 +49,7 @@ BEGIN
     RETURN;
   END IF;
   SELECT * INTO "charged" FROM charge_call("p_user_id", "p_key_id", "p_tool_id", "p_units", "need" * "p_price", "p_request_id",
-                                           "p_created_at", "p_http_status", "p_latency", "p_completed_at");
+                                           "p_created_at", "p_http_status", "p_latency", "p_completed_at", "p_units" - "need");
   IF "charged".o_outcome <> 'ok' THEN
     RETURN QUERY SELECT "charged".o_outcome, NULL::bigint, NULL::bigint, NULL::bigint, "left_before";
     RETURN;
@@ -59,7 +59,6 @@ BEGIN
       FROM unnest("lot_ids", "takes") AS d(id, take) WHERE unit_lots.id = d.id;
     INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
       SELECT d.id, "charged".o_usage_id, d.take, 'draw', "p_created_at" FROM unnest("lot_ids", "takes") WITH ORDINALITY AS d(id, take, i) ORDER BY d.i;
-    UPDATE usage_records SET prepaid_units = "p_units" - "need" WHERE id = "charged".o_usage_id;
   END IF;
   RETURN QUERY SELECT 'ok'::text, "charged".o_usage_id, "charged".o_balance_after, "p_units" - "need", "left_before" - ("p_units" - "need");
 END;
