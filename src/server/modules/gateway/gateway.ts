@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
@@ -45,6 +46,7 @@ const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
 
 /** A tool whose calls draw on lots: it has a free quota or packages (decision 054). */
 const hasPlans = (tool: Tool) => tool.freeQuota !== undefined || tool.packages.length > 0;
+const freeLotKey = (userId: number, toolId: string, periodStart: Date) => `${userId}:${toolId}:${periodStart.getTime()}`;
 
 export interface GatewayCall {
   tool: Tool;
@@ -96,6 +98,8 @@ export type GatewayResult = ({ response: ToolResponse; cost: bigint } | { respon
 export class Gateway {
   private readonly charges: GroupCommitter<ChargeItem, ChargeOutcome>;
   private readonly refunds: GroupCommitter<RefundItem, boolean>;
+  /** Free quotas whose period's lot is known to exist, by user, tool and period start (prepaidTerms). */
+  private readonly freeLotsMade = new LRUCache<string, true>({ max: 100_000 });
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
   readonly keys: ApiKeyCache;
   private readonly seenBalances = new SeenBalances();
@@ -181,14 +185,20 @@ export class Gateway {
     };
   }
 
-  /** How a call of a tool with plans, made at `at`, draws on the caller's lots; undefined for a tool without. */
+  /**
+   * How a call of a tool with plans, made at `at`, draws on the caller's lots; undefined for a tool
+   * without. A free quota whose period's lot this process has seen made is not offered again, so
+   * the charge skips making it (lots are never deleted, so the lot is still there).
+   */
   private prepaidTerms(tool: Tool, payer: Payer, at: Date): PrepaidTerms | undefined {
     if (!hasPlans(tool)) return undefined;
     const quota = tool.freeQuota;
+    const freeFrom = quota ? spendPeriodStart(quota.period, at)! : at;
+    const made = quota !== undefined && this.freeLotsMade.has(freeLotKey(payer.userId, tool.id, freeFrom));
     return {
       price: tool.priceMicros,
-      freeUnits: quota?.units ?? 0,
-      freeFrom: quota ? spendPeriodStart(quota.period, at)! : at,
+      freeUnits: quota && !made ? quota.units : 0,
+      freeFrom,
       freeUntil: quota ? spendPeriodEnd(quota.period, at)! : at,
       stopWhenOut: payer.stopWhenPrepaidRunsOut,
     };
@@ -223,6 +233,7 @@ export class Gateway {
     const holding = this.charges.submit(item).then(
       (outcome) => {
         this.seenBalances.answered(item.userId, item.amount, startsEarly, outcome);
+        if (outcome.ok && item.prepaid && item.prepaid.freeUnits > 0) this.freeLotsMade.set(freeLotKey(item.userId, item.toolId, item.prepaid.freeFrom), true);
         return outcome;
       },
       (error: unknown) => {

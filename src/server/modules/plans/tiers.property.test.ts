@@ -64,7 +64,7 @@ describe("tiers", () => {
             expect(outcome!.ok).toBe(balance >= DEAREST * BigInt(s.units));
             if (outcome!.ok) {
               balance -= DEAREST * BigInt(s.units);
-              pending.push({ usageId: outcome.usageId, requestId, units: s.units, at });
+              pending.push({ usageId: outcome!.usageId, requestId, units: s.units, at });
             }
           } else if (pending.length > 0) {
             const [call] = pending.splice(s.pick % pending.length, 1);
