@@ -29,6 +29,7 @@ describe("GET /api/v1/tools", () => {
       example: { path: "", contentType: "application/json", body: JSON.stringify({ text: "中国", tone: "symbol" }, null, 2) },
       freeQuota: null,
       packages: [],
+      tiers: null,
     });
     expect(res.body).not.toContain("handler");
   });
