@@ -14,6 +14,7 @@ import path from "node:path";
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import type { AxeResults } from "axe-core";
 import { createCodes } from "../../src/server/modules/redemption/service";
+import { beijingDate } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
 import { loginViaApi, signInPage } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
@@ -53,10 +54,23 @@ test.beforeAll(async () => {
       handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`, method: "POST" },
       example: { body: { n: 2 } },
     };
-    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker] }));
+    // Echo again, with a free quota of two calls a month and a package to buy.
+    const notes = {
+      id: "notes",
+      name: "Notes",
+      description: "Echo with plans.",
+      category: "utility",
+      price: "0.001",
+      handler: { type: "builtin", name: "echo" },
+      example: { body: { note: 1 } },
+      freeQuota: { units: 2, period: "month" },
+      packages: [{ id: "starter", name: "Starter", units: 5, price: "1.00", validDays: 30, translations: { "zh-CN": { name: "入门包" } } }],
+      translations: { "zh-CN": { name: "便笺" } },
+    };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes] }));
     return { TOOLS_CATALOG: catalog };
   });
-  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 6, expiresAt: null, now: new Date() })).codes;
+  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 10, expiresAt: null, now: new Date() })).codes;
 });
 
 test.afterAll(async () => {
@@ -107,7 +121,7 @@ test.describe("with the page's CSP bypassed for axe", () => {
     await expect(page).toHaveURL(new RegExp(`/console/api-keys\\?try&key=${keyId}$`));
     await expect(page.getByRole("menuitem", { name: "Try it" })).toHaveClass(/ant-menu-item-selected/);
     await expect(page.getByTestId("try-price")).toContainText("¥0.0001 / call");
-    await expect(page.getByTestId("try-price")).toContainText("your balance (¥10");
+    await expect(page.getByTestId("try-payer")).toHaveText("your balance (¥10.00) at ¥0.0001 a call");
     await expect(page.getByTestId("try-body")).toHaveValue(JSON.stringify({ hello: "world" }, null, 2));
     await page.getByTestId("try-body").fill('{"hello": "<b>try</b>"}');
     await page.getByTestId("try-send").click();
@@ -132,6 +146,36 @@ test.describe("with the page's CSP bypassed for axe", () => {
     // The panel: the page under the drawer is accessibility.spec.ts's.
     expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
   });
+});
+
+test("what would pay, before each try: the free quota while it lasts, then the balance, nothing for a key that stops, then a package bought", async ({ page }) => {
+  const { api, auth, keyId } = await userWithKey(page);
+  await openTry(page, `?try=notes&key=${keyId}`);
+  const payer = page.getByTestId("try-payer");
+  await expect(payer).toHaveText("free quota (2 of 2 calls left this month)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
+  await expect(payer).toHaveText("free quota (1 of 2 calls left this month)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-history-item")).toHaveCount(2);
+  await expect(payer).toHaveText("your balance (¥10.00) at ¥0.001 a call");
+
+  // A key set to stop when the prepaid units run out: nothing would pay, and the call is refused.
+  expect((await api.patch(`/api/v1/console/keys/${keyId}`, { data: { whenPrepaidRunsOut: "stop" }, headers: auth })).status()).toBe(200);
+  await openTry(page, `?try=notes&key=${keyId}`);
+  await expect(payer).toHaveText("nothing: this key stops when the free quota and packages run out, so a call is refused (prepaid_exhausted)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-refusal")).toContainText("prepaid_exhausted");
+  await expect(page.getByTestId("try-balance")).toHaveText("¥10.00");
+
+  const bought = await api.post("/api/v1/console/packages/purchase", { data: { toolId: "notes", packageId: "starter" }, headers: { ...auth, "idempotency-key": "try-it-starter" } });
+  expect(bought.status()).toBe(201);
+  const { lot } = (await bought.json()) as { lot: { expiresAt: string } };
+  await openTry(page, `?try=notes&key=${keyId}`);
+  await expect(payer).toHaveText(`package Starter (5 calls left, expires ${beijingDate(lot.expiresAt)})`);
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
+  await expect(payer).toHaveText(`package Starter (4 calls left, expires ${beijingDate(lot.expiresAt)})`);
 });
 
 test("qrcode: the image is shown as an image", async ({ page }) => {
@@ -194,5 +238,8 @@ test.describe("in Chinese", () => {
     await expect(page.getByTestId("try-drawer").getByText("在线试用", { exact: true })).toBeVisible();
     await expect(page.getByTestId("try-price")).toContainText("账户余额");
     await expect(page.getByTestId("try-send")).toHaveText("发送");
+    await page.getByTestId("try-tool").click();
+    await page.locator(".ant-select-item-option").filter({ hasText: "便笺" }).click();
+    await expect(page.getByTestId("try-payer")).toHaveText("免费额度（本月剩余 2 / 2 次调用）");
   });
 });

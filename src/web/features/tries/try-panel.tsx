@@ -17,7 +17,9 @@ import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
+import { lotsQueryKey } from "../../lib/api/list-lots";
 import { AnswerView } from "./answer-view";
+import { Payer } from "./payer";
 import "./try-panel.css";
 import { sendTry, triesQueryKey, triesQueryOptions } from "./api/tries";
 
@@ -71,7 +73,6 @@ export default function TryPanel() {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const token = useSession((s) => s.token);
-  const balance = useSession((s) => s.userInfo?.exactBalance ?? s.userInfo?.balance);
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const catalog = useQuery(toolsQueryOptions()).data;
@@ -128,6 +129,7 @@ export default function TryPanel() {
       );
       void refreshUserInfo();
       void queryClient.invalidateQueries({ queryKey: triesQueryKey });
+      void queryClient.invalidateQueries({ queryKey: lotsQueryKey });
     } catch {
       if (!current.head) setOutcome(null);
     } finally {
@@ -201,8 +203,11 @@ export default function TryPanel() {
                   ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join("; ")
                   : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
               </Descriptions.Item>
-              {/* What pays for a call: the balance today; free quotas and packages (issue 37) will be named here. */}
-              <Descriptions.Item label={t("tries.payer")}>{t("tries.payerBalance", { balance: balance ? withCurrency(balance) : "…" })}</Descriptions.Item>
+              <Descriptions.Item label={t("tries.payer")}>
+                <span data-testid="try-payer">
+                  <Payer tool={tool} apiKey={selectedKey} />
+                </span>
+              </Descriptions.Item>
             </Descriptions>
           ) : null}
           {tool?.requiresApproval ? (
