@@ -1,10 +1,12 @@
 /**
  * The console's Try it (issue 40) as a user meets it: from a key on the API keys page or a tool's
- * link, a call through the gateway with the price before and the receipt after (charged, balance
- * updated), an image tool's image, a tool needing approval (the way to apply), a streamed answer
- * arriving in parts from a local fake upstream, a disabled key's refusal, and no WCAG A/AA
+ * link, a call through the gateway with the price and what would pay before (free quota, package,
+ * balance, or nothing for a key that stops) and the receipt after (charged, balance updated), an
+ * image tool's image, a tool needing approval (the way to apply), a streamed answer arriving in
+ * parts from a local fake upstream, a drawer closed mid-stream (settled as a caller who left), a
+ * disabled key's refusal, and no WCAG A/AA
  * violation on the panel (Lighthouse's accessibility rules, as accessibility.spec.ts runs them).
- * A server of its own: its catalog adds a streaming HTTP tool.
+ * A server of its own: its catalog adds a streaming HTTP tool and a tool with plans.
  */
 import fs from "node:fs";
 import http from "node:http";
@@ -13,6 +15,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import type { AxeResults } from "axe-core";
+import { eq } from "drizzle-orm";
+import { usageRecords } from "../../src/server/db/schema/gateway";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
@@ -215,6 +219,48 @@ test("a streamed answer appears as it streams, and the tool's cookie never reach
   await expect(result).toHaveAttribute("aria-busy", "false");
   await expect(result.getByTestId("try-charged")).toHaveText("¥0.01");
   expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain("tg_session");
+});
+
+/** Resolves once the server sees the page hang up on a try: the try's answer closed before it ended. */
+function tryHungUp(): Promise<void> {
+  return new Promise((resolve) => {
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.method !== "POST" || req.url !== "/api/v1/console/tries") return;
+      res.once("close", () => {
+        if (res.writableFinished) return;
+        server.app.server.off("request", onRequest);
+        resolve();
+      });
+    };
+    server.app.server.on("request", onRequest);
+  });
+}
+
+test("a user who closes the drawer mid-stream: the call is settled as one whose caller left, charged as the gateway charges it, in the call log, nothing held", async ({ page }) => {
+  const { api, auth } = await userWithKey(page);
+  await openTry(page, `?try=ticker`);
+  const hungUp = tryHungUp();
+  await page.getByTestId("try-send").click();
+  const result = page.getByTestId("try-result");
+  await expect(result.getByTestId("try-answer")).toHaveText("part one\n");
+  const requestId = (await result.getByTestId("try-request-id").textContent())!;
+  await page.getByTestId("try-drawer").getByRole("button", { name: "Close" }).click();
+  await expect(page.getByTestId("try-drawer")).toBeHidden();
+  await hungUp;
+  // The tool goes on to its end, unread by anyone: a call priced per call whose tool answered in full is charged.
+  sendSecondPart();
+  await expect.poll(async () => (await api.get(`/api/v1/console/calls/${requestId}`, { headers: auth })).status(), { timeout: 15_000 }).toBe(200);
+
+  await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
+  const detail = page.getByTestId("call-detail");
+  await expect(detail.getByTestId("call-outcome")).toHaveText("caller_left");
+  await expect(detail.getByTestId("call-from-console")).toHaveText("yes");
+  await expect(detail.getByRole("row", { name: /^Charged/ })).toContainText("¥0.01");
+  await expect(detail.getByRole("row", { name: /^Refunded/ })).toContainText("¥0.00");
+  await expect(page.getByTestId("header-balance")).toHaveText("¥9.99");
+  // Nothing left pending: the charge is settled in the ledger, as for any call.
+  const [usage] = await server.app.db.select({ status: usageRecords.status, amount: usageRecords.amount }).from(usageRecords).where(eq(usageRecords.requestId, requestId));
+  expect(usage).toEqual({ status: "succeeded", amount: 10_000n });
 });
 
 test("a disabled key: the warning before, the refusal after, nothing charged", async ({ page }) => {

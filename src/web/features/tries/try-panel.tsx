@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Descriptions, Empty, Flex, Input, List, Select, Space, Tabs, Tag, Typography } from "antd";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { ApiKey } from "#shared/api-keys";
 import { beijingDateTime } from "#shared/beijing-time";
@@ -97,6 +97,8 @@ export default function TryPanel() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [sending, setSending] = useState(false);
   const controller = useRef<AbortController | null>(null);
+  // A drawer closed or a page left mid-answer hangs up, as a caller would: the gateway settles the call as one whose caller left.
+  useEffect(() => () => controller.current?.abort(), []);
   const bodyBytes = new TextEncoder().encode(draft.body).length;
   const tooLarge = bodyBytes > TRY_BODY_MAX_BYTES;
   const sendsBody = draft.method !== "GET";
