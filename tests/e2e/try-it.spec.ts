@@ -11,19 +11,16 @@
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
-import type { AxeResults } from "axe-core";
 import { eq } from "drizzle-orm";
 import { usageRecords } from "../../src/server/db/schema/gateway";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
 import { loginViaApi, signInPage } from "./support/auth";
+import { axeViolations } from "./support/axe";
 import { startOwnServer, type OwnServer } from "./support/own-server";
-
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** Streams two parts, the second once the test has seen the page show the first alone (`sendSecondPart`). */
 let sendSecondPart: () => void = () => undefined;
@@ -98,20 +95,6 @@ async function userWithKey(page: Page): Promise<{ api: APIRequestContext; auth: 
 async function openTry(page: Page, search: string): Promise<void> {
   await page.goto(`${server.base}/console/api-keys${search}`);
   await expect(page.getByTestId("try-request")).toBeVisible({ timeout: 30_000 });
-}
-
-/** The WCAG A/AA violations axe finds within `selector`, one line per element. */
-async function axeViolations(page: Page, selector: string): Promise<string[]> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const results = await page.evaluate(
-    (within) =>
-      (window as unknown as { axe: { run: (context: string, options: object) => Promise<AxeResults> } }).axe.run(within, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-      }),
-    selector,
-  );
-  return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`));
 }
 
 test.describe("with the page's CSP bypassed for axe", () => {
