@@ -4,18 +4,24 @@
  * balance, or nothing for a key that stops) and the receipt after (charged, balance updated), an
  * image tool's image, a tool needing approval (the way to apply), a streamed answer arriving in
  * parts from a local fake upstream, a drawer closed mid-stream (settled as a caller who left), a
- * disabled key's refusal, and no WCAG A/AA
- * violation on the panel (Lighthouse's accessibility rules, as accessibility.spec.ts runs them).
+ * disabled key's refusal; no WCAG A/AA violation on the panel (axe, as accessibility.spec.ts runs
+ * it), and Lighthouse's accessibility score of 100 over the page with the panel open after a try
+ * (its node API, in snapshot mode, on Playwright's Chromium through a debugging port).
  * A server of its own: its catalog adds a streaming HTTP tool and a tool with plans.
  */
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { chromium, expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { snapshot } from "lighthouse";
+import puppeteer from "puppeteer-core";
+import { CHROMIUM_ARGS } from "../../playwright.config";
 import { eq } from "drizzle-orm";
 import { usageRecords } from "../../src/server/db/schema/gateway";
 import { createCodes } from "../../src/server/modules/redemption/service";
+import { freePort } from "../../src/server/testing/free-port";
 import { beijingDate } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
 import { loginViaApi, signInPage } from "./support/auth";
@@ -71,7 +77,7 @@ test.beforeAll(async () => {
     fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes] }));
     return { TOOLS_CATALOG: catalog };
   });
-  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 10, expiresAt: null, now: new Date() })).codes;
+  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 12, expiresAt: null, now: new Date() })).codes;
 });
 
 test.afterAll(async () => {
@@ -163,6 +169,43 @@ test("what would pay, before each try: the free quota while it lasts, then the b
   await page.getByTestId("try-send").click();
   await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
   await expect(payer).toHaveText(`package Starter (4 calls left, expires ${beijingDate(lot.expiresAt)})`);
+});
+
+test("Lighthouse scores the panel's accessibility 100, over a try's answer and code, with the page's own CSP", async () => {
+  test.setTimeout(120_000);
+  // A browser Lighthouse can reach: Playwright's Chromium with a debugging port, the one context every tab shares.
+  const port = await freePort();
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "try-it-lighthouse-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`],
+    // Tall enough for the whole drawer: axe, under Lighthouse, leaves the contrast of text scrolled out of view unjudged.
+    viewport: { width: 1350, height: 2400 },
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const { keyId } = await userWithKey(page);
+    await openTry(page, `?try=echo&key=${keyId}`);
+    await page.getByTestId("try-send").click();
+    await expect(page.getByTestId("try-code")).toBeVisible();
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
+
+    const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${port}`, defaultViewport: null });
+    try {
+      const tab = (await browser.pages()).find((candidate) => candidate.url().includes("try=echo"))!;
+      const result = await snapshot(tab, { flags: { onlyCategories: ["accessibility"], formFactor: "desktop", screenEmulation: { disabled: true }, logLevel: "error" } });
+      const lhr = result!.lhr;
+      const failing = lhr.categories.accessibility!.auditRefs
+        .filter((ref) => ref.weight > 0 && lhr.audits[ref.id]!.score !== null && lhr.audits[ref.id]!.score! < 1)
+        .map((ref) => `${ref.id}: ${JSON.stringify(lhr.audits[ref.id]!.details ?? {}).slice(0, 600)}`);
+      expect(failing).toEqual([]);
+      expect(lhr.categories.accessibility!.score).toBe(1);
+    } finally {
+      await browser.disconnect();
+    }
+  } finally {
+    await context.close();
+  }
 });
 
 test("qrcode: the image is shown as an image", async ({ page }) => {
