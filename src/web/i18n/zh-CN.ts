@@ -96,6 +96,7 @@ export const zhCN: Messages = {
     step3: "调用工具；只为成功的调用付费。",
     catalogTitle: "工具与价格",
     toolDocs: "查看文档",
+    tryIt: "在线试用",
   },
   billing: {
     intro: "每一次扣费的调用：费用及所用密钥。失败和被拒绝的调用不收费：请在“全部调用”中查看。",
