@@ -6,6 +6,7 @@
 import { expect, test } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { axeViolations } from "./support/axe";
+import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 
 const PUBLIC_PAGES = ["/", "/privacy", "/protocol-serve", "/service-level", "/docs.html", "/docs/quickstart.html", "/docs/zh-CN.html", "/docs/zh-CN/quickstart.html", "/docs/zh-CN/errors.html"];
 const CONSOLE_PAGES = ["/console/info", "/console/api-keys", "/console/apply", "/console/billing-details", "/console/billing-details?tab=calls", "/console/billing-details?tab=calls&request=no-such-call", "/console/charge-details", "/console/api-keys?try=echo"];
@@ -25,6 +26,12 @@ for (const path of PUBLIC_PAGES) {
 test("every console page has no WCAG A/AA violation once its data is in", async ({ page, request }) => {
   test.setTimeout(180_000);
   const { token } = await loginViaApi(request);
+  // Rows to read: a redeemed code (its green "Succeeded" tag), an active key and a disabled one (their tags and each row's link and danger buttons).
+  const auth = { authorization: `Bearer ${token}` };
+  expect((await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODES_FOR.accessibility] }, headers: auth })).status()).toBe(200);
+  expect((await request.post("/api/v1/console/keys", { data: { name: "active" }, headers: auth })).status()).toBe(201);
+  const disabled = await request.post("/api/v1/console/keys", { data: { name: "disabled", allowedTools: ["echo"] }, headers: auth });
+  expect((await request.patch(`/api/v1/console/keys/${((await disabled.json()) as { key: { id: number } }).key.id}`, { data: { enabled: false }, headers: auth })).status()).toBe(200);
   await signInPage(page, token);
   for (const path of CONSOLE_PAGES) {
     await page.goto(path);

@@ -155,6 +155,27 @@ test("the landing page does not shift: the server's catalog is in the HTML, and 
   expect(catalogRequests).toEqual([]);
 });
 
+test("a signed-in reader gets a Try it link on each tool's card, which opens the tool in Try it; a visitor does not", async ({ page, request }) => {
+  await page.goto("/");
+  await waitForApp(page);
+  await expect(page.getByTestId("header-login")).toBeVisible();
+  await expect(page.getByTestId("tool-echo").getByRole("link", { name: "Try it" })).toBeHidden();
+
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/");
+  await waitForApp(page);
+  const tryEcho = page.getByTestId("tool-echo").getByRole("link", { name: "Try it" });
+  await expect(tryEcho).toBeVisible();
+  await expect(tryEcho).toHaveAttribute("href", "/console/api-keys?try=echo");
+  await page.locator(".language-switch").selectOption("zh-CN");
+  await expect(page.getByTestId("tool-echo").getByRole("link", { name: "在线试用" })).toBeVisible();
+  await page.locator(".language-switch").selectOption("en");
+  await tryEcho.click();
+  await expect(page).toHaveURL("/console/api-keys?try=echo");
+  await expect(page.getByTestId("try-drawer")).toBeVisible({ timeout: 30_000 });
+});
+
 test("the landing page reached in the app from another page shows the server's catalog too", async ({ page }) => {
   await page.goto("/privacy");
   await waitForApp(page);

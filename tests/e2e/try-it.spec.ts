@@ -1,24 +1,32 @@
 /**
  * The console's Try it (issue 40) as a user meets it: from a key on the API keys page or a tool's
- * link, a call through the gateway with the price before and the receipt after (charged, balance
- * updated), an image tool's image, a tool needing approval (the way to apply), a streamed answer
- * arriving in parts from a local fake upstream, a disabled key's refusal, and no WCAG A/AA
- * violation on the panel (Lighthouse's accessibility rules, as accessibility.spec.ts runs them).
- * A server of its own: its catalog adds a streaming HTTP tool.
+ * link, a call through the gateway with the price and what would pay before (free quota, package,
+ * balance, or nothing for a key that stops) and the receipt after (charged, balance updated), an
+ * image tool's image, a tool needing approval (the way to apply), a streamed answer arriving in
+ * parts from a local fake upstream, a drawer closed mid-stream (settled as a caller who left), a
+ * disabled key's refusal; no WCAG A/AA violation on the panel (axe, as accessibility.spec.ts runs
+ * it), and Lighthouse's accessibility score of 100 over the page with the panel open after a try
+ * (its node API, in snapshot mode, on Playwright's Chromium through a debugging port).
+ * A server of its own: its catalog adds a streaming HTTP tool and a tool with plans.
  */
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
-import type { AxeResults } from "axe-core";
+import { chromium, expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { snapshot } from "lighthouse";
+import puppeteer from "puppeteer-core";
+import { CHROMIUM_ARGS } from "../../playwright.config";
+import { eq } from "drizzle-orm";
+import { usageRecords } from "../../src/server/db/schema/gateway";
 import { createCodes } from "../../src/server/modules/redemption/service";
+import { freePort } from "../../src/server/testing/free-port";
+import { beijingDate } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
 import { loginViaApi, signInPage } from "./support/auth";
+import { axeViolations } from "./support/axe";
 import { startOwnServer, type OwnServer } from "./support/own-server";
-
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** Streams two parts, the second once the test has seen the page show the first alone (`sendSecondPart`). */
 let sendSecondPart: () => void = () => undefined;
@@ -53,10 +61,23 @@ test.beforeAll(async () => {
       handler: { type: "http", url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`, method: "POST" },
       example: { body: { n: 2 } },
     };
-    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker] }));
+    // Echo again, with a free quota of two calls a month and a package to buy.
+    const notes = {
+      id: "notes",
+      name: "Notes",
+      description: "Echo with plans.",
+      category: "utility",
+      price: "0.001",
+      handler: { type: "builtin", name: "echo" },
+      example: { body: { note: 1 } },
+      freeQuota: { units: 2, period: "month" },
+      packages: [{ id: "starter", name: "Starter", units: 5, price: "1.00", validDays: 30, translations: { "zh-CN": { name: "入门包" } } }],
+      translations: { "zh-CN": { name: "便笺" } },
+    };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes] }));
     return { TOOLS_CATALOG: catalog };
   });
-  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 6, expiresAt: null, now: new Date() })).codes;
+  codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 12, expiresAt: null, now: new Date() })).codes;
 });
 
 test.afterAll(async () => {
@@ -82,20 +103,6 @@ async function openTry(page: Page, search: string): Promise<void> {
   await expect(page.getByTestId("try-request")).toBeVisible({ timeout: 30_000 });
 }
 
-/** The WCAG A/AA violations axe finds within `selector`, one line per element. */
-async function axeViolations(page: Page, selector: string): Promise<string[]> {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const results = await page.evaluate(
-    (within) =>
-      (window as unknown as { axe: { run: (context: string, options: object) => Promise<AxeResults> } }).axe.run(within, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-      }),
-    selector,
-  );
-  return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`));
-}
-
 test.describe("with the page's CSP bypassed for axe", () => {
   test.use({ bypassCSP: true });
 
@@ -107,7 +114,7 @@ test.describe("with the page's CSP bypassed for axe", () => {
     await expect(page).toHaveURL(new RegExp(`/console/api-keys\\?try&key=${keyId}$`));
     await expect(page.getByRole("menuitem", { name: "Try it" })).toHaveClass(/ant-menu-item-selected/);
     await expect(page.getByTestId("try-price")).toContainText("¥0.0001 / call");
-    await expect(page.getByTestId("try-price")).toContainText("your balance (¥10");
+    await expect(page.getByTestId("try-payer")).toHaveText("your balance (¥10.00) at ¥0.0001 a call");
     await expect(page.getByTestId("try-body")).toHaveValue(JSON.stringify({ hello: "world" }, null, 2));
     await page.getByTestId("try-body").fill('{"hello": "<b>try</b>"}');
     await page.getByTestId("try-send").click();
@@ -132,6 +139,73 @@ test.describe("with the page's CSP bypassed for axe", () => {
     // The panel: the page under the drawer is accessibility.spec.ts's.
     expect(await axeViolations(page, '[role="dialog"]')).toEqual([]);
   });
+});
+
+test("what would pay, before each try: the free quota while it lasts, then the balance, nothing for a key that stops, then a package bought", async ({ page }) => {
+  const { api, auth, keyId } = await userWithKey(page);
+  await openTry(page, `?try=notes&key=${keyId}`);
+  const payer = page.getByTestId("try-payer");
+  await expect(payer).toHaveText("free quota (2 of 2 calls left this month)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
+  await expect(payer).toHaveText("free quota (1 of 2 calls left this month)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-history-item")).toHaveCount(2);
+  await expect(payer).toHaveText("your balance (¥10.00) at ¥0.001 a call");
+
+  // A key set to stop when the prepaid units run out: nothing would pay, and the call is refused.
+  expect((await api.patch(`/api/v1/console/keys/${keyId}`, { data: { whenPrepaidRunsOut: "stop" }, headers: auth })).status()).toBe(200);
+  await openTry(page, `?try=notes&key=${keyId}`);
+  await expect(payer).toHaveText("nothing: this key stops when the free quota and packages run out, so a call is refused (prepaid_exhausted)");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-refusal")).toContainText("prepaid_exhausted");
+  await expect(page.getByTestId("try-balance")).toHaveText("¥10.00");
+
+  const bought = await api.post("/api/v1/console/packages/purchase", { data: { toolId: "notes", packageId: "starter" }, headers: { ...auth, "idempotency-key": "try-it-starter" } });
+  expect(bought.status()).toBe(201);
+  const { lot } = (await bought.json()) as { lot: { expiresAt: string } };
+  await openTry(page, `?try=notes&key=${keyId}`);
+  await expect(payer).toHaveText(`package Starter (5 calls left, expires ${beijingDate(lot.expiresAt)})`);
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
+  await expect(payer).toHaveText(`package Starter (4 calls left, expires ${beijingDate(lot.expiresAt)})`);
+});
+
+test("Lighthouse scores the panel's accessibility 100, over a try's answer and code, with the page's own CSP", async () => {
+  test.setTimeout(120_000);
+  // A browser Lighthouse can reach: Playwright's Chromium with a debugging port, the one context every tab shares.
+  const port = await freePort();
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "try-it-lighthouse-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`],
+    // Tall enough for the whole drawer: axe, under Lighthouse, leaves the contrast of text scrolled out of view unjudged.
+    viewport: { width: 1350, height: 2400 },
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const { keyId } = await userWithKey(page);
+    await openTry(page, `?try=echo&key=${keyId}`);
+    await page.getByTestId("try-send").click();
+    await expect(page.getByTestId("try-code")).toBeVisible();
+    await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))));
+
+    const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${port}`, defaultViewport: null });
+    try {
+      const tab = (await browser.pages()).find((candidate) => candidate.url().includes("try=echo"))!;
+      const result = await snapshot(tab, { flags: { onlyCategories: ["accessibility"], formFactor: "desktop", screenEmulation: { disabled: true }, logLevel: "error" } });
+      const lhr = result!.lhr;
+      const failing = lhr.categories.accessibility!.auditRefs
+        .filter((ref) => ref.weight > 0 && lhr.audits[ref.id]!.score !== null && lhr.audits[ref.id]!.score! < 1)
+        .map((ref) => `${ref.id}: ${JSON.stringify(lhr.audits[ref.id]!.details ?? {}).slice(0, 600)}`);
+      expect(failing).toEqual([]);
+      expect(lhr.categories.accessibility!.score).toBe(1);
+    } finally {
+      await browser.disconnect();
+    }
+  } finally {
+    await context.close();
+  }
 });
 
 test("qrcode: the image is shown as an image", async ({ page }) => {
@@ -173,6 +247,48 @@ test("a streamed answer appears as it streams, and the tool's cookie never reach
   expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain("tg_session");
 });
 
+/** Resolves once the server sees the page hang up on a try: the try's answer closed before it ended. */
+function tryHungUp(): Promise<void> {
+  return new Promise((resolve) => {
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.method !== "POST" || req.url !== "/api/v1/console/tries") return;
+      res.once("close", () => {
+        if (res.writableFinished) return;
+        server.app.server.off("request", onRequest);
+        resolve();
+      });
+    };
+    server.app.server.on("request", onRequest);
+  });
+}
+
+test("a user who closes the drawer mid-stream: the call is settled as one whose caller left, charged as the gateway charges it, in the call log, nothing held", async ({ page }) => {
+  const { api, auth } = await userWithKey(page);
+  await openTry(page, `?try=ticker`);
+  const hungUp = tryHungUp();
+  await page.getByTestId("try-send").click();
+  const result = page.getByTestId("try-result");
+  await expect(result.getByTestId("try-answer")).toHaveText("part one\n");
+  const requestId = (await result.getByTestId("try-request-id").textContent())!;
+  await page.getByTestId("try-drawer").getByRole("button", { name: "Close" }).click();
+  await expect(page.getByTestId("try-drawer")).toBeHidden();
+  await hungUp;
+  // The tool goes on to its end, unread by anyone: a call priced per call whose tool answered in full is charged.
+  sendSecondPart();
+  await expect.poll(async () => (await api.get(`/api/v1/console/calls/${requestId}`, { headers: auth })).status(), { timeout: 15_000 }).toBe(200);
+
+  await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
+  const detail = page.getByTestId("call-detail");
+  await expect(detail.getByTestId("call-outcome")).toHaveText("caller_left");
+  await expect(detail.getByTestId("call-from-console")).toHaveText("yes");
+  await expect(detail.getByRole("row", { name: /^Charged/ })).toContainText("¥0.01");
+  await expect(detail.getByRole("row", { name: /^Refunded/ })).toContainText("¥0.00");
+  await expect(page.getByTestId("header-balance")).toHaveText("¥9.99");
+  // Nothing left pending: the charge is settled in the ledger, as for any call.
+  const [usage] = await server.app.db.select({ status: usageRecords.status, amount: usageRecords.amount }).from(usageRecords).where(eq(usageRecords.requestId, requestId));
+  expect(usage).toEqual({ status: "succeeded", amount: 10_000n });
+});
+
 test("a disabled key: the warning before, the refusal after, nothing charged", async ({ page }) => {
   const { api, auth, keyId } = await userWithKey(page);
   expect((await api.patch(`/api/v1/console/keys/${keyId}`, { data: { enabled: false }, headers: auth })).status()).toBe(200);
@@ -194,5 +310,8 @@ test.describe("in Chinese", () => {
     await expect(page.getByTestId("try-drawer").getByText("在线试用", { exact: true })).toBeVisible();
     await expect(page.getByTestId("try-price")).toContainText("账户余额");
     await expect(page.getByTestId("try-send")).toHaveText("发送");
+    await page.getByTestId("try-tool").click();
+    await page.locator(".ant-select-item-option").filter({ hasText: "便笺" }).click();
+    await expect(page.getByTestId("try-payer")).toHaveText("免费额度（本月剩余 2 / 2 次调用）");
   });
 });

@@ -24,5 +24,6 @@ export const enSite = {
     step3: "Call the tools; pay only for successful calls.",
     catalogTitle: "Tools and prices",
     toolDocs: "Documentation",
+    tryIt: "Try it",
   },
 } as const;

@@ -17,6 +17,13 @@ export const antdTheme: ThemeConfig = {
     colorTextDescription: READABLE_GREY,
     colorTextTertiary: READABLE_GREY,
     colorTextPlaceholder: READABLE_GREY,
+    // antd's link blue (#1677ff) is 4.1:1 on white; its next shade reads at 6.2:1.
+    colorLink: "#0958d9",
+    // antd's red (#ff4d4f) is 3.3:1 as a danger button's text on white and under a danger button's white text; one shade darker reads at 5.6:1.
+    colorError: "#cf1322",
+    // A green tag's text (#389e0d) is 3.4:1 on its pale green; one shade darker reads at 5.4:1.
+    green7: "#237804",
+    "green-7": "#237804",
   },
   // A table's "No data" is in colorTextDisabled (25 % black), though it is text to read.
   // The menu's selected item gets a background its teal text reads on (4.9:1); antd's derived one is 2.6:1.

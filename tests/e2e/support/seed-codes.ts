@@ -34,6 +34,7 @@ export const SEED_CODES_FOR = {
   billing: 4,
   applications: 5,
   toolAnswers: 6,
+  accessibility: 7,
 } as const;
 
 export function readSeedCodes(): SeedCodes {

@@ -4,7 +4,7 @@ import { keptTriesSchema, TRIES_PER_MINUTE, TRY_BODY_MAX_BYTES, tryRequestSchema
 import { AppError } from "../../errors";
 import { ownKeyHash } from "../keys/index";
 import { keptTries } from "./kept";
-import { startTry, tryEvents } from "./run";
+import { hangUp, startTry, tryEvents } from "./run";
 
 const tags = ["try it"];
 /** A body of TRY_BODY_MAX_BYTES written as a JSON string, every byte escaped at worst (\u00XX), and the other fields. */
@@ -44,6 +44,10 @@ const tryRoutes: FastifyPluginAsyncZod = async (app) => {
         clientIp: request.ip,
         idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
         input,
+      });
+      // A page that goes away hangs up at once, not when the tool next sends a part.
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) hangUp(started);
       });
       reply.header("cache-control", "no-store").type("application/x-ndjson; charset=utf-8");
       return reply.send(Readable.from(tryEvents(app, started, startedAt)));

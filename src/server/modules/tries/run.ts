@@ -56,6 +56,11 @@ export async function startTry(
   return { input, userId: request.userId, answer, ticket, taken };
 }
 
+/** Ends the gateway's answer as a caller who hangs up does: the gateway settles the call as one whose caller left. */
+export function hangUp(started: StartedTry): void {
+  (started.answer.raw.res as unknown as { destroy(): void }).destroy();
+}
+
 /** The answer's headers the page may see: a named few, never `Set-Cookie` or any other that could act on the site. */
 function shownHeaders(answer: InjectedResponse): Record<string, string> {
   const shown: Record<string, string> = {};
@@ -99,7 +104,7 @@ export async function* tryEvents(app: FastifyInstance, started: StartedTry, star
     }
     finished = true;
   } finally {
-    if (!finished) (answer.raw.res as unknown as { destroy(): void }).destroy();
+    if (!finished) hangUp(started);
   }
   const trace = started.taken ? await started.ticket.ended : null;
   const totalMs = Math.round(performance.now() - startedAt);

@@ -36,6 +36,10 @@ export function ToolCatalog() {
               <span className="catalog-approval">{card.approval}</span>
             </p>
             <a href={`/docs/tools/${card.id}.html`}>{t("home.toolDocs")}</a>
+            {/* Shown by the stylesheet once the header shows a signed-in account: no script of its own. */}
+            <a href={`/console/api-keys?try=${card.id}`} className="catalog-try">
+              {t("home.tryIt")}
+            </a>
           </li>
         ))}
       </ul>

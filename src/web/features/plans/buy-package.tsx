@@ -11,8 +11,8 @@ import { ApiError } from "../../lib/http";
 import { withCurrency } from "../../lib/money-format";
 import { toast } from "../../lib/toast";
 import { buyPackage } from "./api/buy-package";
-import { lotsQueryKey } from "./api/lots";
-import { unitsText } from "./units-text";
+import { lotsQueryKey } from "../../lib/api/list-lots";
+import { unitsText } from "../../lib/units-text";
 
 const DAY = 86_400_000;
 

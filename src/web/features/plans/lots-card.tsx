@@ -9,9 +9,9 @@ import { useLanguage, useT, type MessageKey, type Translate } from "../../i18n";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
-import { lotsQueryOptions } from "./api/lots";
+import { lotsQueryOptions } from "../../lib/api/list-lots";
 import { BuyPackage } from "./buy-package";
-import { unitsText } from "./units-text";
+import { unitsText } from "../../lib/units-text";
 
 const MINUTE = 60_000;
 

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Descriptions, Empty, Flex, Input, List, Select, Space, Tabs, Tag, Typography } from "antd";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { ApiKey } from "#shared/api-keys";
 import { beijingDateTime } from "#shared/beijing-time";
@@ -17,7 +17,9 @@ import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
+import { lotsQueryKey } from "../../lib/api/list-lots";
 import { AnswerView } from "./answer-view";
+import { Payer } from "./payer";
 import "./try-panel.css";
 import { sendTry, triesQueryKey, triesQueryOptions } from "./api/tries";
 
@@ -71,7 +73,6 @@ export default function TryPanel() {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const token = useSession((s) => s.token);
-  const balance = useSession((s) => s.userInfo?.exactBalance ?? s.userInfo?.balance);
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
   const catalog = useQuery(toolsQueryOptions()).data;
@@ -96,6 +97,8 @@ export default function TryPanel() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [sending, setSending] = useState(false);
   const controller = useRef<AbortController | null>(null);
+  // A drawer closed or a page left mid-answer hangs up, as a caller would: the gateway settles the call as one whose caller left.
+  useEffect(() => () => controller.current?.abort(), []);
   const bodyBytes = new TextEncoder().encode(draft.body).length;
   const tooLarge = bodyBytes > TRY_BODY_MAX_BYTES;
   const sendsBody = draft.method !== "GET";
@@ -128,6 +131,7 @@ export default function TryPanel() {
       );
       void refreshUserInfo();
       void queryClient.invalidateQueries({ queryKey: triesQueryKey });
+      void queryClient.invalidateQueries({ queryKey: lotsQueryKey });
     } catch {
       if (!current.head) setOutcome(null);
     } finally {
@@ -201,8 +205,11 @@ export default function TryPanel() {
                   ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join("; ")
                   : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
               </Descriptions.Item>
-              {/* What pays for a call: the balance today; free quotas and packages (issue 37) will be named here. */}
-              <Descriptions.Item label={t("tries.payer")}>{t("tries.payerBalance", { balance: balance ? withCurrency(balance) : "…" })}</Descriptions.Item>
+              <Descriptions.Item label={t("tries.payer")}>
+                <span data-testid="try-payer">
+                  <Payer tool={tool} apiKey={selectedKey} />
+                </span>
+              </Descriptions.Item>
             </Descriptions>
           ) : null}
           {tool?.requiresApproval ? (

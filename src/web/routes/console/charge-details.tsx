@@ -7,7 +7,7 @@ import { TopUpCard } from "../../features/credits/top-up-card";
 import { paymentMethodsQueryOptions } from "../../features/credits/api/get-payment-methods";
 import { creditsQueryOptions } from "../../features/credits/api/list-credits";
 import { LotsCard } from "../../features/plans/lots-card";
-import { lotsQueryOptions } from "../../features/plans/api/lots";
+import { lotsQueryOptions } from "../../lib/api/list-lots";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
 import { loadConsoleData } from "../../lib/console-data";
 import "../../features/credits/credits.css";

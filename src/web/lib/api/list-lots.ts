@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { LotView } from "#shared/plans";
-import { api } from "../../../lib/http";
+import { api } from "../http";
 
 export const lotsQueryKey = ["lots"] as const;
 
