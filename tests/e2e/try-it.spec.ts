@@ -74,7 +74,17 @@ test.beforeAll(async () => {
       packages: [{ id: "starter", name: "Starter", units: 5, price: "1.00", validDays: 30, translations: { "zh-CN": { name: "入门包" } } }],
       translations: { "zh-CN": { name: "便笺" } },
     };
-    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes] }));
+    // Echo priced by tiers: the month's first call at ¥0.02, the next at ¥0.01.
+    const stamps = {
+      id: "stamps",
+      name: "Stamps",
+      description: "Echo priced by tiers.",
+      category: "utility",
+      handler: { type: "builtin", name: "echo" },
+      example: { body: { stamp: 1 } },
+      tiers: { mode: "graduated", bands: [{ upTo: 1, price: "0.02" }, { upTo: null, price: "0.01" }] },
+    };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes, stamps] }));
     return { TOOLS_CATALOG: catalog };
   });
   codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 12, expiresAt: null, now: new Date() })).codes;
@@ -169,6 +179,20 @@ test("what would pay, before each try: the free quota while it lasts, then the b
   await page.getByTestId("try-send").click();
   await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
   await expect(payer).toHaveText(`package Starter (4 calls left, expires ${beijingDate(lot.expiresAt)})`);
+});
+
+test("a tool priced by tiers: its first band's price and the month's tier price before, each try charged its band", async ({ page }) => {
+  const { keyId } = await userWithKey(page);
+  await openTry(page, `?try=stamps&key=${keyId}`);
+  await expect(page.getByTestId("try-price")).toContainText("from ¥0.02 / call, less as the month's use grows (tiers)");
+  const payer = page.getByTestId("try-payer");
+  await expect(payer).toHaveText("your balance (¥10.00) at this month's tier price");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.02");
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-history-item")).toHaveCount(2);
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.01");
+  await expect(page.getByTestId("try-balance")).toHaveText("¥9.97");
 });
 
 test("Lighthouse scores the panel's accessibility 100, over a try's answer and code, with the page's own CSP", async () => {

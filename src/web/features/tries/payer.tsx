@@ -35,5 +35,6 @@ export function Payer({ tool, apiKey }: { tool: PublicTool; apiKey: ApiKey | und
   if (hasPlans && apiKey?.whenPrepaidRunsOut === "stop") return <>{t("tries.payerStop")}</>;
   const shown = balance ? withCurrency(balance) : "…";
   if (tool.models) return <>{t("tries.payerBalance", { balance: shown })}</>;
+  if (tool.tiers) return <>{t("tries.payerBalanceTiered", { balance: shown })}</>;
   return <>{t("tries.payerBalanceAt", { balance: shown, price: withCurrency(tool.price), unit: toolText(tool, language).unit ?? t("tries.perCall") })}</>;
 }

@@ -203,7 +203,9 @@ export default function TryPanel() {
               <Descriptions.Item label={t("tries.price")}>
                 {tool.models
                   ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join("; ")
-                  : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
+                  : tool.tiers
+                    ? t("tries.priceTiered", { price: withCurrency(tool.price), unit: toolText(tool, language).unit ?? t("tries.perCall") })
+                    : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
               </Descriptions.Item>
               <Descriptions.Item label={t("tries.payer")}>
                 <span data-testid="try-payer">
