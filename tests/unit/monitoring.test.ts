@@ -63,7 +63,11 @@ describe("a running Tollgate", () => {
   let query: (expr: string) => Promise<string[]>;
 
   beforeAll(async () => {
-    t = await createTestApp({ METRICS_TOKEN, LEDGER_CHECK_INTERVAL_SECONDS: "1" });
+    const catalog = path.join(tempDataDir("monitoring-catalog-"), "tools.json");
+    const tool = (id: string, extra: object = {}) => ({ id, name: id, description: id, category: "test", price: "0.01", handler: { type: "builtin", name: "echo" }, ...extra });
+    const starter = { id: "starter", name: "Starter", units: 10, price: "0.05", validDays: 30 };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [tool("echo"), tool("planned", { freeQuota: { units: 1, period: "day" }, packages: [starter] })] }));
+    t = await createTestApp({ METRICS_TOKEN, LEDGER_CHECK_INTERVAL_SECONDS: "1", TOOLS_CATALOG: catalog });
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     base = `127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     webhook = http.createServer((request, response) => {
@@ -188,6 +192,13 @@ describe("a running Tollgate", () => {
       expect(served.status).toBe(200);
     }
     expect((await fetch(`http://${base}/v1/tools/no-such-tool`, { method: "POST", headers: { authorization: `Bearer ${secret}` } })).status).toBe(404);
+    // A package bought, and calls of its tool paid by the free quota, then the package.
+    const bought = await t.app.inject({ method: "POST", url: "/api/v1/console/packages/purchase", headers: { ...user.headers, "idempotency-key": "dashboard" }, payload: { toolId: "planned", packageId: "starter" } });
+    expect(bought.statusCode).toBe(201);
+    for (let i = 0; i < 2; i++) {
+      const served = await fetch(`http://${base}/v1/tools/planned`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: "{}" });
+      expect(served.status).toBe(200);
+    }
 
     const asDrawn = (expr: string) => expr.replaceAll("$instance", ".*").replaceAll("$tool", ".*").replaceAll("$__rate_interval", "1m");
     for (const { panel, expr } of queries) {

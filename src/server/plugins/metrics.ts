@@ -13,12 +13,18 @@ export interface MoneyHealth {
   stuckHolds: number;
 }
 
-/** A gateway call that ended, as the metrics count it; `tool` is a catalog id or "unknown". */
+/**
+ * A gateway call that ended, as the metrics count it; `tool` is a catalog id or "unknown".
+ * `amountMicros`: what its caller's balance paid; `prepaidUsed`: the units its lots paid, the first
+ * of `prepaidDraws` (the units a call keeps are the ones it drew first).
+ */
 export interface EndedCall {
   tool: string;
   outcome: string;
   status: number;
   amountMicros: bigint;
+  prepaidDraws: readonly { source: string; units: number }[] | null;
+  prepaidUsed: number;
   totalUs: number;
   upstreamUs: number | null;
 }
@@ -31,6 +37,8 @@ export interface MetricsSink {
   count<N extends CounterName>(family: N, labels: CounterLabels<N>, by?: number | bigint): void;
   /** A gateway call that ended (its answer sent, or its stream over). */
   observeCall(call: EndedCall): void;
+  /** A package of a catalog tool's units bought from a balance, for `micros`. */
+  packageSold(tool: string, micros: bigint): void;
   /** A completed pass of the ledger reconciler. */
   observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
@@ -42,7 +50,7 @@ export interface MetricsSink {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, packageSold: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { LOT_SOURCES, type LotSource } from "../db/schema/lots";
 import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
 import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
 import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from "./metric-series";
@@ -10,6 +11,7 @@ interface ToolSeries {
   upstream: HistogramSeries;
   tollgate: HistogramSeries;
   charged: CounterSeries;
+  prepaid: Record<LotSource, CounterSeries>;
 }
 
 /**
@@ -73,10 +75,28 @@ export class PrometheusMetrics implements MetricsSink {
   });
   readonly gatewayChargedMicros = new SeriesCounter(
     "tollgate_gateway_charged_micros_total",
-    "Money charged for gateway calls, in micro-units, by tool (after refunds of what a call did not use)",
+    "Money the balances paid for gateway calls, in micro-units, by tool (after refunds of what a call did not use; units paid by lots are in tollgate_gateway_prepaid_units_total)",
     ["tool"],
     this.registry,
   );
+  readonly gatewayPrepaidUnits = new SeriesCounter(
+    "tollgate_gateway_prepaid_units_total",
+    "Units of gateway calls paid by prepaid lots, by tool and source (free quota, bought package, operator's grant), after what a call did not use went back",
+    ["tool", "source"],
+    this.registry,
+  );
+  readonly packageSales = new Counter({
+    name: "tollgate_package_sales_total",
+    help: "Packages of a tool's units bought from balances, by tool",
+    labelNames: ["tool"] as const,
+    registers: [this.registry],
+  });
+  readonly packageSaleMicros = new Counter({
+    name: "tollgate_package_sale_micros_total",
+    help: "Money balances paid for packages, in micro-units, by tool",
+    labelNames: ["tool"] as const,
+    registers: [this.registry],
+  });
   private readonly toolSeries = new Map<string, ToolSeries>();
   readonly chargeBatchSize = new Histogram({
     name: "tollgate_charge_batch_size",
@@ -182,7 +202,8 @@ export class PrometheusMetrics implements MetricsSink {
     let found = this.toolSeries.get(tool);
     if (!found) {
       const phase = (name: string) => this.gatewayCallSeconds.series(tool, name);
-      found = { total: phase("total"), upstream: phase("upstream"), tollgate: phase("tollgate"), charged: this.gatewayChargedMicros.series(tool) };
+      const prepaid = Object.fromEntries(LOT_SOURCES.map((source) => [source, this.gatewayPrepaidUnits.series(tool, source)])) as Record<LotSource, CounterSeries>;
+      found = { total: phase("total"), upstream: phase("upstream"), tollgate: phase("tollgate"), charged: this.gatewayChargedMicros.series(tool), prepaid };
       this.toolSeries.set(tool, found);
     }
     return found;
@@ -190,7 +211,7 @@ export class PrometheusMetrics implements MetricsSink {
 
   observeCall(call: EndedCall): void {
     const { tool } = call;
-    const charged = call.amountMicros > 0n;
+    const charged = call.amountMicros > 0n || call.prepaidUsed > 0;
     this.gatewayCalls.series(tool, call.outcome, `${Math.floor(call.status / 100)}xx`, charged ? "true" : "false").inc();
     const series = this.seriesOf(tool);
     const total = call.totalUs / 1e6;
@@ -199,6 +220,18 @@ export class PrometheusMetrics implements MetricsSink {
     if (call.upstreamUs !== null) series.upstream.observe(upstream);
     series.tollgate.observe(Math.max(0, total - upstream));
     if (charged) series.charged.inc(Number(call.amountMicros));
+    let used = call.prepaidUsed;
+    for (const draw of call.prepaidDraws ?? []) {
+      if (used <= 0) break;
+      const kept = Math.min(used, draw.units);
+      series.prepaid[draw.source as LotSource]?.inc(kept);
+      used -= kept;
+    }
+  }
+
+  packageSold(tool: string, micros: bigint): void {
+    this.packageSales.inc({ tool });
+    this.packageSaleMicros.inc({ tool }, Number(micros));
   }
 
   /** Times one charge batch, for the gateway's group committer. */

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { CallOutcome } from "#shared/calls";
 import type { GatewayErrorCode } from "#shared/gateway";
 import type { FoundApiKey } from "../keys/index";
+import type { PrepaidDraw } from "../ledger/index";
 
 /** The most of a failed upstream's answer kept for operators. */
 export const UPSTREAM_EXCERPT_BYTES = 2048;
@@ -45,6 +46,9 @@ export class CallTrace {
   errorCode: GatewayErrorCode | null = null;
   errorMessage: string | null = null;
   upstreamErrorExcerpt: string | null = null;
+  /** Units the call's hold drew from lots, by source in draw order (a tool with plans), and how many of them it used in the end. */
+  prepaidDraws: PrepaidDraw[] | null = null;
+  prepaidUsed = 0;
   /** Made from the console's "Try it", not by an outside caller. */
   fromConsole = false;
   /** A streamed answer's body as the tool sent it, to tell at its end whether it broke. */
@@ -70,10 +74,11 @@ export class CallTrace {
     this.keyCheckedUs = sinceUs(this.startedAt);
   }
 
-  /** The call's hold (a built-in tool: its charge) committed, taking `amount`. */
-  holdCommitted(amount: bigint): void {
+  /** The call's hold (a built-in tool: its charge) committed, taking `amount` from the balance and `draws` from lots. */
+  holdCommitted(amount: bigint, draws?: PrepaidDraw[]): void {
     this.heldUs = sinceUs(this.startedAt);
     this.held = amount;
+    if (draws) this.prepaidDraws = draws;
   }
 
   upstreamStarted(): void {

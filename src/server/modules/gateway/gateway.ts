@@ -255,7 +255,8 @@ export class Gateway {
     const charged = await this.charge(item, false).holding;
     if (!charged.ok) throw await this.refusal(charged, payer, item.amount);
     const cost = price * BigInt(usedUnits - (charged.prepaidUnits ?? 0));
-    call.trace?.holdCommitted(cost);
+    call.trace?.holdCommitted(cost, charged.prepaidDraws);
+    if (call.trace) call.trace.prepaidUsed = charged.prepaidUnits ?? 0;
     return { response, cost, ...quotaRemaining(charged) };
   }
 
@@ -294,7 +295,7 @@ export class Gateway {
     // Units drawn from lots are paid already; the balance holds the rest.
     const drawn = charged.prepaidUnits ?? 0;
     const amount = price * BigInt(units - drawn);
-    call.trace?.holdCommitted(amount);
+    call.trace?.holdCommitted(amount, charged.prepaidDraws);
     const quota = quotaRemaining(charged);
 
     const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
@@ -326,6 +327,7 @@ export class Gateway {
           this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
           return 0n;
         }
+        if (call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
       } catch (error) {
         // A row left pending is refunded by the sweeper, so an answer whose success was not
         // recorded must not be sent (or end): the caller gets an error and, if possible, its money now.

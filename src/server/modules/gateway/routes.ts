@@ -74,6 +74,8 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       outcome: trace.outcome,
       status: trace.httpStatus,
       amountMicros: trace.amount,
+      prepaidDraws: trace.prepaidDraws,
+      prepaidUsed: trace.prepaidUsed,
       totalUs: trace.totalUs,
       upstreamUs: trace.upstreamUs,
     });
