@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { LOT_SOURCES, type LotSource } from "../db/schema/lots";
-import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
+import { COUNTERS, countedValue, UPSTREAM_FAULTS, type CounterLabels, type CounterName, type UpstreamFault } from "../lib/counters";
 import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
 import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from "./metric-series";
 
@@ -12,6 +12,8 @@ interface ToolSeries {
   tollgate: HistogramSeries;
   charged: CounterSeries;
   prepaid: Record<LotSource, CounterSeries>;
+  faults: Record<UpstreamFault, CounterSeries>;
+  streamedBytes: CounterSeries;
 }
 
 /**
@@ -83,6 +85,18 @@ export class PrometheusMetrics implements MetricsSink {
     "tollgate_gateway_prepaid_units_total",
     "Units of gateway calls paid by prepaid lots, by tool and source (free quota, bought package, operator's grant), after what a call did not use went back",
     ["tool", "source"],
+    this.registry,
+  );
+  readonly upstreamErrors = new SeriesCounter(
+    "tollgate_gateway_upstream_errors_total",
+    "Gateway calls whose upstream failed, by tool and kind: connect (not reached), timeout, reset (connection or stream broken), status (answered 5xx), other",
+    ["tool", "kind"],
+    this.registry,
+  );
+  readonly streamedBytes = new SeriesCounter(
+    "tollgate_gateway_streamed_bytes_total",
+    "Bytes of streamed answers relayed to callers, by tool",
+    ["tool"],
     this.registry,
   );
   readonly packageSales = new Counter({
@@ -203,7 +217,16 @@ export class PrometheusMetrics implements MetricsSink {
     if (!found) {
       const phase = (name: string) => this.gatewayCallSeconds.series(tool, name);
       const prepaid = Object.fromEntries(LOT_SOURCES.map((source) => [source, this.gatewayPrepaidUnits.series(tool, source)])) as Record<LotSource, CounterSeries>;
-      found = { total: phase("total"), upstream: phase("upstream"), tollgate: phase("tollgate"), charged: this.gatewayChargedMicros.series(tool), prepaid };
+      const faults = Object.fromEntries(UPSTREAM_FAULTS.map((kind) => [kind, this.upstreamErrors.series(tool, kind)])) as Record<UpstreamFault, CounterSeries>;
+      found = {
+        total: phase("total"),
+        upstream: phase("upstream"),
+        tollgate: phase("tollgate"),
+        charged: this.gatewayChargedMicros.series(tool),
+        prepaid,
+        faults,
+        streamedBytes: this.streamedBytes.series(tool),
+      };
       this.toolSeries.set(tool, found);
     }
     return found;
@@ -220,6 +243,8 @@ export class PrometheusMetrics implements MetricsSink {
     if (call.upstreamUs !== null) series.upstream.observe(upstream);
     series.tollgate.observe(Math.max(0, total - upstream));
     if (charged) series.charged.inc(Number(call.amountMicros));
+    if (call.upstreamFault) series.faults[call.upstreamFault as UpstreamFault]?.inc();
+    if (call.streamedBytes > 0) series.streamedBytes.inc(call.streamedBytes);
     let used = call.prepaidUsed;
     for (const draw of call.prepaidDraws ?? []) {
       if (used <= 0) break;
@@ -227,6 +252,18 @@ export class PrometheusMetrics implements MetricsSink {
       series.prepaid[draw.source as LotSource]?.inc(kept);
       used -= kept;
     }
+  }
+
+  watchHoldsInFlight(read: () => number): void {
+    new Gauge({
+      name: "tollgate_gateway_holds_in_flight",
+      help: "Gateway calls holding a charge that is not settled yet (the upstream is answering)",
+      aggregator: "sum",
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   packageSold(tool: string, micros: bigint): void {

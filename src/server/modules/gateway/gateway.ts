@@ -98,6 +98,7 @@ export class Gateway {
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
   readonly keys: ApiKeyCache;
   private readonly seenBalances = new SeenBalances();
+  private holding = 0;
 
   constructor(
     private readonly db: Db,
@@ -106,7 +107,12 @@ export class Gateway {
     private readonly limiter: RateLimiter,
     /** The catalog's tools by id (`runnableTools`). */
     private readonly tools: ReadonlyMap<string, RunnableTool>,
-    options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
+    private readonly options: {
+      concurrency: number;
+      onChargeBatch?: (size: number, seconds: number, ok: boolean) => void;
+      /** Money a call's settlement gave back: all of a failed call's hold, or what a call did not use. */
+      onRefund?: (reason: "failed" | "unused", micros: bigint) => void;
+    },
   ) {
     this.keys = new ApiKeyCache(db, clock);
     this.charges = new GroupCommitter((items) => chargeBatch(db, items), {
@@ -116,6 +122,28 @@ export class Gateway {
     });
     this.refunds = new GroupCommitter((items) => refundBatch(db, items), { maxBatch: 500, concurrency: 1 });
     this.completions = new GroupCommitter((items) => completeBatch(db, items), { maxBatch: 1000, concurrency: 1 });
+  }
+
+  /** Calls of this process whose hold has committed and that are not settled yet. */
+  get holdsInFlight(): number {
+    return this.holding;
+  }
+
+  /** Counts a hold in flight until the returned function is first called. */
+  private holdTaken(): () => void {
+    this.holding++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holding--;
+    };
+  }
+
+  /** Reports money a settlement gave back (`settled`: it was still pending, so the money moved). */
+  private refunded(settled: boolean, finalStatus: RefundItem["finalStatus"], micros: bigint): boolean {
+    if (settled && micros > 0n) this.options.onRefund?.(finalStatus === "refunded" ? "failed" : "unused", micros);
+    return settled;
   }
 
   private runnable(tool: Tool): RunnableTool {
@@ -297,6 +325,7 @@ export class Gateway {
     const amount = price * BigInt(units - drawn);
     call.trace?.holdCommitted(amount, charged.prepaidDraws);
     const quota = quotaRemaining(charged);
+    const release = this.holdTaken();
 
     const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
       usageId: charged.usageId,
@@ -310,7 +339,10 @@ export class Gateway {
       latencyMs: Math.round(performance.now() - started),
     });
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
-      this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
+      this.refunds
+        .submit(settlement(finalStatus, refund, finalUnits, httpStatus))
+        .then((settled) => this.refunded(settled, finalStatus, refund))
+        .finally(release);
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
       const cost = price * BigInt(Math.max(0, usedUnits - drawn));
@@ -319,9 +351,13 @@ export class Gateway {
       try {
         const stillPending = llm
           ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
+              .then((settled) => this.refunded(settled, "succeeded", amount - cost))
+              .finally(release)
           : cost < amount || usedUnits < drawn
             ? await settle("succeeded", amount - cost, usedUnits, status)
-            : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+            : await this.completions
+                .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
+                .finally(release);
         if (!stillPending) {
           // Ended after the abandoned-call window: the sweep refunded it in full, so it is served free.
           this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
@@ -435,7 +471,7 @@ export class Gateway {
       call.trace?.upstreamAnswered(answer);
       return answer;
     } catch (error) {
-      call.trace?.upstreamFailed();
+      call.trace?.upstreamFailed(error instanceof UpstreamError ? error.fault : undefined);
       if (error instanceof GatewayError) throw error;
       if (error instanceof UpstreamError) {
         throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);

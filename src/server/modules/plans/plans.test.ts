@@ -227,7 +227,7 @@ describe("held units", () => {
     ]);
     expect(held).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 9 });
     t.clock.advance(20 * 60_000);
-    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 10 * 60_000), now: t.clock.now() })).toBe(1);
+    expect((await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 10 * 60_000), now: t.clock.now() })).calls).toBe(1);
     expect((await lotsOf(userId)).map((l) => l.unitsLeft)).toEqual([10]);
     expect(await balanceOf(userId)).toBe("0.95");
     await expectConsistent();
