@@ -1,5 +1,5 @@
 import type { FastifyReply } from "fastify";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { LOT_SOURCES, type LotSource } from "../db/schema/lots";
 import { COUNTERS, countedValue, UPSTREAM_FAULTS, type CounterLabels, type CounterName, type UpstreamFault } from "../lib/counters";
 import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
@@ -112,19 +112,25 @@ export class PrometheusMetrics implements MetricsSink {
     registers: [this.registry],
   });
   private readonly toolSeries = new Map<string, ToolSeries>();
-  readonly chargeBatchSize = new Histogram({
+  // A batch every few calls: series kept, as for the calls.
+  private readonly chargeBatchSize = new SeriesHistogram({
     name: "tollgate_charge_batch_size",
     help: "Calls charged together in one batch",
+    labelNames: [],
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
-    registers: [this.registry],
-  });
-  readonly chargeBatchSeconds = new Histogram({
+    registry: this.registry,
+  }).series();
+  private readonly chargeBatchSeconds = new SeriesHistogram({
     name: "tollgate_charge_batch_duration_seconds",
     help: "How long one charge batch took at the database",
-    labelNames: ["result"] as const,
+    labelNames: ["result"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
+    registry: this.registry,
   });
+  private readonly chargeBatchOk = this.chargeBatchSeconds.series("ok");
+  private readonly chargeBatchFailed = this.chargeBatchSeconds.series("error");
+  /** The HTTP histogram's series by method, route and status: found without building a key. */
+  private readonly responseSeries = new Map<string, Map<string, Map<number, HistogramSeries>>>();
   /** For the Redis client (REDIS_URL): count each command or connection error here. */
   readonly redisErrors = new Counter({
     name: "tollgate_redis_errors_total",
@@ -209,7 +215,14 @@ export class PrometheusMetrics implements MetricsSink {
 
   /** One answered request. */
   observeResponse(method: string, route: string, reply: FastifyReply): void {
-    this.httpRequests.series(method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
+    const status = reply.statusCode;
+    let byRoute = this.responseSeries.get(method);
+    if (!byRoute) this.responseSeries.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = this.httpRequests.series(method, route, String(status))));
+    series.observe(reply.elapsedTime / 1000);
   }
 
   private seriesOf(tool: string): ToolSeries {
@@ -274,7 +287,7 @@ export class PrometheusMetrics implements MetricsSink {
   /** Times one charge batch, for the gateway's group committer. */
   observeChargeBatch(size: number, seconds: number, ok: boolean): void {
     this.chargeBatchSize.observe(size);
-    this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
+    (ok ? this.chargeBatchOk : this.chargeBatchFailed).observe(seconds);
   }
 }
 
