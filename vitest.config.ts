@@ -26,7 +26,7 @@ export const ONCE = [
   "tests/unit/{antd-styles-split,antd-styles,antd-token-seed,bin-tollgate,db-functions}.test.ts",
   "tests/unit/{console-data,console-shells,docs-api-reference,docs-languages,docs-markdown,feature-boundaries}.test.ts",
   "tests/unit/{http-client,i18n-catalogue,landing-budget,production-install}.test.ts",
-  "tests/unit/{migrations-generated,money-wing,public-pages,readme,server-process,zod-jitless}.test.ts",
+  "tests/unit/{migrations-generated,monitoring,money-wing,public-pages,readme,server-process,zod-jitless}.test.ts",
 ];
 
 const ALL = ["src/**/*.test.ts", "src/**/*.test.tsx", "tests/unit/**/*.test.ts", "tests/cluster/**/*.test.ts", "bench/**/*.test.ts"];

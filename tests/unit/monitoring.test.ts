@@ -2,7 +2,8 @@
  * The monitoring configuration Tollgate ships (deploy/), checked by the real programs (Debian's
  * prometheus and prometheus-alertmanager, installed by scripts/ensure-test-tools.sh): the files
  * parse, each alert's unit test passes, every metric the rules use is exported, and an alert
- * travels from a running Tollgate through Prometheus and Alertmanager to a webhook.
+ * travels from a running Tollgate (the compiled server, two workers on PostgreSQL) through
+ * Prometheus and Alertmanager to a webhook. On PostgreSQL only, in a database of its own: it runs once.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -15,7 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { users } from "../../src/server/db/schema/index";
 import { freePort, waitForPort } from "../../src/server/testing/free-port";
 import { tempDataDir } from "../../src/server/testing/temp-dir";
-import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
+import { systemClock } from "../../src/server/clock";
+import { openPostgres, type Database } from "../../src/server/db/client";
+import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { TEST_SECRET } from "../../src/server/testing/test-app";
 import { createUserWithSession } from "../../src/server/testing/users";
 
 const run = promisify(execFile);
@@ -51,8 +55,17 @@ describe("the shipped Prometheus and Alertmanager configuration", () => {
   });
 });
 
-describe("a running Tollgate", () => {
-  let t: TestApp;
+/**
+ * Tollgate as an operator runs it: the compiled server with two worker processes on a PostgreSQL
+ * database of its own (WEB_CONCURRENCY=2), one Prometheus target whose scrape covers both.
+ */
+describe("a running Tollgate, two workers on PostgreSQL", () => {
+  let dist: { dir: string; remove(): void };
+  let postgres: { url: string; drop(): Promise<void> };
+  let server: ServerProcess;
+  let database: Database;
+  /** Users are made in the server's database, as the other tests make them. */
+  const owner = () => ({ database, clock: systemClock });
   let base: string;
   const children: ChildProcess[] = [];
   let webhook: http.Server;
@@ -63,9 +76,22 @@ describe("a running Tollgate", () => {
   let query: (expr: string) => Promise<string[]>;
 
   beforeAll(async () => {
-    t = await createTestApp({ METRICS_TOKEN, LEDGER_CHECK_INTERVAL_SECONDS: "1" });
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    base = `127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const catalog = path.join(tempDataDir("monitoring-catalog-"), "tools.json");
+    const tool = (id: string, extra: object = {}) => ({ id, name: id, description: id, category: "test", price: "0.01", handler: { type: "builtin", name: "echo" }, ...extra });
+    const starter = { id: "starter", name: "Starter", units: 10, price: "0.05", validDays: 30 };
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [tool("echo"), tool("planned", { freeQuota: { units: 1, period: "day" }, packages: [starter] })] }));
+    [dist, postgres] = await Promise.all([buildServerForTest(), emptyPostgresDatabase()]);
+    server = startServerProcess(path.join(dist.dir, "server.js"), {
+      DATABASE_URL: postgres.url,
+      DATA_DIR: tempDataDir("monitoring-data-"),
+      WEB_CONCURRENCY: "2",
+      METRICS_TOKEN,
+      LEDGER_CHECK_INTERVAL_SECONDS: "1",
+      TOOLS_CATALOG: catalog,
+      SESSION_SECRET: TEST_SECRET,
+    });
+    base = new URL(await readyUrl(server)).host;
+    database = openPostgres(postgres.url, 2);
     webhook = http.createServer((request, response) => {
       let body = "";
       request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
@@ -117,13 +143,16 @@ describe("a running Tollgate", () => {
       if (body.status !== "success") throw new Error(`Prometheus refused ${expr}: ${body.error}`);
       return body.data.result.map((r) => r.value[1]);
     };
-  }, 60_000);
+  }, 600_000);
 
   afterAll(async () => {
     for (const child of children) child.kill("SIGKILL");
     webhook?.close();
-    await t?.close();
-  });
+    if (server?.child.exitCode === null) server.child.kill("SIGKILL");
+    await database?.close();
+    await postgres?.drop();
+    dist?.remove();
+  }, 60_000);
 
   it("exports every metric the alert rules and the dashboard use", async () => {
     const response = await fetch(`http://${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
@@ -157,11 +186,13 @@ describe("a running Tollgate", () => {
 
   it("raises the ledger drift alert through a real Prometheus and Alertmanager, to the webhook", async () => {
     await expect.poll(() => query('up{job="tollgate"}'), { timeout: 30_000, message: prometheusLog() }).toEqual(["1"]);
+    // One target, both workers in its scrape.
+    await expect.poll(() => query("tollgate_workers"), { timeout: 30_000 }).toEqual(["2"]);
     await expect.poll(() => query("tollgate_ledger_drift_users"), { timeout: 30_000 }).toEqual(["0"]);
 
     // A balance changed behind the ledger's back.
-    const user = await createUserWithSession(t, { balance: "1" });
-    await t.database.db.update(users).set({ balance: 1_000_007n }).where(eq(users.id, user.userId));
+    const user = await createUserWithSession(owner(), { balance: "1" });
+    await database.db.update(users).set({ balance: 1_000_007n }).where(eq(users.id, user.userId));
     await expect
       .poll(() => alertsReceived.filter((alert) => alert.labels.alertname === "TollgateLedgerDrift" && alert.status === "firing").length, {
         timeout: 60_000,
@@ -171,7 +202,7 @@ describe("a running Tollgate", () => {
     const fired = alertsReceived.find((alert) => alert.labels.alertname === "TollgateLedgerDrift")!;
     expect(fired.labels).toMatchObject({ severity: "critical", instance: base, job: "tollgate" });
     // Put right again, for the dashboard's test.
-    await t.database.db.update(users).set({ balance: 1_000_000n }).where(eq(users.id, user.userId));
+    await database.db.update(users).set({ balance: 1_000_000n }).where(eq(users.id, user.userId));
   });
 
   it("has every dashboard panel's query answered by Prometheus with data, once the paths have been driven", async () => {
@@ -180,14 +211,23 @@ describe("a running Tollgate", () => {
     expect(queries.length).toBeGreaterThan(15);
 
     // Served calls, a call that is refused, and a redemption-free top-up path left at its zero series.
-    const user = await createUserWithSession(t, { balance: "5" });
-    const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "dashboard" } });
-    const secret = key.json<{ secret: string }>().secret;
+    const user = await createUserWithSession(owner(), { balance: "5" });
+    const post = (url: string, body: object, headers: Record<string, string> = {}) =>
+      fetch(`http://${base}${url}`, { method: "POST", headers: { ...user.headers, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    const key = await post("/api/v1/console/keys", { name: "dashboard" });
+    const secret = ((await key.json()) as { secret: string }).secret;
     for (let i = 0; i < 5; i++) {
       const served = await fetch(`http://${base}/v1/tools/echo`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: "{}" });
       expect(served.status).toBe(200);
     }
     expect((await fetch(`http://${base}/v1/tools/no-such-tool`, { method: "POST", headers: { authorization: `Bearer ${secret}` } })).status).toBe(404);
+    // A package bought, and calls of its tool paid by the free quota, then the package.
+    const bought = await post("/api/v1/console/packages/purchase", { toolId: "planned", packageId: "starter" }, { "idempotency-key": "dashboard" });
+    expect(bought.status).toBe(201);
+    for (let i = 0; i < 2; i++) {
+      const served = await fetch(`http://${base}/v1/tools/planned`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: "{}" });
+      expect(served.status).toBe(200);
+    }
 
     const asDrawn = (expr: string) => expr.replaceAll("$instance", ".*").replaceAll("$tool", ".*").replaceAll("$__rate_interval", "1m");
     for (const { panel, expr } of queries) {

@@ -14,6 +14,26 @@ export const COUNTERS = {
     help: "Money credited by top-ups, in micro-units, by channel",
     labels: { channel: ["alipay", "wechat", "redemption"] },
   },
+  referralBonuses: {
+    name: "tollgate_referral_bonuses_total",
+    help: "Referral bonuses paid to referrers on a referred user's first top-up, by that top-up's channel",
+    labels: { channel: ["alipay", "wechat", "redemption"] },
+  },
+  referralBonusMicros: {
+    name: "tollgate_referral_bonus_micros_total",
+    help: "Money paid as referral bonuses, in micro-units, by the channel of the top-up that earned it",
+    labels: { channel: ["alipay", "wechat", "redemption"] },
+  },
+  refunds: {
+    name: "tollgate_refunds_total",
+    help: "Calls' money given back to balances by the server, by reason: failed (all of a failed call's hold), unused (a call used fewer units than it held), abandoned (the sweep, for a call whose server stopped); an operator's refunds (tollgate admin) are in the ledger only",
+    labels: { reason: ["failed", "unused", "abandoned"] },
+  },
+  refundMicros: {
+    name: "tollgate_refund_micros_total",
+    help: "Money given back to balances for calls, in micro-units, by reason (as tollgate_refunds_total)",
+    labels: { reason: ["failed", "unused", "abandoned"] },
+  },
   paymentNotifications: {
     name: "tollgate_payment_notifications_total",
     help: "Payment providers' notifications, by what became of them: credited, duplicate (already credited), not_paid, forged (bad signature), mismatched (amount or order), malformed, query_failed",
@@ -39,7 +59,21 @@ export const COUNTERS = {
 export type CounterName = keyof typeof COUNTERS;
 export type CounterLabels<N extends CounterName> = { [L in keyof (typeof COUNTERS)[N]["labels"]]: string };
 
+/** Where counted events go (the app's metrics sink). */
+export interface Counting {
+  /** One event of a counted family; `by` for money counted in micro-units. */
+  count<N extends CounterName>(family: N, labels: CounterLabels<N>, by?: number | bigint): void;
+}
+
 /** A label value as counted: one of the family's values, or "other". */
 export function countedValue(allowed: readonly string[], value: string): string {
   return allowed.includes(value) ? value : "other";
 }
+
+/**
+ * What went wrong at a tool's upstream (tollgate_gateway_upstream_errors_total): it could not be
+ * reached (connect), it was too slow (timeout), it broke the connection (reset), it answered 5xx
+ * (status), or else (other).
+ */
+export const UPSTREAM_FAULTS = ["connect", "timeout", "reset", "status", "other"] as const;
+export type UpstreamFault = (typeof UPSTREAM_FAULTS)[number];

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { bearerToken } from "../lib/bearer";
-import type { CounterLabels, CounterName } from "../lib/counters";
+import type { Counting } from "../lib/counters";
 import { askPrimaryForMetrics, isClusterWorker, shareWithPrimary } from "../cluster-metrics";
 
 /** The money's health as the ledger reconciler last saw it (modules/ledger/health.ts). */
@@ -13,24 +13,36 @@ export interface MoneyHealth {
   stuckHolds: number;
 }
 
-/** A gateway call that ended, as the metrics count it; `tool` is a catalog id or "unknown". */
+/**
+ * A gateway call that ended, as the metrics count it; `tool` is a catalog id or "unknown".
+ * `amountMicros`: what its caller's balance paid; `prepaidUsed`: the units its lots paid, the first
+ * of `prepaidDraws` (the units a call keeps are the ones it drew first).
+ */
 export interface EndedCall {
   tool: string;
   outcome: string;
   status: number;
   amountMicros: bigint;
+  prepaidDraws: readonly { source: string; units: number }[] | null;
+  prepaidUsed: number;
+  /** What broke at the upstream (lib/counters.ts, UPSTREAM_FAULTS); null when nothing did. */
+  upstreamFault: string | null;
+  /** Bytes of a streamed answer relayed to the caller (0 for an answer sent whole). */
+  streamedBytes: number;
   totalUs: number;
   upstreamUs: number | null;
 }
 
 /** What the app reports as it runs. */
-export interface MetricsSink {
+export interface MetricsSink extends Counting {
   /** Whether anything reads what is reported (METRICS_TOKEN is set): work done only to report it can be skipped otherwise. */
   readonly kept: boolean;
-  /** One event of a counted family (lib/counters.ts); `by` for money counted in micro-units. */
-  count<N extends CounterName>(family: N, labels: CounterLabels<N>, by?: number | bigint): void;
   /** A gateway call that ended (its answer sent, or its stream over). */
   observeCall(call: EndedCall): void;
+  /** A package of a catalog tool's units bought from a balance, for `micros`. */
+  packageSold(tool: string, micros: bigint): void;
+  /** Reads, at each scrape, how many calls hold a charge not yet settled (the gateway's). */
+  watchHoldsInFlight(read: () => number): void;
   /** A completed pass of the ledger reconciler. */
   observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
@@ -42,7 +54,7 @@ export interface MetricsSink {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, packageSold: () => {}, watchHoldsInFlight: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

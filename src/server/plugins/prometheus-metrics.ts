@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { COUNTERS, countedValue, type CounterLabels, type CounterName } from "../lib/counters";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { LOT_SOURCES, type LotSource } from "../db/schema/lots";
+import { COUNTERS, countedValue, UPSTREAM_FAULTS, type CounterLabels, type CounterName, type UpstreamFault } from "../lib/counters";
 import type { EndedCall, MetricsSink, MoneyHealth } from "./metrics";
 import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from "./metric-series";
 
@@ -10,6 +11,9 @@ interface ToolSeries {
   upstream: HistogramSeries;
   tollgate: HistogramSeries;
   charged: CounterSeries;
+  prepaid: Record<LotSource, CounterSeries>;
+  faults: Record<UpstreamFault, CounterSeries>;
+  streamedBytes: CounterSeries;
 }
 
 /**
@@ -73,24 +77,60 @@ export class PrometheusMetrics implements MetricsSink {
   });
   readonly gatewayChargedMicros = new SeriesCounter(
     "tollgate_gateway_charged_micros_total",
-    "Money charged for gateway calls, in micro-units, by tool (after refunds of what a call did not use)",
+    "Money the balances paid for gateway calls, in micro-units, by tool (after refunds of what a call did not use; units paid by lots are in tollgate_gateway_prepaid_units_total)",
     ["tool"],
     this.registry,
   );
+  readonly gatewayPrepaidUnits = new SeriesCounter(
+    "tollgate_gateway_prepaid_units_total",
+    "Units of gateway calls paid by prepaid lots, by tool and source (free quota, bought package, operator's grant), after what a call did not use went back",
+    ["tool", "source"],
+    this.registry,
+  );
+  readonly upstreamErrors = new SeriesCounter(
+    "tollgate_gateway_upstream_errors_total",
+    "Gateway calls whose upstream failed, by tool and kind: connect (not reached), timeout, reset (connection or stream broken), status (answered 5xx), other",
+    ["tool", "kind"],
+    this.registry,
+  );
+  readonly streamedBytes = new SeriesCounter(
+    "tollgate_gateway_streamed_bytes_total",
+    "Bytes of streamed answers relayed to callers, by tool",
+    ["tool"],
+    this.registry,
+  );
+  readonly packageSales = new Counter({
+    name: "tollgate_package_sales_total",
+    help: "Packages of a tool's units bought from balances, by tool",
+    labelNames: ["tool"] as const,
+    registers: [this.registry],
+  });
+  readonly packageSaleMicros = new Counter({
+    name: "tollgate_package_sale_micros_total",
+    help: "Money balances paid for packages, in micro-units, by tool",
+    labelNames: ["tool"] as const,
+    registers: [this.registry],
+  });
   private readonly toolSeries = new Map<string, ToolSeries>();
-  readonly chargeBatchSize = new Histogram({
+  // A batch every few calls: series kept, as for the calls.
+  private readonly chargeBatchSize = new SeriesHistogram({
     name: "tollgate_charge_batch_size",
     help: "Calls charged together in one batch",
+    labelNames: [],
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
-    registers: [this.registry],
-  });
-  readonly chargeBatchSeconds = new Histogram({
+    registry: this.registry,
+  }).series();
+  private readonly chargeBatchSeconds = new SeriesHistogram({
     name: "tollgate_charge_batch_duration_seconds",
     help: "How long one charge batch took at the database",
-    labelNames: ["result"] as const,
+    labelNames: ["result"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
+    registry: this.registry,
   });
+  private readonly chargeBatchOk = this.chargeBatchSeconds.series("ok");
+  private readonly chargeBatchFailed = this.chargeBatchSeconds.series("error");
+  /** The HTTP histogram's series by method, route and status: found without building a key. */
+  private readonly responseSeries = new Map<string, Map<string, Map<number, HistogramSeries>>>();
   /** For the Redis client (REDIS_URL): count each command or connection error here. */
   readonly redisErrors = new Counter({
     name: "tollgate_redis_errors_total",
@@ -175,14 +215,31 @@ export class PrometheusMetrics implements MetricsSink {
 
   /** One answered request. */
   observeResponse(method: string, route: string, reply: FastifyReply): void {
-    this.httpRequests.series(method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
+    const status = reply.statusCode;
+    let byRoute = this.responseSeries.get(method);
+    if (!byRoute) this.responseSeries.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = this.httpRequests.series(method, route, String(status))));
+    series.observe(reply.elapsedTime / 1000);
   }
 
   private seriesOf(tool: string): ToolSeries {
     let found = this.toolSeries.get(tool);
     if (!found) {
       const phase = (name: string) => this.gatewayCallSeconds.series(tool, name);
-      found = { total: phase("total"), upstream: phase("upstream"), tollgate: phase("tollgate"), charged: this.gatewayChargedMicros.series(tool) };
+      const prepaid = Object.fromEntries(LOT_SOURCES.map((source) => [source, this.gatewayPrepaidUnits.series(tool, source)])) as Record<LotSource, CounterSeries>;
+      const faults = Object.fromEntries(UPSTREAM_FAULTS.map((kind) => [kind, this.upstreamErrors.series(tool, kind)])) as Record<UpstreamFault, CounterSeries>;
+      found = {
+        total: phase("total"),
+        upstream: phase("upstream"),
+        tollgate: phase("tollgate"),
+        charged: this.gatewayChargedMicros.series(tool),
+        prepaid,
+        faults,
+        streamedBytes: this.streamedBytes.series(tool),
+      };
       this.toolSeries.set(tool, found);
     }
     return found;
@@ -190,7 +247,7 @@ export class PrometheusMetrics implements MetricsSink {
 
   observeCall(call: EndedCall): void {
     const { tool } = call;
-    const charged = call.amountMicros > 0n;
+    const charged = call.amountMicros > 0n || call.prepaidUsed > 0;
     this.gatewayCalls.series(tool, call.outcome, `${Math.floor(call.status / 100)}xx`, charged ? "true" : "false").inc();
     const series = this.seriesOf(tool);
     const total = call.totalUs / 1e6;
@@ -199,12 +256,38 @@ export class PrometheusMetrics implements MetricsSink {
     if (call.upstreamUs !== null) series.upstream.observe(upstream);
     series.tollgate.observe(Math.max(0, total - upstream));
     if (charged) series.charged.inc(Number(call.amountMicros));
+    if (call.upstreamFault) series.faults[call.upstreamFault as UpstreamFault]?.inc();
+    if (call.streamedBytes > 0) series.streamedBytes.inc(call.streamedBytes);
+    let used = call.prepaidUsed;
+    for (const draw of call.prepaidDraws ?? []) {
+      if (used <= 0) break;
+      const kept = Math.min(used, draw.units);
+      series.prepaid[draw.source as LotSource]?.inc(kept);
+      used -= kept;
+    }
+  }
+
+  watchHoldsInFlight(read: () => number): void {
+    new Gauge({
+      name: "tollgate_gateway_holds_in_flight",
+      help: "Gateway calls holding a charge that is not settled yet (the upstream is answering)",
+      aggregator: "sum",
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  packageSold(tool: string, micros: bigint): void {
+    this.packageSales.inc({ tool });
+    this.packageSaleMicros.inc({ tool }, Number(micros));
   }
 
   /** Times one charge batch, for the gateway's group committer. */
   observeChargeBatch(size: number, seconds: number, ok: boolean): void {
     this.chargeBatchSize.observe(size);
-    this.chargeBatchSeconds.observe({ result: ok ? "ok" : "error" }, seconds);
+    (ok ? this.chargeBatchOk : this.chargeBatchFailed).observe(seconds);
   }
 }
 

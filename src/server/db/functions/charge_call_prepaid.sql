@@ -4,18 +4,20 @@
 -- what they do not cover to the balance at `p_price` a unit through charge_call, whose rules
 -- (balance, spend limit, usage row) apply unchanged. `p_stop`: a call the lots do not cover is
 -- refused (prepaid_exhausted) instead. A refused call writes nothing. The user's row is locked
--- first, then the lots: every writer of lots takes them in that order.
+-- first, then the lots: every writer of lots takes them in that order. `o_prepaid_draws` says where
+-- the units came from, in draw order, as `source:units` pairs joined by commas (for the metrics).
 CREATE OR REPLACE FUNCTION "charge_call_prepaid"(
   "p_user_id" bigint, "p_key_id" bigint, "p_tool_id" text, "p_units" bigint, "p_price" bigint,
   "p_request_id" text, "p_created_at" timestamptz, "p_http_status" int, "p_latency" int,
   "p_completed_at" timestamptz, "p_free_units" bigint, "p_free_from" timestamptz, "p_free_until" timestamptz,
   "p_stop" boolean
-) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint)
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint, "o_prepaid_draws" text)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   "lot" record;
   "lot_ids" bigint[] := '{}';
   "takes" bigint[] := '{}';
+  "draws" text[] := '{}';
   "need" bigint := "p_units";
   "take" bigint;
   "left_before" bigint := 0;
@@ -29,7 +31,7 @@ BEGIN
       ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
   END IF;
   FOR "lot" IN
-    SELECT l.id, l.units_left FROM unit_lots l
+    SELECT l.id, l.units_left, l.source FROM unit_lots l
      WHERE l.user_id = "p_user_id" AND l.tool_id = "p_tool_id" AND l.units_left > 0
        AND l.effective_at <= "p_created_at" AND l.expires_at > "p_created_at" AND l.refunded_at IS NULL
      ORDER BY (l.source = 'free') DESC, l.expires_at, l.id
@@ -40,18 +42,19 @@ BEGIN
       "take" := least("lot".units_left, "need");
       "lot_ids" := "lot_ids" || "lot".id;
       "takes" := "takes" || "take";
+      "draws" := "draws" || ("lot".source || ':' || "take");
       "need" := "need" - "take";
     END IF;
   END LOOP;
 
   IF "need" > 0 AND "p_stop" THEN
-    RETURN QUERY SELECT 'prepaid_exhausted'::text, NULL::bigint, NULL::bigint, NULL::bigint, "left_before";
+    RETURN QUERY SELECT 'prepaid_exhausted'::text, NULL::bigint, NULL::bigint, NULL::bigint, "left_before", NULL::text;
     RETURN;
   END IF;
   SELECT * INTO "charged" FROM charge_call("p_user_id", "p_key_id", "p_tool_id", "p_units", "need" * "p_price", "p_request_id",
                                            "p_created_at", "p_http_status", "p_latency", "p_completed_at", "p_units" - "need");
   IF "charged".o_outcome <> 'ok' THEN
-    RETURN QUERY SELECT "charged".o_outcome, NULL::bigint, NULL::bigint, NULL::bigint, "left_before";
+    RETURN QUERY SELECT "charged".o_outcome, NULL::bigint, NULL::bigint, NULL::bigint, "left_before", NULL::text;
     RETURN;
   END IF;
   IF "need" < "p_units" THEN
@@ -60,6 +63,7 @@ BEGIN
     INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
       SELECT d.id, "charged".o_usage_id, d.take, 'draw', "p_created_at" FROM unnest("lot_ids", "takes") WITH ORDINALITY AS d(id, take, i) ORDER BY d.i;
   END IF;
-  RETURN QUERY SELECT 'ok'::text, "charged".o_usage_id, "charged".o_balance_after, "p_units" - "need", "left_before" - ("p_units" - "need");
+  RETURN QUERY SELECT 'ok'::text, "charged".o_usage_id, "charged".o_balance_after, "p_units" - "need", "left_before" - ("p_units" - "need"),
+                      array_to_string("draws", ',');
 END;
 $$;

@@ -7,12 +7,13 @@
 -- writes nothing; the others' lot moves and prepaid units are written with their usage rows. (A
 -- call refused that way gives its units back after the later calls of its batch were drawn, so
 -- they may have drawn from a later source than it leaves free: never more than it had.)
+-- `o_prepaid_draws`: where a charged call's units came from, as charge_call_prepaid says it.
 CREATE OR REPLACE FUNCTION "charge_calls_prepaid"(
   "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_prices" bigint[],
   "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
   "p_completed_ats" timestamptz[], "p_free_units" bigint[], "p_free_froms" timestamptz[], "p_free_untils" timestamptz[],
   "p_stops" boolean[]
-) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint)
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint, "o_prepaid_draws" text)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   "n" int := coalesce(cardinality("p_user_ids"), 0);
@@ -22,6 +23,8 @@ DECLARE
   "left_before" bigint;
   "item_lots" bigint[];
   "item_takes" bigint[];
+  "item_draws" text[];
+  "draws" text[] := array_fill(NULL::text, ARRAY["n"]);
   "draw_items" int[] := '{}';
   "draw_lots" bigint[] := '{}';
   "draw_takes" bigint[] := '{}';
@@ -59,8 +62,9 @@ BEGIN
     "left_before" := 0;
     "item_lots" := '{}';
     "item_takes" := '{}';
+    "item_draws" := '{}';
     FOR "lot" IN
-      SELECT l.id, l.units_left FROM unit_lots l
+      SELECT l.id, l.units_left, l.source FROM unit_lots l
        WHERE l.user_id = "p_user_ids"[i] AND l.tool_id = "p_tool_ids"[i] AND l.units_left > 0
          AND l.effective_at <= "p_created_ats"[i] AND l.expires_at > "p_created_ats"[i] AND l.refunded_at IS NULL
        ORDER BY (l.source = 'free') DESC, l.expires_at, l.id
@@ -71,6 +75,7 @@ BEGIN
         "take" := least("lot".units_left, "need");
         "item_lots" := "item_lots" || "lot".id;
         "item_takes" := "item_takes" || "take";
+        "item_draws" := "item_draws" || ("lot".source || ':' || "take");
         "need" := "need" - "take";
       END IF;
     END LOOP;
@@ -86,6 +91,7 @@ BEGIN
       "draw_takes" := "draw_takes" || "item_takes";
     END IF;
     "prepaid"[i] := "p_units"[i] - "need";
+    "draws"[i] := array_to_string("item_draws", ',');
     "lefts"[i] := "left_before" - "prepaid"[i];
     "charged" := "charged" || i;
     "c_user_ids" := "c_user_ids" || "p_user_ids"[i];
@@ -127,9 +133,10 @@ BEGIN
 
   RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after,
                       CASE WHEN r.outcome = 'ok' THEN r.prepaid END,
-                      CASE WHEN r.outcome = 'ok' THEN r.left_after ELSE r.left_after + r.prepaid END
-    FROM unnest("outcomes", "usage_ids", "afters", "prepaid", "lefts") WITH ORDINALITY
-      AS r(outcome, usage_id, balance_after, prepaid, left_after, i)
+                      CASE WHEN r.outcome = 'ok' THEN r.left_after ELSE r.left_after + r.prepaid END,
+                      CASE WHEN r.outcome = 'ok' THEN r.draws END
+    FROM unnest("outcomes", "usage_ids", "afters", "prepaid", "lefts", "draws") WITH ORDINALITY
+      AS r(outcome, usage_id, balance_after, prepaid, left_after, draws, i)
     ORDER BY r.i;
 END;
 $$;

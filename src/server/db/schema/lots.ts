@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, bigserial, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const LOT_SOURCES = ["free", "package", "grant"] as const;
+export type LotSource = (typeof LOT_SOURCES)[number];
 export const lotSource = pgEnum("lot_source", LOT_SOURCES);
 
 /**

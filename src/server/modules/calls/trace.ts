@@ -2,6 +2,8 @@ import type { Readable } from "node:stream";
 import type { CallOutcome } from "#shared/calls";
 import type { GatewayErrorCode } from "#shared/gateway";
 import type { FoundApiKey } from "../keys/index";
+import type { PrepaidDraw } from "../ledger/index";
+import type { UpstreamFault } from "../../lib/counters";
 
 /** The most of a failed upstream's answer kept for operators. */
 export const UPSTREAM_EXCERPT_BYTES = 2048;
@@ -45,6 +47,11 @@ export class CallTrace {
   errorCode: GatewayErrorCode | null = null;
   errorMessage: string | null = null;
   upstreamErrorExcerpt: string | null = null;
+  /** What broke at the upstream (its answer 5xx, or no answer): null when nothing did. */
+  upstreamFault: UpstreamFault | null = null;
+  /** Units the call's hold drew from lots, by source in draw order (a tool with plans), and how many of them it used in the end. */
+  prepaidDraws: PrepaidDraw[] | null = null;
+  prepaidUsed = 0;
   /** Made from the console's "Try it", not by an outside caller. */
   fromConsole = false;
   /** A streamed answer's body as the tool sent it, to tell at its end whether it broke. */
@@ -70,10 +77,11 @@ export class CallTrace {
     this.keyCheckedUs = sinceUs(this.startedAt);
   }
 
-  /** The call's hold (a built-in tool: its charge) committed, taking `amount`. */
-  holdCommitted(amount: bigint): void {
+  /** The call's hold (a built-in tool: its charge) committed, taking `amount` from the balance and `draws` from lots. */
+  holdCommitted(amount: bigint, draws?: PrepaidDraw[]): void {
     this.heldUs = sinceUs(this.startedAt);
     this.held = amount;
+    if (draws) this.prepaidDraws = draws;
   }
 
   upstreamStarted(): void {
@@ -88,6 +96,7 @@ export class CallTrace {
     this.upstreamStatus = answer.status;
     this.firstByteUs = sinceUs(this.startedAt);
     this.upstreamUs = Math.round((performance.now() - this.upstreamStartedAt) * 1000);
+    if (answer.status >= 500) this.upstreamFault = "status";
     if (answer.status >= 500 && (typeof answer.body === "string" || Buffer.isBuffer(answer.body))) {
       const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
       this.upstreamErrorExcerpt = storable(body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8"));
@@ -103,9 +112,10 @@ export class CallTrace {
     }
   }
 
-  /** The tool could not be reached, or failed before it answered. */
-  upstreamFailed(): void {
+  /** The tool could not be reached, or failed before it answered (`fault`: how; none when the call was given up on this side). */
+  upstreamFailed(fault?: UpstreamFault): void {
     this.upstreamUs = Math.round((performance.now() - this.upstreamStartedAt) * 1000);
+    if (fault) this.upstreamFault = fault;
   }
 
   /** The call ended: how long it took in all, and the upstream's share of a streamed answer (to its end). */

@@ -14,6 +14,9 @@ export function refundAbandonedCallsPeriodically(app: FastifyInstance): void {
   app.every("refund abandoned calls", Math.min(60_000, abandonedAfterMs), async () => {
     const now = app.clock.now();
     const refunded = await refundAbandonedCalls(app.db, { olderThan: new Date(now.getTime() - abandonedAfterMs), now });
-    if (refunded > 0) app.log.warn({ refunded }, "refunded calls abandoned by a stopped server");
+    if (refunded.calls === 0) return;
+    app.log.warn({ refunded: refunded.calls }, "refunded calls abandoned by a stopped server");
+    app.metrics.count("refunds", { reason: "abandoned" }, refunded.calls);
+    app.metrics.count("refundMicros", { reason: "abandoned" }, refunded.micros);
   });
 }

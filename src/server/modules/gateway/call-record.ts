@@ -6,7 +6,7 @@ import type { CallLogWriter, CallTrace } from "../calls/index";
 import { apiKeyStatus } from "../keys/index";
 import { succeeded, type GatewayCall, type GatewayResult } from "./gateway";
 import { GatewayError } from "./gateway-error";
-import { isStreamed, upstreamTimedOut } from "./handlers/types";
+import { isStreamed, upstreamFault, upstreamTimedOut } from "./handlers/types";
 
 /**
  * How each gateway call ends in the call log (src/server/modules/calls): what the caller got, as
@@ -38,7 +38,9 @@ function streamOutcome(trace: CallTrace, call: GatewayCall): CallOutcome {
   const body = trace.upstreamBody;
   if (body && !body.readableEnded) {
     if (call.callerGone()) return "caller_left";
-    return body.errored && upstreamTimedOut(body.errored) ? "upstream_timeout" : "stream_cut";
+    const timedOut = body.errored !== null && upstreamTimedOut(body.errored);
+    trace.upstreamFault = timedOut ? "timeout" : upstreamFault(body.errored);
+    return timedOut ? "upstream_timeout" : "stream_cut";
   }
   return call.callerGone() ? "caller_left" : "served";
 }

@@ -103,6 +103,7 @@ export class Gateway {
   private readonly completions: GroupCommitter<CompletionItem, boolean>;
   readonly keys: ApiKeyCache;
   private readonly seenBalances = new SeenBalances();
+  private holding = 0;
 
   constructor(
     private readonly db: Db,
@@ -111,7 +112,12 @@ export class Gateway {
     private readonly limiter: RateLimiter,
     /** The catalog's tools by id (`runnableTools`). */
     private readonly tools: ReadonlyMap<string, RunnableTool>,
-    options: { concurrency: number; onChargeBatch?: (size: number, seconds: number, ok: boolean) => void },
+    private readonly options: {
+      concurrency: number;
+      onChargeBatch?: (size: number, seconds: number, ok: boolean) => void;
+      /** Money a call's settlement gave back: all of a failed call's hold, or what a call did not use. */
+      onRefund?: (reason: "failed" | "unused", micros: bigint) => void;
+    },
   ) {
     this.keys = new ApiKeyCache(db, clock);
     this.charges = new GroupCommitter((items) => chargeBatch(db, items), {
@@ -121,6 +127,28 @@ export class Gateway {
     });
     this.refunds = new GroupCommitter((items) => refundBatch(db, items), { maxBatch: 500, concurrency: 1 });
     this.completions = new GroupCommitter((items) => completeBatch(db, items), { maxBatch: 1000, concurrency: 1 });
+  }
+
+  /** Calls of this process whose hold has committed and that are not settled yet. */
+  get holdsInFlight(): number {
+    return this.holding;
+  }
+
+  /** Counts a hold in flight until the returned function is first called. */
+  private holdTaken(): () => void {
+    this.holding++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holding--;
+    };
+  }
+
+  /** Reports money a settlement gave back (`settled`: it was still pending, so the money moved). */
+  private refunded(settled: boolean, finalStatus: RefundItem["finalStatus"], micros: bigint): boolean {
+    if (settled && micros > 0n) this.options.onRefund?.(finalStatus === "refunded" ? "failed" : "unused", micros);
+    return settled;
   }
 
   private runnable(tool: Tool): RunnableTool {
@@ -272,7 +300,8 @@ export class Gateway {
     const held = price * BigInt(balanceUnits);
     const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };
     const cost = tiers ? await this.priceTiered(call, tiers, { settlement, held, balanceUnits, startedAt }) : held;
-    call.trace?.holdCommitted(cost);
+    call.trace?.holdCommitted(cost, charged.prepaidDraws);
+    if (call.trace) call.trace.prepaidUsed = charged.prepaidUnits ?? 0;
     return { response, cost, ...quotaRemaining(charged) };
   }
 
@@ -311,8 +340,9 @@ export class Gateway {
     // Units drawn from lots are paid already; the balance holds the rest.
     const drawn = charged.prepaidUnits ?? 0;
     const amount = price * BigInt(units - drawn);
-    call.trace?.holdCommitted(amount);
+    call.trace?.holdCommitted(amount, charged.prepaidDraws);
     const quota = quotaRemaining(charged);
+    const release = this.holdTaken();
 
     const settlement = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null): RefundItem => ({
       usageId: charged.usageId,
@@ -326,14 +356,19 @@ export class Gateway {
       latencyMs: Math.round(performance.now() - started),
     });
     const settle = (finalStatus: RefundItem["finalStatus"], refund: bigint, finalUnits: number, httpStatus: number | null) =>
-      this.refunds.submit(settlement(finalStatus, refund, finalUnits, httpStatus));
+      this.refunds
+        .submit(settlement(finalStatus, refund, finalUnits, httpStatus))
+        .then((settled) => this.refunded(settled, finalStatus, refund))
+        .finally(release);
     /** Records a success charged `cost` for `usedUnits`; if that cannot be recorded, refunds the call and throws. */
     const recordSuccess = async (usedUnits: number, status: number): Promise<bigint> => {
       const balanceUnits = Math.max(0, usedUnits - drawn);
       const { tiers } = call.tool;
       if (tiers && !metered) {
         const { usageId, ...rest } = settlement("succeeded", 0n, usedUnits, status);
-        return this.priceTiered(call, tiers, { settlement: { usageId, ...rest }, held: amount, balanceUnits, startedAt });
+        const cost = await this.priceTiered(call, tiers, { settlement: { usageId, ...rest }, held: amount, balanceUnits, startedAt }).finally(release);
+        if (call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
+        return cost;
       }
       const cost = price * BigInt(balanceUnits);
       // An LLM call's tokens are written with its settlement, in one statement.
@@ -341,14 +376,19 @@ export class Gateway {
       try {
         const stillPending = llm
           ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
+              .then((settled) => this.refunded(settled, "succeeded", amount - cost))
+              .finally(release)
           : cost < amount || usedUnits < drawn
             ? await settle("succeeded", amount - cost, usedUnits, status)
-            : await this.completions.submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() });
+            : await this.completions
+                .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
+                .finally(release);
         if (!stillPending) {
           // Ended after the abandoned-call window: the sweep refunded it in full, so it is served free.
           this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
           return 0n;
         }
+        if (call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
       } catch (error) {
         // A row left pending is refunded by the sweeper, so an answer whose success was not
         // recorded must not be sent (or end): the caller gets an error and, if possible, its money now.
@@ -430,7 +470,7 @@ export class Gateway {
     const { settlement, held, balanceUnits, startedAt } = success;
     try {
       const priced = await settleTiered(this.db, { settlement, toolId: call.tool.id, tiers, held, balanceUnits, monthStart: spendPeriodStart("month", startedAt)! });
-      if (priced.settled) {
+      if (this.refunded(priced.settled, "succeeded", held - priced.cost)) {
         if (call.trace) call.trace.units = balanceUnits;
         return priced.cost;
       }
@@ -440,6 +480,7 @@ export class Gateway {
       this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
       await this.refunds
         .submit({ ...settlement, amount: held, finalStatus: "refunded" })
+        .then((settled) => this.refunded(settled, "refunded", held))
         .catch((refundError: unknown) => this.log.error({ err: refundError }, "could not refund the call; the sweeper will"));
       throw new GatewayError("internal_error");
     }
@@ -484,7 +525,7 @@ export class Gateway {
       call.trace?.upstreamAnswered(answer);
       return answer;
     } catch (error) {
-      call.trace?.upstreamFailed();
+      call.trace?.upstreamFailed(error instanceof UpstreamError ? error.fault : undefined);
       if (error instanceof GatewayError) throw error;
       if (error instanceof UpstreamError) {
         throw new GatewayError(error.kind === "timeout" ? "upstream_timeout" : "upstream_failed", undefined);

@@ -51,7 +51,12 @@ export default async function gatewayRoutes(app: FastifyInstance) {
   const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, await runnableTools(app.catalog.values(), app.log), {
     concurrency: 2,
     onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
+    onRefund: (reason, micros) => {
+      app.metrics.count("refunds", { reason });
+      app.metrics.count("refundMicros", { reason }, micros);
+    },
   });
+  app.metrics.watchHoldsInFlight(() => gateway.holdsInFlight);
   const stopFollowingKeys = await followApiKeyChanges(app.database, app.log, gateway.keys);
   refundAbandonedCallsPeriodically(app);
   const callLog = app.callLog;
@@ -74,6 +79,10 @@ export default async function gatewayRoutes(app: FastifyInstance) {
       outcome: trace.outcome,
       status: trace.httpStatus,
       amountMicros: trace.amount,
+      prepaidDraws: trace.prepaidDraws,
+      prepaidUsed: trace.prepaidUsed,
+      upstreamFault: trace.upstreamFault,
+      streamedBytes: trace.streamed ? trace.bytesOut : 0,
       totalUs: trace.totalUs,
       upstreamUs: trace.upstreamUs,
     });

@@ -630,7 +630,7 @@ describe("a stream that ends after the abandoned-call sweep refunded it", () => 
       const res = await request(secret, toolId, { body: "" }).response;
       await once(res, "data");
       // As a sweep would, once the call has outlived the abandoned-call window.
-      expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(Date.now() + 60_000), now: new Date() })).toBe(1);
+      expect((await refundAbandonedCalls(t.database.db, { olderThan: new Date(Date.now() + 60_000), now: new Date() })).calls).toBe(1);
       open("drip");
       const { broken } = await readAll(res);
       expect(broken).toBe(false);

@@ -244,7 +244,7 @@ describe("an LLM call's settlement", () => {
   it("writes no tokens for a call the abandoned-call sweep refunded first", async () => {
     const who = await payer("day", null, "1");
     const settlement = await hold(who, "llm-swept", "2020-01-01T00:00:00Z");
-    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date("2020-01-02T00:00:00Z"), now: new Date("2020-01-02T00:00:00Z") })).toBeGreaterThanOrEqual(1);
+    expect((await refundAbandonedCalls(t.database.db, { olderThan: new Date("2020-01-02T00:00:00Z"), now: new Date("2020-01-02T00:00:00Z") })).calls).toBeGreaterThanOrEqual(1);
     expect(await settleLlmCall(t.database.db, settlement, tokens)).toBe(false);
     expect(await llmRows(settlement.usageId)).toEqual([]);
     const [after] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, who.userId));

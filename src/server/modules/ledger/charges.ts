@@ -1,5 +1,6 @@
 import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
 import { arrayLiteral } from "../../db/array-literal";
+import type { LotSource } from "../../db/schema/index";
 
 /**
  * One call to charge: before its tool runs (its usage row starts `pending`), or after a built-in
@@ -33,8 +34,17 @@ export interface PrepaidTerms {
 
 export type ChargeRefusal = "insufficient_balance" | "spend_limit_reached" | "prepaid_exhausted";
 
-/** For a call of a tool with plans: `prepaidUnits` of its units were drawn from lots, and `prepaidLeft` units are left in them. */
-type Prepaid = { prepaidUnits?: number; prepaidLeft?: number };
+/** Units a call drew from lots of one source; a call's draws are listed in the order they were drawn. */
+export interface PrepaidDraw {
+  source: LotSource;
+  units: number;
+}
+
+/**
+ * For a call of a tool with plans: `prepaidUnits` of its units were drawn from lots (`prepaidDraws`
+ * says from which sources), and `prepaidLeft` units are left in them.
+ */
+type Prepaid = { prepaidUnits?: number; prepaidLeft?: number; prepaidDraws?: PrepaidDraw[] };
 
 export type ChargeOutcome = ({ ok: true; usageId: number; balance: bigint } & Prepaid) | ({ ok: false; reason: ChargeRefusal } & Pick<Prepaid, "prepaidLeft">);
 
@@ -68,14 +78,14 @@ const COMPLETE_CALLS: PreparedStatement = {
 
 const CHARGE_CALL_PREPAID: PreparedStatement = {
   name: "charge_call_prepaid",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left, o_prepaid_draws
            from charge_call_prepaid($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text, $7::timestamptz, $8::int, $9::int,
                                     $10::timestamptz, $11::bigint, $12::timestamptz, $13::timestamptz, $14::boolean)`,
 };
 
 const CHARGE_CALLS_PREPAID: PreparedStatement = {
   name: "charge_calls_prepaid",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left, o_prepaid_draws
            from charge_calls_prepaid($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[], $8::int[],
                                      $9::int[], $10::timestamptz[], $11::bigint[], $12::timestamptz[], $13::timestamptz[], $14::boolean[])`,
 };
@@ -86,14 +96,24 @@ type ChargeRow = {
   o_balance_after: string | null;
   o_prepaid_units?: number | string | null;
   o_prepaid_left?: number | string | null;
+  /** `source:units` pairs in draw order, joined by commas ("" when no lot paid). */
+  o_prepaid_draws?: string | null;
 };
 
 const chargeOutcome = (row: ChargeRow): ChargeOutcome =>
   row.o_outcome === "ok" ? { ok: true, usageId: Number(row.o_usage_id), balance: BigInt(row.o_balance_after!) } : { ok: false, reason: row.o_outcome };
 
+const drawsOf = (text: string): PrepaidDraw[] =>
+  text === ""
+    ? []
+    : text.split(",").map((pair) => {
+        const [source, units] = pair.split(":");
+        return { source: source as LotSource, units: Number(units) };
+      });
+
 const prepaidOutcome = (row: ChargeRow): ChargeOutcome => ({
   ...chargeOutcome(row),
-  ...(row.o_outcome === "ok" && { prepaidUnits: Number(row.o_prepaid_units) }),
+  ...(row.o_outcome === "ok" && { prepaidUnits: Number(row.o_prepaid_units), prepaidDraws: drawsOf(row.o_prepaid_draws ?? "") }),
   prepaidLeft: Number(row.o_prepaid_left),
 });
 

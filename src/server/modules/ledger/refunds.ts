@@ -216,9 +216,9 @@ const fullRefund = (row: RefundableRow, now: Date): RefundItem => ({
 /**
  * A call is charged before its tool runs; if the server stops before the call ends, its usage
  * row stays pending. Such calls (older than `olderThan`, far beyond any tool's timeout) were
- * never answered, so they are refunded in full. Returns how many.
+ * never answered, so they are refunded in full. Returns how many, and the money given back.
  */
-export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number }): Promise<number> {
+export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now: Date; limit?: number }): Promise<{ calls: number; micros: bigint }> {
   return db.transaction(async (tx) => {
     const stale = await queryRows<RefundableRow>(
       tx,
@@ -226,12 +226,10 @@ export async function refundAbandonedCalls(db: Db, input: { olderThan: Date; now
           where status = 'pending' and created_at < ${input.olderThan.toISOString()}::timestamptz
           order by id limit ${input.limit ?? 500}`,
     );
-    if (stale.length === 0) return 0;
-    await refundInTransaction(
-      tx,
-      stale.map((row) => fullRefund(row, input.now)),
-    );
-    return stale.length;
+    if (stale.length === 0) return { calls: 0, micros: 0n };
+    const refunds = stale.map((row) => fullRefund(row, input.now));
+    await refundInTransaction(tx, refunds);
+    return { calls: stale.length, micros: refunds.reduce((sum, refund) => sum + refund.amount, 0n) };
   });
 }
 

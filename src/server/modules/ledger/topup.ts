@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { maskPhone } from "#shared/user";
 import { queryRows } from "../../db/client";
+import type { Counting } from "../../lib/counters";
 import { credit, type DbOrTx, type LedgerMove, type LedgerPosted } from "./ledger";
 
 /** Money the user paid for (a payment or a redemption code), as opposed to operator adjustments or bonuses. */
@@ -45,4 +46,13 @@ export async function recordTopUp(tx: DbOrTx, topUp: TopUp, options: TopUpOption
     at: topUp.at,
   });
   return { posted, referralBonus: { referrerId, amount } };
+}
+
+/** Counts a committed top-up by its channel, and the referral bonus it paid, in the metrics. */
+export function countTopUp(metrics: Counting, channel: string, amount: bigint, referralBonus: bigint | null): void {
+  metrics.count("topUps", { channel });
+  metrics.count("topUpMicros", { channel }, amount);
+  if (referralBonus === null) return;
+  metrics.count("referralBonuses", { channel });
+  metrics.count("referralBonusMicros", { channel }, referralBonus);
 }

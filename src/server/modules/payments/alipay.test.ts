@@ -38,7 +38,7 @@ function alipayEnv(privateKeyPem: string, port: number): Record<string, string> 
 beforeAll(async () => {
   fake = await new FakeAlipay(appKeys.publicKey).start();
   const port = await freePort();
-  t = await createTestApp({ ...alipayEnv(pem(appKeys.privateKey), port), METRICS_TOKEN: TEST_METRICS_TOKEN });
+  t = await createTestApp({ ...alipayEnv(pem(appKeys.privateKey), port), METRICS_TOKEN: TEST_METRICS_TOKEN, REFERRAL_BONUS_PERCENT: "10" });
   await t.app.listen({ port, host: "127.0.0.1" });
   user = await createUserWithSession(t);
 });
@@ -81,8 +81,9 @@ describe("payment methods", () => {
 });
 
 describe("Alipay (against a local fake that signs like Alipay)", () => {
-  it("QR pay: paid once → credited once; the replayed notification credits nothing", async () => {
-    const buyer = await createUserWithSession(t);
+  it("QR pay: paid once → credited once, with the referrer's bonus; the replayed notification credits nothing", async () => {
+    const referrer = await createUserWithSession(t);
+    const buyer = await createUserWithSession(t, { referredBy: referrer.userId });
     const res = await startPayment(buyer, { method: "alipay", amount: "50.00", channel: "qr" });
     expect(res.statusCode).toBe(200);
     const order = res.json();
@@ -95,13 +96,16 @@ describe("Alipay (against a local fake that signs like Alipay)", () => {
       'tollgate_payment_notifications_total{provider="alipay",result="duplicate"}',
       'tollgate_topups_total{channel="alipay"}',
       'tollgate_topup_micros_total{channel="alipay"}',
+      'tollgate_referral_bonuses_total{channel="alipay"}',
+      'tollgate_referral_bonus_micros_total{channel="alipay"}',
     ];
     let notified!: Awaited<ReturnType<typeof fake.pay>>;
     const growth = await metricsGrowth(t.app, counted, async () => {
       notified = await fake.pay(order.orderId);
       await fake.deliver(notified.form);
     });
-    expect(Object.values(growth)).toEqual([1, 1, 1, 50_000_000]);
+    expect(Object.values(growth)).toEqual([1, 1, 1, 50_000_000, 1, 5_000_000]);
+    expect(await balanceOf(referrer)).toBe("5.00");
     expect(notified).toMatchObject({ status: 200, body: "success" });
     expect(await balanceOf(buyer)).toBe("50.00");
     expect(await charges(buyer)).toEqual([expect.objectContaining({ status: "succeeded", method: "alipay", reference: order.orderId, amount: "50.00" })]);

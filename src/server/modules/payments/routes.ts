@@ -14,6 +14,7 @@ import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { signedIn } from "../../lib/signed-in";
 import { configuredPaymentProviders } from "../../providers/payment/index";
 import { MalformedNotificationError, PaymentProviderError, PaymentSignatureError, type Acknowledgement } from "../../providers/payment/types";
+import { countTopUp } from "../ledger/index";
 import { PaymentMismatchError, createPayment, refreshPayment, settlePayment } from "./service";
 
 /**
@@ -35,10 +36,7 @@ const send = (reply: FastifyReply, ack: Acknowledgement) => reply.code(ack.statu
 const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const providers = configuredPaymentProviders(app.config.money);
   const topUp = { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints };
-  const credited = (provider: string, amount: bigint) => {
-    app.metrics.count("topUps", { channel: provider });
-    app.metrics.count("topUpMicros", { channel: provider }, amount);
-  };
+  const credited = (provider: string, amount: bigint, referralBonus: bigint | null) => countTopUp(app.metrics, provider, amount, referralBonus);
 
   /** Money may have arrived that was not credited: an error-level line the operator must act on. */
   const logMismatch = (log: typeof app.log, provider: string, error: PaymentMismatchError) =>

@@ -44,6 +44,9 @@ export async function createPayment(
   return { orderId: outTradeNo, amount: formatMoney(amount), expiresAt: expiresAt.toISOString(), payUrl: start.payUrl, qrCode: start.qrCode };
 }
 
+/** A top-up credited through a provider, and the referral bonus it paid (null: none). */
+export type Credited = (provider: string, amount: bigint, referralBonus: bigint | null) => void;
+
 export type SettleOutcome = "credited" | "already_credited" | "not_paid";
 
 /** The provider's facts do not match the order: nothing is credited and the operator must look. */
@@ -68,9 +71,10 @@ export async function settlePayment(
   db: Db,
   provider: PaymentProvider,
   notification: PaymentNotification,
-  input: { now: Date; topUp: TopUpOptions; /** Told each top-up this credits, once committed (the metrics). */ credited?: (provider: string, amount: bigint) => void },
+  input: { now: Date; topUp: TopUpOptions; /** Told each top-up this credits, and the referral bonus it paid, once committed (the metrics). */ credited?: Credited },
 ): Promise<SettleOutcome> {
   if (!notification.paid) return "not_paid";
+  let referralBonus: bigint | null = null;
   const outcome = await db.transaction(async (tx): Promise<SettleOutcome> => {
     const order = and(eq(paymentOrders.provider, provider.id), eq(paymentOrders.outTradeNo, notification.outTradeNo));
     const [existing] = await tx.select().from(paymentOrders).where(order);
@@ -88,7 +92,7 @@ export async function settlePayment(
       .where(and(order, ne(paymentOrders.status, "paid")))
       .returning();
     if (!paid) return "already_credited";
-    await recordTopUp(
+    const recorded = await recordTopUp(
       tx,
       {
         userId: paid.userId,
@@ -101,9 +105,10 @@ export async function settlePayment(
       },
       input.topUp,
     );
+    referralBonus = recorded.referralBonus?.amount ?? null;
     return "credited";
   });
-  if (outcome === "credited") input.credited?.(provider.id, notification.amount);
+  if (outcome === "credited") input.credited?.(provider.id, notification.amount, referralBonus);
   return outcome;
 }
 
@@ -122,7 +127,7 @@ export async function refreshPayment(
     outTradeNo: string;
     now: Date;
     topUp: TopUpOptions;
-    credited?: (provider: string, amount: bigint) => void;
+    credited?: Credited;
     /** Asked just before the provider would be: false answers from the database (the caller's allowance is spent). */
     mayAskProvider?: () => Promise<boolean>;
   },

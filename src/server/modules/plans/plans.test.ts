@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
 import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
+import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
@@ -53,7 +54,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  t = await createTestApp({ TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+  t = await createTestApp({ METRICS_TOKEN: TEST_METRICS_TOKEN, TOOLS_CATALOG: writeCatalog(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
 });
 afterAll(async () => {
   await t.close();
@@ -226,7 +227,7 @@ describe("held units", () => {
     ]);
     expect(held).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 9 });
     t.clock.advance(20 * 60_000);
-    expect(await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 10 * 60_000), now: t.clock.now() })).toBe(1);
+    expect((await refundAbandonedCalls(t.database.db, { olderThan: new Date(t.clock.now().getTime() - 10 * 60_000), now: t.clock.now() })).calls).toBe(1);
     expect((await lotsOf(userId)).map((l) => l.unitsLeft)).toEqual([10]);
     expect(await balanceOf(userId)).toBe("0.95");
     await expectConsistent();
@@ -321,10 +322,10 @@ describe("a batch of calls of tools with plans", () => {
     // the batch. b3 (a key that stops): nothing free left when it is drawn. b4, b5: the balance.
     const outcomes = await chargeBatch(t.database.db, [item("b1", 2), item("b2", 4), item("b3", 1, true), item("b4", 1), item("b5", 1)]);
     expect(outcomes).toMatchObject([
-      { ok: true, prepaidUnits: 2, prepaidLeft: 1 },
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1, prepaidDraws: [{ source: "free", units: 2 }] },
       { ok: false, reason: "insufficient_balance", prepaidLeft: 1 },
       { ok: false, reason: "prepaid_exhausted", prepaidLeft: 0 },
-      { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 10_000n },
+      { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 10_000n, prepaidDraws: [] },
       { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 0n },
     ]);
     expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft])).toEqual([["free", 1]]);
@@ -334,6 +335,41 @@ describe("a batch of calls of tools with plans", () => {
       ["b4", 1, 0, "0.01"],
       ["b5", 1, 0, "0.01"],
     ]);
+    await expectConsistent();
+  });
+});
+
+describe("the metrics", () => {
+  const prepaid = (tool: string, source: string) => `tollgate_gateway_prepaid_units_total{tool="${tool}",source="${source}"}`;
+  const balance = (tool: string) => `tollgate_gateway_charged_micros_total{tool="${tool}"}`;
+
+  it("count package sales with their money, and the units lots paid by tool and source, net of what a hold gave back, apart from the balance's money", async () => {
+    const { user, secret } = await funded("1");
+    const sales = ['tollgate_package_sales_total{tool="chars"}', 'tollgate_package_sale_micros_total{tool="chars"}'];
+    expect(await metricsGrowth(t.app, sales, () => buy(user, "chars", "starter"))).toEqual({ [sales[0]!]: 1, [sales[1]!]: 50_000 });
+    // A retried purchase buys nothing.
+    expect(await metricsGrowth(t.app, sales, () => buy(user, "chars", "starter"))).toEqual({ [sales[0]!]: 0, [sales[1]!]: 0 });
+
+    const chars = [prepaid("chars", "free"), prepaid("chars", "package"), prepaid("chars", "grant"), balance("chars")];
+    // 7 characters: 3 free, 4 from the package; then 6 from the package and 1 from the balance.
+    expect(await metricsGrowth(t.app, chars, () => call(secret, "chars", { text: "汉字汉字汉字汉" }))).toEqual({ [chars[0]!]: 3, [chars[1]!]: 4, [chars[2]!]: 0, [chars[3]!]: 0 });
+    expect(await metricsGrowth(t.app, chars, () => call(secret, "chars", { text: "汉字汉字汉字汉" }))).toEqual({ [chars[0]!]: 0, [chars[1]!]: 6, [chars[2]!]: 0, [chars[3]!]: 1000 });
+
+    // A hold of 10: 5 from a grant, 5 from the balance; it uses 3, all from the grant, and the balance's part comes back.
+    const terms = { ...packageTerms(t.app.catalog.get("units")!, "big")!, units: 5 };
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "metrics-grant" });
+    const units = [prepaid("units", "grant"), prepaid("units", "package"), balance("units")];
+    expect(await metricsGrowth(t.app, units, () => call(secret, "units", {}, "?use=3"))).toEqual({ [units[0]!]: 3, [units[1]!]: 0, [units[2]!]: 0 });
+
+    // A failed call gives its units back: nothing counted.
+    expect((await buy(user, "failing", "starter")).statusCode).toBe(201);
+    const failing = [prepaid("failing", "package"), balance("failing")];
+    expect(await metricsGrowth(t.app, failing, () => call(secret, "failing"))).toEqual({ [failing[0]!]: 0, [failing[1]!]: 0 });
+
+    // Calls arriving together, charged in batches: 3 free, then the balance.
+    const daily = [prepaid("daily", "free"), balance("daily"), 'tollgate_gateway_calls_total{tool="daily",outcome="served",status_class="2xx",charged="true"}'];
+    const together = () => Promise.all(Array.from({ length: 6 }, () => call(secret, "daily")));
+    expect(await metricsGrowth(t.app, daily, together)).toEqual({ [daily[0]!]: 3, [daily[1]!]: 30_000, [daily[2]!]: 6 });
     await expectConsistent();
   });
 });

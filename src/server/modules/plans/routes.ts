@@ -43,6 +43,7 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!bought.ok) {
         throw new AppError(402, "insufficient_balance", `the package costs ${formatMoney(terms.price)} and the balance is ${formatMoney(bought.balance)}: top up, then buy again`);
       }
+      if (!bought.replayed) app.metrics.packageSold(terms.toolId, terms.price);
       reply.code(201);
       return { lot: lotView(bought.lot, now), balance: formatMoney(bought.balance) };
     },

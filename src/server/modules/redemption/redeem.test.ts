@@ -288,9 +288,12 @@ describe("referral bonus", () => {
     const referrer = await createUserWithSession(t);
     const referred = await createUserWithSession(t, { referredBy: referrer.userId });
     const { codes } = await createCodes(["--amount", "50", "--count", "2"]);
-    expect((await redeem(referred, codes[0]!, freshIp())).statusCode).toBe(200);
+    const bonuses = ['tollgate_referral_bonuses_total{channel="redemption"}', 'tollgate_referral_bonus_micros_total{channel="redemption"}'];
+    const first = await metricsGrowth(t.app, bonuses, async () => expect((await redeem(referred, codes[0]!, freshIp())).statusCode).toBe(200));
+    expect(first).toEqual({ [bonuses[0]!]: 1, [bonuses[1]!]: 5_000_000 });
     expect(await balanceOf(referrer)).toBe("5.00");
-    expect((await redeem(referred, codes[1]!, freshIp())).statusCode).toBe(200);
+    const second = await metricsGrowth(t.app, bonuses, async () => expect((await redeem(referred, codes[1]!, freshIp())).statusCode).toBe(200));
+    expect(second).toEqual({ [bonuses[0]!]: 0, [bonuses[1]!]: 0 });
     expect(await balanceOf(referrer)).toBe("5.00");
     expect(await balanceOf(referred)).toBe("100.00");
     const [entry] = await queryRows<{ kind: string; amount: string; reference: string }>(

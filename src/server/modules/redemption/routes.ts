@@ -1,6 +1,6 @@
-import { parseMoney } from "#shared/money";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { redeemBodySchema, redeemResponseSchema } from "#shared/money-api";
+import { countTopUp } from "../ledger/index";
 import { redeemCodeWithinLimits } from "./service";
 
 /** The redeem form of /console/charge-details. */
@@ -24,9 +24,8 @@ const redemptionRoutes: FastifyPluginAsyncZod = async (app) => {
         topUp: { referralBonusBasisPoints: app.config.money.referralBonusBasisPoints },
         limits: app.config.money,
       });
-      app.metrics.count("topUps", { channel: "redemption" });
-      app.metrics.count("topUpMicros", { channel: "redemption" }, parseMoney(redeemed.amount));
-      return redeemed;
+      countTopUp(app.metrics, "redemption", redeemed.credited, redeemed.referralBonus);
+      return redeemed.answer;
     },
   );
 };

@@ -63,7 +63,7 @@ export async function createCodes(
 export async function redeemCode(
   db: Db,
   input: { userId: number; code: string; now: Date; topUp: TopUpOptions },
-): Promise<RedeemResponse> {
+): Promise<Redeemed> {
   const normalized = normalizeCode(input.code);
   if (!normalized) throw AppError.badRequest("this redemption code does not exist, check it and try again", REDEEM_ERRORS.unknown);
   const codeHash = hashCode(normalized);
@@ -91,7 +91,7 @@ export async function redeemCode(
       throw AppError.badRequest("this redemption code has expired", REDEEM_ERRORS.expired);
     }
     const reference = maskedCode(claimed.suffix);
-    const { posted } = await recordTopUp(
+    const { posted, referralBonus } = await recordTopUp(
       tx,
       {
         userId: input.userId,
@@ -104,15 +104,22 @@ export async function redeemCode(
       },
       input.topUp,
     );
-    return { amount: formatMoney(claimed.amount), balance: formatMoney(posted.balance), reference };
+    return { answer: { amount: formatMoney(claimed.amount), balance: formatMoney(posted.balance), reference }, credited: claimed.amount, referralBonus: referralBonus?.amount ?? null };
   });
+}
+
+/** A redemption's answer to its user, the money it credited, and the referral bonus it paid (null: none). */
+export interface Redeemed {
+  answer: RedeemResponse;
+  credited: bigint;
+  referralBonus: bigint | null;
 }
 
 /** POST /console/redeem: `redeemCode` as one attempt in the user's and the IP's failure counts (limits.ts). */
 export async function redeemCodeWithinLimits(
   db: Db,
   input: { userId: number; ip: string; code: string; now: Date; topUp: TopUpOptions; limits: RedeemLimits },
-): Promise<RedeemResponse> {
+): Promise<Redeemed> {
   const { userId, ip, code, now, topUp, limits } = input;
   const attempt = await reserveRedeemAttempt(db, { userId, ip, now, limits });
   let redeemed;

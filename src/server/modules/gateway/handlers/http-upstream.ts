@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { Agent, request as undiciRequest, type Dispatcher } from "undici";
 import type { HttpHandlerConfig } from "../../catalog/catalog-file";
 import { upstreamUrl } from "../upstream-path";
-import { UpstreamError, type StreamedToolResponse, type UpstreamHandler, type UpstreamRequest } from "./types";
+import { UpstreamError, upstreamFault, type StreamedToolResponse, type UpstreamHandler, type UpstreamRequest } from "./types";
 import { decompressorFor, SseUnits, UNITS_HEADER, unitsInJson, unitsValue } from "./units-report";
 
 export { UNITS_HEADER } from "./units-report";
@@ -132,7 +132,7 @@ async function readCapped(body: Readable): Promise<Buffer> {
     size += chunk.length;
     if (size > MAX_BUFFERED_ANSWER) {
       body.destroy();
-      throw new UpstreamError("failed", `the tool's JSON or error answer is larger than ${MAX_BUFFERED_ANSWER} bytes`);
+      throw new UpstreamError("failed", `the tool's JSON or error answer is larger than ${MAX_BUFFERED_ANSWER} bytes`, "other");
     }
     chunks.push(chunk);
   }
@@ -172,7 +172,7 @@ export function httpUpstream(config: HttpHandlerConfig, log: FastifyBaseLogger):
     const abort = new AbortController();
     const callerGone = () => abort.abort(new UpstreamError("failed", "the caller went away"));
     request.signal.addEventListener("abort", callerGone, { once: true });
-    const total = setTimeout(() => abort.abort(new UpstreamError("timeout", `the tool did not finish within ${config.totalTimeoutMs} ms`)), config.totalTimeoutMs);
+    const total = setTimeout(() => abort.abort(new UpstreamError("timeout", `the tool did not finish within ${config.totalTimeoutMs} ms`, "timeout")), config.totalTimeoutMs);
     total.unref();
     const stopTimers = () => clearTimeout(total);
 
@@ -233,12 +233,14 @@ export function httpUpstream(config: HttpHandlerConfig, log: FastifyBaseLogger):
 
 /** What went wrong, as the UpstreamError the gateway maps to 502 or 504 (or a 413 for the caller's body). */
 function failure(error: unknown, request: UpstreamRequest, signal: AbortSignal, config: HttpHandlerConfig): Error {
-  if (!Buffer.isBuffer(request.body) && request.body.errored) return request.body.errored;
+  // The caller's body broke; undici also destroys it with the error of a tool it could not reach, which is the tool's.
+  const bodyError = Buffer.isBuffer(request.body) ? null : request.body.errored;
+  if (bodyError && upstreamFault(bodyError) !== "connect") return bodyError;
   if (signal.aborted && signal.reason instanceof UpstreamError) return signal.reason;
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string }).code;
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return new UpstreamError("timeout", `the tool could not be reached within ${config.connectTimeoutMs} ms`);
-  if (code === "UND_ERR_HEADERS_TIMEOUT") return new UpstreamError("timeout", `the tool did not answer within ${config.timeoutMs} ms`);
-  if (code === "UND_ERR_BODY_TIMEOUT") return new UpstreamError("timeout", `the tool sent nothing for ${config.idleTimeoutMs} ms`);
-  return new UpstreamError("failed", `the tool could not be reached: ${(error as Error).message}`);
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return new UpstreamError("timeout", `the tool could not be reached within ${config.connectTimeoutMs} ms`, "connect");
+  if (code === "UND_ERR_HEADERS_TIMEOUT") return new UpstreamError("timeout", `the tool did not answer within ${config.timeoutMs} ms`, "timeout");
+  if (code === "UND_ERR_BODY_TIMEOUT") return new UpstreamError("timeout", `the tool sent nothing for ${config.idleTimeoutMs} ms`, "timeout");
+  return new UpstreamError("failed", `the tool could not be reached: ${(error as Error).message}`, upstreamFault(error));
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Readable } from "node:stream";
 import type { TokenAmounts, TokenCounts } from "#shared/llm-prices";
+import type { UpstreamFault } from "../../../lib/counters";
 
 export interface ToolRequest {
   method: string;
@@ -66,11 +67,29 @@ export type MeteredCall =
 
 export const isStreamed = (response: ToolResponse | StreamedToolResponse): response is StreamedToolResponse => typeof response.units === "function";
 
-/** A failure of the tool itself, as opposed to a bad request: mapped to 502 or 504. */
+const CONNECT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+const RESET_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"]);
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+
+/** The fault an error talking to an upstream shows, by its code (or its cause's: undici wraps some). */
+export function upstreamFault(error: unknown): UpstreamFault {
+  if (error instanceof UpstreamError && error.fault) return error.fault;
+  const code = (error as { code?: string } | null)?.code ?? (error as { cause?: { code?: string } } | null)?.cause?.code ?? "";
+  if (CONNECT_CODES.has(code)) return "connect";
+  if (RESET_CODES.has(code)) return "reset";
+  if (TIMEOUT_CODES.has(code)) return "timeout";
+  return "other";
+}
+
+/**
+ * A failure of the tool itself, as opposed to a bad request: mapped to 502 or 504. `fault`: what
+ * broke at the upstream; none when the call was given up on this side (the caller left).
+ */
 export class UpstreamError extends Error {
   constructor(
     public readonly kind: "failed" | "timeout",
     message: string,
+    public readonly fault?: UpstreamFault,
   ) {
     super(message);
     this.name = "UpstreamError";
