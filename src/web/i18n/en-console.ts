@@ -463,6 +463,7 @@ export const enConsole = {
     colStatus: "Status",
     colAttempts: "Attempts",
     eventLow: "Low balance",
+    eventLotExpiring: "Package expiring",
     eventTest: "Test",
     channelSms: "SMS",
     channelWebhook: "Webhook",

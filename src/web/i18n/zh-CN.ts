@@ -448,6 +448,7 @@ export const zhCN: Messages = {
     colStatus: "状态",
     colAttempts: "尝试",
     eventLow: "余额不足",
+    eventLotExpiring: "次数包即将到期",
     eventTest: "测试",
     channelSms: "短信",
     channelWebhook: "Webhook",

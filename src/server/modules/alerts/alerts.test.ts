@@ -110,6 +110,7 @@ const workerDeps = (): DeliveryDeps => ({
   sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
   webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
   openSecret: t.app.alertsJob.openSecret,
+  toolWords: t.app.alertsJob.toolWords,
   log: t.app.log,
   attempted: (channel, result) => t.app.metrics.count("alertDeliveries", { channel, result }),
 });
