@@ -284,6 +284,27 @@ describe("buying a package", () => {
       ["daily", "package", 10],
     ]);
   });
+
+  it("lists usable lots in draw order before spent, expired and refunded ones, latest expiry first", async () => {
+    const { user } = await funded("1");
+    const terms = packageTerms(t.app.catalog.get("daily")!, "starter")!;
+    const grant = (idempotencyKey: string, validDays: number) => grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, validDays }, count: 1, at: t.clock.now(), idempotencyKey });
+    await grant(`short-${user.userId}`, 1);
+    await grant(`long-${user.userId}`, 20);
+    await buy(user, "daily", "starter");
+    await grant(`mid-${user.userId}`, 10);
+    t.clock.set("2026-03-03T08:00:00.000Z"); // two days on: the 1-day grant has expired
+    const res = await t.app.inject({ url: "/api/v1/console/lots", headers: { authorization: user.headers.authorization } });
+    expect(res.json().lots.map((l: { toolId: string; source: string; expiresAt: string; usable: boolean }) => [l.toolId, l.source, l.expiresAt.slice(0, 10), l.usable])).toEqual([
+      ["daily", "free", "2026-03-03", true],
+      ["metered", "free", "2026-03-03", true],
+      ["chars", "free", "2026-03-31", true],
+      ["daily", "grant", "2026-03-11", true],
+      ["daily", "grant", "2026-03-21", true],
+      ["daily", "package", "2026-03-31", true],
+      ["daily", "grant", "2026-03-02", false],
+    ]);
+  });
 });
 
 describe("under concurrency", () => {
