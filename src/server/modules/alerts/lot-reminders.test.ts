@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertDeliveries } from "../../db/schema/index";
 import { createSmsProvider } from "../../providers/sms/index";
 import { readOutbox } from "../../testing/sms-outbox";
+import { insertApiKey } from "../../testing/keys";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
@@ -31,12 +32,11 @@ async function grant(user: TestUser, name: string, units: number, validDays: num
 
 /** Draws `units` of QR code from the user's lots, as a call of a tool with packages does. */
 async function draw(user: TestUser, units: number) {
-  const key = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k" } });
   const at = t.clock.now();
   const [outcome] = await chargeBatch(t.database.db, [
     {
       userId: user.userId,
-      apiKeyId: key.json().key.id,
+      apiKeyId: await insertApiKey(t.database.db, user.userId, at),
       toolId: "qrcode",
       units,
       amount: 2000n * BigInt(units),

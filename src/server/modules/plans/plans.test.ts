@@ -8,7 +8,8 @@ import { formatMoney } from "#shared/money";
 import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { createUserWithSession, type TestUser } from "../../testing/users";
+import { createUserWithKey } from "../../testing/keys";
+import type { TestUser } from "../../testing/users";
 import { chargeBatch, grantPackage, refundAbandonedCalls } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
@@ -63,11 +64,9 @@ afterAll(async () => {
 });
 beforeEach(() => t.clock.set(START));
 
-async function funded(balance: string, keyBody: object = {}) {
-  const user = await createUserWithSession(t, { balance });
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", ...keyBody } });
-  expect(res.statusCode).toBe(201);
-  return { user, secret: res.json().secret as string };
+async function funded(balance: string, key: object = {}) {
+  const made = await createUserWithKey(t, { balance, key });
+  return { user: made.user, secret: made.key.secret };
 }
 
 const call = (secret: string, toolId: string, payload: unknown = { hi: 1 }, query = "") =>
