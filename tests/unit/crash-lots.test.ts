@@ -7,59 +7,26 @@
  * PostgreSQL server when DATABASE_URL is set.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { queryRows } from "../../src/server/db/client";
 import { unitLots, usageRecords } from "../../src/server/db/schema/index";
 import { grantPackage } from "../../src/server/modules/ledger/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
-import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, withServerDatabase, type ServerProcess } from "../../src/server/testing/server-process";
+import { crashFixture } from "../../src/server/testing/crash-fixture";
+import { readyUrl, withServerDatabase } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 
-let dist: { dir: string; remove(): void };
-let upstream: http.Server;
-/** Upstream requests of the `held` tool waiting for an answer while `holding`. */
-const held: http.ServerResponse[] = [];
-let holding = false;
-const started: ServerProcess[] = [];
-let dir: string;
-let postgres: { url: string; drop(): Promise<void> } | undefined;
-
-beforeAll(async () => {
-  dist = await buildServerForTest();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-crash-lots-"));
-  upstream = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (holding) return void held.push(res);
-      res.writeHead(200, { "content-type": "application/json" }).end('{"usage":{"units":2}}');
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  if (process.env.DATABASE_URL) postgres = await emptyPostgresDatabase();
-}, 600_000);
-
-afterAll(async () => {
-  for (const server of started) if (server.child.exitCode === null) server.child.kill("SIGKILL");
-  for (const res of held) res.destroy();
-  upstream?.closeAllConnections();
-  upstream?.close();
-  await postgres?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-  dist?.remove();
-});
+const f = crashFixture('{"usage":{"units":2}}');
 
 const PACKAGE = { id: "pack", name: "Pack", units: 1000, price: "1.00", validDays: 30 };
 
 function writeCatalog(): string {
-  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const base = f.base;
   const tool = (id: string, extra: object) => ({ id, name: id, description: id, category: "test", price: "0.01", rateLimitPerMinute: 1_000_000, packages: [PACKAGE], ...extra });
-  const file = path.join(dir, "tools.json");
+  const file = path.join(f.dir, "tools.json");
   fs.writeFileSync(
     file,
     JSON.stringify({
@@ -79,7 +46,7 @@ const call = (base: string, secret: string, toolId: string) =>
   );
 
 it("killed with SIGKILL while calls hold units from lots and restarted: the sweep gives the held units back to their lots, none is over-drawn, the ledger verifies", async () => {
-  const env = { DATA_DIR: path.join(dir, "data"), DATABASE_URL: postgres?.url ?? "", TOOLS_CATALOG: writeCatalog(), GATEWAY_ABANDONED_AFTER_SECONDS: "5" };
+  const env = { DATA_DIR: path.join(f.dir, "data"), DATABASE_URL: f.postgres?.url ?? "", TOOLS_CATALOG: writeCatalog(), GATEWAY_ABANDONED_AFTER_SECONDS: "5" };
   fs.mkdirSync(env.DATA_DIR, { mode: 0o700 });
   // Made before the server starts: the embedded database belongs to one process at a time. Each
   // tool's lot is smaller than the burst's draws, so some calls split between the lot and the balance.
@@ -91,11 +58,8 @@ it("killed with SIGKILL while calls hold units from lots and restarted: the swee
     }
     return made;
   });
-  const start = () => {
-    const server = startServerProcess(path.join(dist.dir, "server.js"), env);
-    started.push(server);
-    return server;
-  };
+  const start = () => f.start(env);
+
 
   const first = start();
   const firstUrl = await readyUrl(first);
@@ -103,14 +67,14 @@ it("killed with SIGKILL while calls hold units from lots and restarted: the swee
   expect(created.status).toBe(201);
   const { secret } = (await created.json()) as { secret: string };
 
-  holding = true;
+  f.holding = true;
   const burst = Array.from({ length: 40 }, (_, i) => call(firstUrl, secret, i % 2 === 0 ? "held" : "echo").catch((error: unknown) => error));
   // Killed while held calls hold 3 units each (from the lot, then the balance) and echo calls draw.
-  await expect.poll(() => held.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(10);
+  await expect.poll(() => f.held.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(10);
   first.child.kill("SIGKILL");
   expect((await first.exited).signal).toBe("SIGKILL");
-  holding = false;
-  for (const res of held.splice(0)) res.destroy();
+  f.holding = false;
+  for (const res of f.held.splice(0)) res.destroy();
   expect((await Promise.all(burst)).some((answer) => answer instanceof Error)).toBe(true);
   const second = start();
   const url = await readyUrl(second);

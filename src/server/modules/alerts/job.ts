@@ -12,7 +12,8 @@ export interface AlertsJob {
   /** Starts a run soon without waiting for it (the "send a test event" button). */
   kick(): void;
   openSecret(sealed: string): string;
-  toolWords: DeliveryDeps["toolWords"];
+  /** What another worker's job sends with: its own SMS provider and webhook client over the same database. */
+  workerDeps(): DeliveryDeps;
   sealSecret(plain: string): string;
 }
 
@@ -77,5 +78,6 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
     await running?.catch(() => undefined);
     await webhooks.close();
   });
-  return { runOnce, kick, openSecret: deps.openSecret, toolWords: deps.toolWords, sealSecret: (plain) => sealer.seal(plain) };
+  const workerDeps = (): DeliveryDeps => ({ ...deps, sms: createSmsProvider(app.config.auth.sms, { dataDir: app.config.dataDir, siteName: app.config.siteName }), webhooks: createWebhookSender({ allowLoopback: alerts.webhookAllowLoopback, timeoutMs: alerts.webhookTimeoutMs }) });
+  return { runOnce, kick, openSecret: deps.openSecret, workerDeps, sealSecret: (plain) => sealer.seal(plain) };
 }

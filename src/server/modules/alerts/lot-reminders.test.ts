@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertDeliveries } from "../../db/schema/index";
-import { createSmsProvider } from "../../providers/sms/index";
 import { readOutbox } from "../../testing/sms-outbox";
 import { insertApiKey } from "../../testing/keys";
 import { tempDataDir } from "../../testing/temp-dir";
@@ -10,7 +9,6 @@ import { createUserWithSession, type TestUser } from "../../testing/users";
 import { buyPackage, chargeBatch, grantPackage } from "../ledger/index";
 import { findExpiringLots } from "./lot-expiry";
 import { deliverDue } from "./outbox";
-import { createWebhookSender } from "./webhook-sender";
 
 let t: TestApp;
 let dataDir: string;
@@ -73,18 +71,8 @@ describe("reminders that a package with units left expires", () => {
     await t.app.alertsJob.runOnce();
     await t.app.alertsJob.runOnce();
     // Another worker scanning and sending at the same instant writes and sends nothing more.
-    const worker = {
-      db: t.database.db,
-      config: t.config.alerts,
-      sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
-      webhooks: createWebhookSender({ allowLoopback: false, timeoutMs: 1000 }),
-      openSecret: t.app.alertsJob.openSecret,
-      toolWords: t.app.alertsJob.toolWords,
-      log: t.app.log,
-      attempted: () => undefined,
-    };
     expect(await findExpiringLots(t.database.db, t.clock.now())).toBe(0);
-    expect(await deliverDue(worker, () => t.clock.now())).toBe(0);
+    expect(await deliverDue(t.app.alertsJob.workerDeps(), () => t.clock.now())).toBe(0);
     expect(smsTo(user).slice(1)).toEqual([`[${t.config.siteName}] Starter for QR code has 5 calls left and expires at 2026-03-31 14:00:00 +08:00. Units left then are not refunded.`]);
 
     t.clock.set(new Date(expires - DAY - 1));

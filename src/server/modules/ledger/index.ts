@@ -3,4 +3,4 @@ export { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type C
 export { refundAbandonedCalls, refundBatch, refundChargedCall, resolveUnansweredCall, settleLlmCall, type LlmUsageItem, type RefundItem } from "./refunds";
 export { recordTopUp, type TopUpOptions } from "./topup";
 export { LedgerReconciler, reportMoneyHealthPeriodically, stuckHolds } from "./health";
-export { buyPackage, grantPackage, refundLot, userLots, type Lot, type PackageTerms, type Purchase } from "./lots";
+export { buyPackage, grantPackage, lotOf, refundLot, userLots, type Lot, type LotRow, type PackageTerms, type Purchase } from "./lots";

@@ -4,7 +4,7 @@ import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../db/client";
 import type { Tool } from "../catalog/index";
-import type { Lot, PackageTerms } from "../ledger/index";
+import { lotOf, type Lot, type LotRow, type PackageTerms } from "../ledger/index";
 
 /** A catalog package as the money wing sells it; undefined when the tool sells none of that id. */
 export function packageTerms(tool: Tool, packageId: string): PackageTerms | undefined {
@@ -15,7 +15,7 @@ export function packageTerms(tool: Tool, packageId: string): PackageTerms | unde
 const usable = (lot: Pick<Lot, "unitsLeft" | "effectiveAt" | "expiresAt" | "refundedAt">, now: Date) =>
   lot.unitsLeft > 0 && lot.refundedAt === null && lot.effectiveAt <= now && lot.expiresAt > now;
 
-const lotView = (lot: Omit<Lot, "createdAt">, now: Date): LotView => ({
+const lotView = (lot: Lot, now: Date): LotView => ({
   id: lot.id,
   toolId: lot.toolId,
   source: lot.source,
@@ -30,19 +30,8 @@ const lotView = (lot: Omit<Lot, "createdAt">, now: Date): LotView => ({
   usable: usable(lot, now),
 });
 
-interface LotListRow {
-  id: string | number | null;
-  tool_id: string;
-  source: Lot["source"];
-  package_id: string | null;
-  label: string;
-  units_granted: string | number;
-  units_left: string | number;
-  price_paid: string;
-  effective_at: string | Date;
-  expires_at: string | Date;
-  refunded_at: string | Date | null;
-}
+/** A lot as listed; `id` null for this period's free quota before its first call. */
+type LotListRow = Omit<LotRow, "id"> & { id: LotRow["id"] | null };
 
 const LISTED_LOTS = 200;
 
@@ -63,39 +52,24 @@ export async function lotsOf(db: Db, catalog: ReadonlyMap<string, Tool>, userId:
     quotas.length === 0
       ? sql``
       : sql`union all
-            select null, q.tool_id, 'free', null, 'free', q.units, q.units, '0', q.effective_at, q.expires_at, null
+            select null, q.tool_id, 'free', null, 'free', q.units, q.units, '0', q.effective_at, q.expires_at, q.effective_at, null
             from (values ${sql.join(quotas, sql`, `)}) as q(tool_id, units, effective_at, expires_at)
             where not exists (select 1 from unit_lots l where l.user_id = ${userId} and l.tool_id = q.tool_id and l.source = 'free' and l.effective_at = q.effective_at)`;
   const rows = await queryRows<LotListRow>(
     db,
     sql`with lots as (
-          select id, tool_id, source::text as source, package_id, label, units_granted, units_left, price_paid::text as price_paid, effective_at, expires_at, refunded_at
+          select id, tool_id, source::text as source, package_id, label, units_granted, units_left, price_paid::text as price_paid, effective_at, expires_at, created_at, refunded_at
           from unit_lots where user_id = ${userId}
           ${unmadeFree}),
         listed as (
           select *, units_left > 0 and refunded_at is null and effective_at <= ${at} and expires_at > ${at} as usable from lots)
-        select id, tool_id, source, package_id, label, units_granted, units_left, price_paid, effective_at, expires_at, refunded_at from listed
+        select id, tool_id, source, package_id, label, units_granted, units_left, price_paid, effective_at, expires_at, created_at, refunded_at from listed
         order by usable desc, (usable and source = 'free') desc,
                  case when usable then expires_at end, case when usable then coalesce(id, 0) end,
                  expires_at desc, id desc, tool_id
         limit ${LISTED_LOTS}`,
   );
-  return rows.map((row) => {
-    const lot = {
-      id: Number(row.id),
-      toolId: row.tool_id,
-      source: row.source,
-      packageId: row.package_id,
-      label: row.label,
-      unitsGranted: Number(row.units_granted),
-      unitsLeft: Number(row.units_left),
-      pricePaid: BigInt(row.price_paid),
-      effectiveAt: new Date(row.effective_at),
-      expiresAt: new Date(row.expires_at),
-      refundedAt: row.refunded_at === null ? null : new Date(row.refunded_at),
-    };
-    return { ...lotView(lot, now), id: row.id === null ? null : lot.id };
-  });
+  return rows.map((row) => ({ ...lotView(lotOf({ ...row, id: row.id ?? 0 }), now), id: row.id === null ? null : Number(row.id) }));
 }
 
 export { lotView };
