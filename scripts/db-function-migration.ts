@@ -46,8 +46,8 @@ const previous = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, "meta", sn
 const snapshot = { ...previous, id: randomUUID(), prevId: previous.id };
 fs.writeFileSync(path.join(MIGRATIONS_DIR, "meta", `${tag.slice(0, 4)}_snapshot.json`), JSON.stringify(snapshot, null, 2) + "\n");
 
-// The migrator applies a migration only when its `when` is later than the newest applied one's.
-journal.entries.push({ idx, version: last.version, when: Math.max(Date.now(), last.when + 86_400_000), tag, breakpoints: true });
+// The migrator applies a migration only when its `when` is later than every applied one's (tests/unit/migrations-generated.test.ts).
+journal.entries.push({ idx, version: last.version, when: Math.max(Date.now(), ...journal.entries.map((e) => e.when + 86_400_000)), tag, breakpoints: true });
 fs.writeFileSync(journalFile, JSON.stringify(journal, null, 2) + "\n");
 
 console.log(`wrote drizzle/${tag}.sql with ${changed.map((f) => f.name).join(", ")}: say why in its first line, then commit it with drizzle/meta/`);

@@ -6,7 +6,7 @@ export const ALERT_DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipp
 export type AlertDeliveryStatus = (typeof ALERT_DELIVERY_STATUSES)[number];
 
 /** The event types a webhook receives. */
-export const ALERT_EVENT_TYPES = { lowBalance: "balance.low", test: "test" } as const;
+export const ALERT_EVENT_TYPES = { lowBalance: "balance.low", lotExpiring: "lot.expiring", test: "test" } as const;
 
 export const WEBHOOK_URL_MAX = 2048;
 

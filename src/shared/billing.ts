@@ -33,6 +33,16 @@ export const paidPartSchema = z.object({
   name: z.string().nullable().describe("The package's or grant's name as it was bought or granted; null for a free quota and the balance"),
   units: z.number().int().describe("Units of the call this source paid, net of what a settlement gave back"),
   expiresAt: z.string().nullable().describe("When the lot expires (ISO 8601); null for the balance"),
+  packageId: z.string().nullable().describe("The catalog's package id of a package or grant; null otherwise"),
+  free: z
+    .object({
+      used: z.number().int().describe("Units of the period's free quota used up to and including this call"),
+      of: z.number().int().describe("The period's free quota"),
+      period: z.enum(["day", "month"]),
+      periodStart: z.string().describe("ISO 8601: the Beijing day or month the quota belongs to starts here"),
+    })
+    .nullable()
+    .describe('For a free quota: how much of the period\'s quota was used with this call ("free 12/100 this month"); null otherwise'),
 });
 export type PaidPart = z.infer<typeof paidPartSchema>;
 
@@ -60,5 +70,5 @@ export type BillingPage = z.infer<typeof billingPageSchema>;
 export const BILLING_CSV_HEADER = [
   ...["time", "tool", "key", "units", "amount", "request_id"],
   ...["model", "input_tokens", "cached_input_tokens", "output_tokens", "input_amount", "cached_input_amount", "output_amount", "tokens_origin"],
-  "paid_by",
+  ...["paid_by", "free_units", "package_units", "grant_units", "balance_units"],
 ] as const;

@@ -104,9 +104,14 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   expect([call.headers()["x-tollgate-cost"], call.headers()["x-quota-remaining"]]).toEqual(["0.00", "4"]);
   const requestId = call.headers()["x-request-id"]!;
 
+  const echo = await api.post("/v1/tools/echo", { data: { hi: 1 }, headers: { authorization: `Bearer ${secret}` } });
+  expect([echo.status(), echo.headers()["x-quota-remaining"]]).toEqual([200, "1"]);
+
   await page.goto(`${server.base}/console/billing-details`);
-  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  const rowOf = (id: string) => page.getByTestId("billing-table").getByRole("row").filter({ hasText: id.slice(0, 8) });
+  const row = rowOf(requestId);
   await expect(row.getByTestId("billing-paid-by")).toHaveText(`package Starter, expires ${beijingDate(expiresAt)}`);
   await expect(row).toContainText("¥0.00");
+  await expect(rowOf(echo.headers()["x-request-id"]!).getByTestId("billing-paid-by")).toHaveText("free 1/2 today");
   await api.dispose();
 });

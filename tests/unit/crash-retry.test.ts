@@ -6,56 +6,23 @@
  * PostgreSQL server when DATABASE_URL is set. Two processes behind nginx: tests/cluster/.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { usageRecords, users } from "../../src/server/db/schema/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
-import { buildServerForTest, withServerDatabase, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { crashFixture } from "../../src/server/testing/crash-fixture";
+import { readyUrl, withServerDatabase } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 import { formatMoney } from "../../src/shared/money";
 
-let dist: { dir: string; remove(): void };
-let upstream: http.Server;
-/** Upstream requests of the `held` tool waiting for an answer while `holding`. */
-const held: http.ServerResponse[] = [];
-let holding = false;
-const started: ServerProcess[] = [];
-let dir: string;
-let postgres: { url: string; drop(): Promise<void> } | undefined;
-
-beforeAll(async () => {
-  dist = await buildServerForTest();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-crash-"));
-  upstream = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      if (holding) return void held.push(res);
-      res.writeHead(200, { "content-type": "application/json" }).end('{"temperature":21}');
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  if (process.env.DATABASE_URL) postgres = await emptyPostgresDatabase();
-}, 600_000);
-
-afterAll(async () => {
-  for (const server of started) if (server.child.exitCode === null) server.child.kill("SIGKILL");
-  for (const res of held) res.destroy();
-  upstream?.closeAllConnections();
-  upstream?.close();
-  await postgres?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-  dist?.remove();
-});
+const f = crashFixture('{"temperature":21}');
 
 function writeCatalog(): string {
-  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const base = f.base;
   const tool = (id: string, handler: object) => ({ id, name: id, description: id, category: "test", price: "0.01", rateLimitPerMinute: 1_000_000, handler });
-  const file = path.join(dir, "tools.json");
+  const file = path.join(f.dir, "tools.json");
   fs.writeFileSync(file, JSON.stringify({ tools: [tool("echo", { type: "builtin", name: "echo" }), tool("held", { type: "http", url: `${base}/hold`, timeoutMs: 60_000, totalTimeoutMs: 60_000 })] }));
   return file;
 }
@@ -76,15 +43,12 @@ async function callTool(base: string, secret: string, toolId: string, idempotenc
 }
 
 it("killed with SIGKILL mid-burst and restarted: every retry with its Idempotency-Key gets its 2xx once the dead process's lease is gone, and each call is charged once", async () => {
-  const env = { DATA_DIR: path.join(dir, "data"), DATABASE_URL: postgres?.url ?? "", TOOLS_CATALOG: writeCatalog(), SHUTDOWN_TIMEOUT_SECONDS: "60" };
+  const env = { DATA_DIR: path.join(f.dir, "data"), DATABASE_URL: f.postgres?.url ?? "", TOOLS_CATALOG: writeCatalog(), SHUTDOWN_TIMEOUT_SECONDS: "60" };
   fs.mkdirSync(env.DATA_DIR, { mode: 0o700 });
   // Made before the server starts: the embedded database belongs to one process at a time.
   const user = await withServerDatabase(env, (database) => createUserWithSession({ database, clock: systemClock }, { balance: "10" }));
-  const start = () => {
-    const server = startServerProcess(path.join(dist.dir, "server.js"), env);
-    started.push(server);
-    return server;
-  };
+  const start = () => f.start(env);
+
 
   const first = start();
   const firstUrl = await readyUrl(first);
@@ -97,14 +61,14 @@ it("killed with SIGKILL mid-burst and restarted: every retry with its Idempotenc
   const { secret } = (await created.json()) as { secret: string };
 
   const burst = Array.from({ length: 30 }, (_, i) => ({ key: `crash-burst-${i}`, toolId: i % 3 === 0 ? "held" : "echo" }));
-  holding = true;
+  f.holding = true;
   const firstAnswers = burst.map((one) => callTool(firstUrl, secret, one.toolId, one.key).catch((error: unknown) => error));
   // Killed while upstream calls are held (charged, pending) and built-in calls are on their way.
-  await expect.poll(() => held.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+  await expect.poll(() => f.held.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
   first.child.kill("SIGKILL");
   expect((await first.exited).signal).toBe("SIGKILL");
-  holding = false;
-  for (const res of held.splice(0)) res.destroy();
+  f.holding = false;
+  for (const res of f.held.splice(0)) res.destroy();
   expect((await Promise.all(firstAnswers)).some((answer) => answer instanceof Error)).toBe(true);
 
   const second = start();

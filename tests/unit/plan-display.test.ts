@@ -13,7 +13,7 @@ import { formatMoney, parseMoney } from "../../src/shared/money";
 import { DOCS_TEMPLATES_FILE } from "../../src/server/modules/site-pages/docs";
 import { tempDataDir } from "../../src/server/testing/temp-dir";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
-import { createUserWithKey } from "../../src/server/testing/users";
+import { createUserWithKey } from "../../src/server/testing/keys";
 
 const clientDir = path.resolve(process.env.BUILD_DIR ?? "build", "client");
 let t: TestApp;
@@ -80,7 +80,7 @@ it("shows the same lines on the tool's docs page in English and Chinese", async 
 it("bills a month of the example's calls what the example says, after the free quota", async () => {
   const [tool] = (await t.app.inject({ method: "GET", url: "/api/v1/tools" })).json<{ tools: PublicTool[] }>().tools;
   expect(tool!.tiers).toEqual({ mode: "graduated", bands: [{ upTo: 10, price: "0.02" }, { upTo: null, price: "0.015" }], example: { units: 20, cost: "0.35" } });
-  const { secret } = await createUserWithKey(t, { balance: "5" });
+  const { key: { secret } } = await createUserWithKey(t, { balance: "5" });
   let paid = 0n;
   for (let i = 0; i < 5 + tool!.tiers!.example.units; i++) {
     const res = await t.app.inject({ method: "POST", url: "/v1/tools/stamp", payload: "{}", headers: { "content-type": "application/json", authorization: `Bearer ${secret}` } });

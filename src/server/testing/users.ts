@@ -1,5 +1,4 @@
 import { randomInt } from "node:crypto";
-import type { FastifyInstance } from "fastify";
 import { parseMoney } from "#shared/money";
 import type { Clock } from "../clock";
 import type { Database } from "../db/client";
@@ -49,19 +48,4 @@ export async function createUserWithSession(
   }
   const { token } = await createSession(db, { userId: user.id, now });
   return { userId: user.id, phone: user.phone, referralCode: user.referralCode, token, headers: { authorization: `Bearer ${token}` } };
-}
-
-/**
- * A user with a session, a balance and an API key made through the console's own route, as a
- * developer makes one; `keyBody` sets the key's options (spend limit, tools, …).
- */
-export async function createUserWithKey(
-  t: { database: Database; clock: Clock; app: FastifyInstance },
-  options: { balance?: string; keyBody?: object } = {},
-): Promise<{ user: TestUser; secret: string; keyId: number }> {
-  const user = await createUserWithSession(t, { balance: options.balance });
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", ...options.keyBody } });
-  if (res.statusCode !== 201) throw new Error(`could not create the test key: ${res.statusCode} ${res.body}`);
-  const created = res.json<{ secret: string; key: { id: number } }>();
-  return { user, secret: created.secret, keyId: created.key.id };
 }

@@ -94,7 +94,12 @@ export const enConsole = {
     columns: { time: "Time", tool: "Tool", key: "Key", units: "Units", amount: "Amount", paidBy: "Paid by", requestId: "Request ID" },
     tabs: { charges: "Charges", calls: "All calls" },
     paidBy: {
-      free: "free quota",
+      free: {
+        month: "free {{used}}/{{of}} in {{period}}",
+        monthCurrent: "free {{used}}/{{of}} this month",
+        day: "free {{used}}/{{of}} on {{period}}",
+        dayCurrent: "free {{used}}/{{of}} today",
+      },
       package: "package {{name}}, expires {{date}}",
       grant: "grant {{name}}, expires {{date}}",
       balance: "balance",
@@ -466,6 +471,7 @@ export const enConsole = {
     colStatus: "Status",
     colAttempts: "Attempts",
     eventLow: "Low balance",
+    eventLotExpiring: "Package expiring",
     eventTest: "Test",
     channelSms: "SMS",
     channelWebhook: "Webhook",

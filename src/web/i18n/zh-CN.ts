@@ -115,7 +115,12 @@ export const zhCN: Messages = {
     columns: { time: "时间", tool: "工具", key: "密钥", units: "用量", amount: "金额", paidBy: "支付来源", requestId: "请求 ID" },
     tabs: { charges: "扣费", calls: "全部调用" },
     paidBy: {
-      free: "免费额度",
+      free: {
+        month: "{{period}} 免费额度 {{used}}/{{of}}",
+        monthCurrent: "本月免费额度 {{used}}/{{of}}",
+        day: "{{period}} 免费额度 {{used}}/{{of}}",
+        dayCurrent: "今日免费额度 {{used}}/{{of}}",
+      },
       package: "次数包 {{name}}，{{date}} 到期",
       grant: "赠送 {{name}}，{{date}} 到期",
       balance: "余额",
@@ -444,6 +449,7 @@ export const zhCN: Messages = {
     colStatus: "状态",
     colAttempts: "尝试",
     eventLow: "余额不足",
+    eventLotExpiring: "次数包即将到期",
     eventTest: "测试",
     channelSms: "短信",
     channelWebhook: "Webhook",

@@ -52,6 +52,8 @@ export const alertDeliveries = pgTable(
     index("alert_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("alert_deliveries_user_idx").on(t.userId, t.createdAt),
     // drizzle/0017: one test event on its way per user.
+    // One reminder per lot, threshold and channel: event ids `evt_lot_<lot>_<days>d` (lot-expiry.ts).
+    uniqueIndex("alert_deliveries_lot_reminder_idx").on(t.eventId, t.channel).where(sql`${t.eventType} = 'lot.expiring'`),
     uniqueIndex("alert_deliveries_one_pending_test_idx").on(t.userId).where(sql`${t.eventType} = 'test' and ${t.status} = 'pending'`),
   ],
 );

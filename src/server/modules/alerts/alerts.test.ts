@@ -13,10 +13,8 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch } from "../ledger/charges";
 import { credit } from "../ledger/ledger";
-import { createSmsProvider } from "../../providers/sms/index";
-import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries, type DeliveryDeps } from "./outbox";
+import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries } from "./outbox";
 import { queueTestEvent } from "./settings";
-import { createWebhookSender } from "./webhook-sender";
 
 interface Received {
   path: string;
@@ -104,15 +102,7 @@ const charge = (items: { userId: number; keyId: number; amount: string }[]) =>
 const smsTo = (phone: string) => readOutbox(dataDir).filter((m) => m.to === phone);
 
 /** What each server process's alerts job builds for itself. */
-const workerDeps = (): DeliveryDeps => ({
-  db: t.database.db,
-  config: t.config.alerts,
-  sms: createSmsProvider(t.config.auth.sms, { dataDir, siteName: t.config.siteName }),
-  webhooks: createWebhookSender({ allowLoopback: true, timeoutMs: 5000 }),
-  openSecret: t.app.alertsJob.openSecret,
-  log: t.app.log,
-  attempted: (channel, result) => t.app.metrics.count("alertDeliveries", { channel, result }),
-});
+const workerDeps = () => t.app.alertsJob.workerDeps();
 
 describe("alert settings", () => {
   it("are off by default; the first webhook URL's secret is shown once; bad input is refused with the console's error", async () => {

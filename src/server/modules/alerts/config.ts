@@ -8,6 +8,8 @@ export const alertsEnv = {
   ALERT_WEBHOOK_ALLOW_LOOPBACK: z.stringbool().default(false),
   ALIYUN_SMS_ALERT_TEMPLATE_CODE: z.string().optional(),
   TENCENT_SMS_ALERT_TEMPLATE_ID: z.string().optional(),
+  ALIYUN_SMS_LOT_TEMPLATE_CODE: z.string().optional(),
+  TENCENT_SMS_LOT_TEMPLATE_ID: z.string().optional(),
 };
 
 type AlertsEnv = z.output<z.ZodObject<typeof alertsEnv>>;
@@ -23,6 +25,8 @@ export function alertsConfigFrom(e: AlertsEnv) {
     webhookAllowLoopback: e.ALERT_WEBHOOK_ALLOW_LOOPBACK,
     /** The approved template of the low-balance SMS for SMS_PROVIDER=aliyun or tencent; unset: no alert SMS from that provider. */
     smsTemplate: { aliyun: e.ALIYUN_SMS_ALERT_TEMPLATE_CODE || null, tencent: e.TENCENT_SMS_ALERT_TEMPLATE_ID || null },
+    /** The approved template of the lot-expiry reminder SMS (issue 37); unset: no reminders from that provider. */
+    lotSmsTemplate: { aliyun: e.ALIYUN_SMS_LOT_TEMPLATE_CODE || null, tencent: e.TENCENT_SMS_LOT_TEMPLATE_ID || null },
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createSealer } from "../../lib/crypto";
 import { createSmsProvider } from "../../providers/sms/index";
 import { HOUR_MS } from "../../lib/database-limits";
+import { findExpiringLots } from "./lot-expiry";
 import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries, type DeliveryDeps } from "./outbox";
 import { createWebhookSender } from "./webhook-sender";
 
@@ -11,6 +12,8 @@ export interface AlertsJob {
   /** Starts a run soon without waiting for it (the "send a test event" button). */
   kick(): void;
   openSecret(sealed: string): string;
+  /** What another worker's job sends with: its own SMS provider and webhook client over the same database. */
+  workerDeps(): DeliveryDeps;
   sealSecret(plain: string): string;
 }
 
@@ -33,6 +36,11 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
     sms: createSmsProvider(app.config.auth.sms, { dataDir: app.config.dataDir, siteName: app.config.siteName }),
     webhooks,
     openSecret: (sealed) => sealer.open(sealed),
+    toolWords: (toolId, units) => {
+      const tool = app.catalog.get(toolId);
+      const count = units.toLocaleString("en-US");
+      return { toolName: tool?.name ?? toolId, unitsLeft: tool?.unit ? `${count} units (${tool.unit})` : `${count} calls` };
+    },
     log: app.log,
     attempted: (channel, result) => app.metrics.count("alertDeliveries", { channel, result }),
   };
@@ -45,6 +53,7 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
   async function run(): Promise<void> {
     do {
       again = false;
+      await findExpiringLots(app.db, now());
       do await findCrossings(app.db, now());
       while ((await deliverDue(deps, now)) > 0);
     } while (again);
@@ -69,5 +78,6 @@ export function createAlertsJob(app: FastifyInstance): AlertsJob {
     await running?.catch(() => undefined);
     await webhooks.close();
   });
-  return { runOnce, kick, openSecret: deps.openSecret, sealSecret: (plain) => sealer.seal(plain) };
+  const workerDeps = (): DeliveryDeps => ({ ...deps, sms: createSmsProvider(app.config.auth.sms, { dataDir: app.config.dataDir, siteName: app.config.siteName }), webhooks: createWebhookSender({ allowLoopback: alerts.webhookAllowLoopback, timeoutMs: alerts.webhookTimeoutMs }) });
+  return { runOnce, kick, openSecret: deps.openSecret, workerDeps, sealSecret: (plain) => sealer.seal(plain) };
 }

@@ -1,11 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
 import { ALERT_EVENT_TYPES } from "#shared/alerts";
+import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { spendPeriodStart } from "#shared/spend-period";
 import type { AlertsConfig } from "./config";
 import { queryRows, type Db } from "../../db/client";
 import type { SmsProvider } from "../../providers/sms/index";
+import { lotStillHolding, type LotReminderPayload } from "./lot-expiry";
 import { signWebhook } from "./signature";
 import type { WebhookSender } from "./webhook-sender";
 
@@ -126,6 +128,8 @@ export interface DeliveryDeps {
   webhooks: WebhookSender;
   openSecret(sealed: string): string;
   log: FastifyBaseLogger;
+  /** A tool's name and a count of its units as an SMS words them (`5 calls`, `5 units (character)`), from the catalog. */
+  toolWords(toolId: string, units: number): { toolName: string; unitsLeft: string };
   /** Told each attempt's outcome, for the metrics (retry: it failed and is tried again later). */
   attempted(channel: "sms" | "webhook", result: "delivered" | "skipped" | "failed" | "retry"): void;
 }
@@ -153,20 +157,30 @@ async function reserveSmsSlot(deps: DeliveryDeps, delivery: Claimed, now: Date):
   });
 }
 
+/** How a delivery's SMS is sent, or why it is not: a lot reminder goes only while its lot still has units. */
+async function smsSender(deps: DeliveryDeps, delivery: Claimed): Promise<{ send(template: string | null, now: Date): Promise<void> } | { error: string }> {
+  const common = { phone: delivery.phone, log: deps.log };
+  if (delivery.event_type !== ALERT_EVENT_TYPES.lotExpiring) {
+    const payload = JSON.parse(delivery.payload) as { balance: string; threshold: string };
+    const figures = { balance: formatMoney(BigInt(payload.balance)), threshold: formatMoney(BigInt(payload.threshold)) };
+    return { send: (template, now) => deps.sms.sendLowBalanceAlert({ ...common, ...figures, template, now }) };
+  }
+  const payload = JSON.parse(delivery.payload) as LotReminderPayload;
+  const lot = await lotStillHolding(deps.db, payload.lotId);
+  if (!lot) return { error: "the lot has no units left" };
+  const words = { packageName: payload.name, ...deps.toolWords(payload.toolId, lot.unitsLeft), expiresAt: beijingDateTime(lot.expiresAt) };
+  return { send: (template, now) => deps.sms.sendLotExpiryReminder({ ...common, ...words, template, now }) };
+}
+
 async function sendSms(deps: DeliveryDeps, delivery: Claimed, now: Date): Promise<Outcome> {
-  const template = deps.sms.name === "console" ? null : deps.config.smsTemplate[deps.sms.name];
-  if (deps.sms.name !== "console" && !template) return { status: "skipped", error: "no alert SMS template is configured" };
+  const templates = delivery.event_type === ALERT_EVENT_TYPES.lotExpiring ? deps.config.lotSmsTemplate : deps.config.smsTemplate;
+  const template = deps.sms.name === "console" ? null : templates[deps.sms.name];
+  if (deps.sms.name !== "console" && !template) return { status: "skipped", error: "no SMS template is configured for this alert" };
+  const sender = await smsSender(deps, delivery);
+  if ("error" in sender) return { status: "skipped", error: sender.error };
   if (!(await reserveSmsSlot(deps, delivery, now))) return { status: "skipped", error: "the day's alert SMS limit was reached" };
-  const payload = JSON.parse(delivery.payload) as { balance: string; threshold: string };
   try {
-    await deps.sms.sendLowBalanceAlert({
-      phone: delivery.phone,
-      balance: formatMoney(BigInt(payload.balance)),
-      threshold: formatMoney(BigInt(payload.threshold)),
-      template,
-      now,
-      log: deps.log,
-    });
+    await sender.send(template, now);
     return { status: "delivered" };
   } catch (error) {
     return { status: "retry", error: (error as Error).message.slice(0, 300) };

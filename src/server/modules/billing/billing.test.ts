@@ -120,10 +120,10 @@ describe("GET /api/v1/console/billing.csv", () => {
     expect(res.headers["content-disposition"]).toMatch(/attachment; filename="billing-\d{4}-\d{2}-\d{2}\.csv"/);
     const lines = res.body.trim().split("\r\n");
     expect(lines[0]).toBe(
-      "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by",
+      "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units",
     );
     expect(lines).toHaveLength(5);
-    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36},{9}1 balance$/);
+    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36},{9}balance,0,0,0,1$/);
     const filtered = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=echo", headers: alice.headers });
     expect(filtered.body.trim().split("\r\n")).toHaveLength(4);
   });

@@ -1,8 +1,7 @@
-import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
-import { lotMoves, unitLots } from "../../db/schema/index";
 import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface BillingFilter {
@@ -58,38 +57,70 @@ function llmCharge(r: Row): LlmChargeRow | null {
   };
 }
 
+interface LotPartRow {
+  usage_id: string;
+  source: "free" | "package" | "grant";
+  label: string;
+  package_id: string | null;
+  units_granted: string;
+  effective_ms: string;
+  expires_ms: string;
+  units: string;
+  free_used: string | null;
+}
+
+const isoOfMs = (ms: string) => new Date(Number(ms)).toISOString();
+
+function lotPart(row: LotPartRow): PaidPart {
+  const free = row.source === "free";
+  const oneDay = Number(row.expires_ms) - Number(row.effective_ms) <= 24 * 3600_000;
+  return {
+    source: row.source,
+    name: free ? null : row.label,
+    units: Number(row.units),
+    expiresAt: isoOfMs(row.expires_ms),
+    packageId: row.package_id,
+    free: free ? { used: Number(row.free_used), of: Number(row.units_granted), period: oneDay ? "day" : "month", periodStart: isoOfMs(row.effective_ms) } : null,
+  };
+}
+
 /**
  * The lots each call drew from, net of what its settlement gave back (lot_moves by usage id), in
- * the order it drew them; a lot it gave everything back to is left out.
+ * the order it drew them; a lot it gave everything back to is left out. For a free quota, also how
+ * much of it the calls that drew from it before, and this one, used: a period's free lot holds at
+ * most its quota's worth of calls, so that running sum reads few rows.
  */
 async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidPart[]>> {
   const parts = new Map<number, PaidPart[]>();
   if (usageIds.length === 0) return parts;
-  const rows = await db
-    .select({
-      usageId: lotMoves.usageId,
-      source: unitLots.source,
-      name: unitLots.label,
-      expiresAt: unitLots.expiresAt,
-      units: sql<string>`sum(${lotMoves.units})::text`,
-    })
-    .from(lotMoves)
-    .innerJoin(unitLots, eq(unitLots.id, lotMoves.lotId))
-    .where(inArray(lotMoves.usageId, usageIds))
-    .groupBy(lotMoves.usageId, unitLots.id)
-    .having(sql`sum(${lotMoves.units}) > 0`)
-    .orderBy(lotMoves.usageId, sql`min(${lotMoves.id})`);
-  for (const row of rows) {
-    const part: PaidPart = { source: row.source, name: row.source === "free" ? null : row.name, units: Number(row.units), expiresAt: row.expiresAt.toISOString() };
-    parts.set(Number(row.usageId), [...(parts.get(Number(row.usageId)) ?? []), part]);
-  }
+  const ids = sql.join(usageIds.map((id) => sql`${id}`), sql`, `);
+  const rows = await queryRows<LotPartRow>(
+    db,
+    sql`with mine as (
+          select m.usage_id, m.lot_id, sum(m.units) as units, min(m.id) as first_move
+          from lot_moves m where m.usage_id in (${ids}) group by m.usage_id, m.lot_id),
+        free_running as (
+          select m.usage_id, m.lot_id, sum(sum(m.units)) over (partition by m.lot_id order by min(m.id)) as used
+          from lot_moves m join unit_lots l on l.id = m.lot_id and l.source = 'free'
+          where m.lot_id in (select lot_id from mine) and m.usage_id is not null
+          group by m.usage_id, m.lot_id)
+        select mine.usage_id::text, l.source, l.label, l.package_id, l.units_granted::text,
+               (extract(epoch from l.effective_at) * 1000)::bigint::text as effective_ms,
+               (extract(epoch from l.expires_at) * 1000)::bigint::text as expires_ms,
+               mine.units::text, f.used::text as free_used
+        from mine join unit_lots l on l.id = mine.lot_id
+        left join free_running f on f.usage_id = mine.usage_id and f.lot_id = mine.lot_id
+        where mine.units > 0
+        order by mine.usage_id, mine.first_move`,
+  );
+  for (const row of rows) parts.set(Number(row.usage_id), [...(parts.get(Number(row.usage_id)) ?? []), lotPart(row)]);
   return parts;
 }
 
 /** A call's lots, then the balance for the units they did not cover (the whole call when no lot paid). */
 function paidBy(lots: PaidPart[], balanceUnits: number): PaidPart[] {
   if (balanceUnits <= 0 && lots.length > 0) return lots;
-  return [...lots, { source: "balance", name: null, units: balanceUnits, expiresAt: null }];
+  return [...lots, { source: "balance", name: null, units: balanceUnits, expiresAt: null, packageId: null, free: null }];
 }
 
 /** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, callLog, callLogDaily, users } from "../../db/schema/index";
 import { PrometheusMetrics } from "../../plugins/prometheus-metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { createUserWithSession, type TestUser } from "../../testing/users";
+import type { TestUser } from "../../testing/users";
 import { CallLogWriter, CallTrace, daySums, sweepOldCalls } from "./index";
+import { createApiKey, createUserWithKey } from "../../testing/keys";
 
 /**
  * Every gateway call that names a user's key leaves exactly one call log row, whatever became of
@@ -77,16 +78,8 @@ afterAll(async () => {
   upstream.close();
 });
 
-async function newKey(user: TestUser, body: object = {}): Promise<{ id: number; secret: string }> {
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "log", ...body } });
-  expect(res.statusCode).toBe(201);
-  return { id: res.json().key.id, secret: res.json().secret };
-}
-
-async function funded(balance = "1", keyBody: object = {}) {
-  const user = await createUserWithSession(t, { balance });
-  return { user, key: await newKey(user, keyBody) };
-}
+const newKey = (user: TestUser, body: object = {}) => createApiKey(t, user, { name: "log", ...body });
+const funded = (balance = "1", keyBody: object = {}) => createUserWithKey(t, { balance, key: { name: "log", ...keyBody } });
 
 const call = (secret: string | null, toolId: string, options: { method?: string; payload?: string; headers?: Record<string, string> } = {}) =>
   t.app.inject({

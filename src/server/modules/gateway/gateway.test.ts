@@ -15,6 +15,7 @@ import { createUserWithSession, type TestUser } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
 import { chargeBatch } from "../ledger/charges";
 import { refundAbandonedCalls, refundBatch } from "../ledger/refunds";
+import { createApiKey, createUserWithKey } from "../../testing/keys";
 
 let t: TestApp;
 let upstream: http.Server;
@@ -74,17 +75,8 @@ afterAll(async () => {
   upstream.close();
 });
 
-async function newKey(user: TestUser, body: object = {}): Promise<{ id: number; secret: string }> {
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "test", ...body } });
-  expect(res.statusCode).toBe(201);
-  return { id: res.json().key.id, secret: res.json().secret };
-}
-
-async function funded(balance: string, keyBody: object = {}) {
-  const user = await createUserWithSession(t, { balance });
-  const key = await newKey(user, keyBody);
-  return { user, key };
-}
+const newKey = (user: TestUser, body: object = {}) => createApiKey(t, user, body);
+const funded = (balance: string, key: object = {}) => createUserWithKey(t, { balance, key });
 
 const call = (secret: string | null, toolId = "echo", payload: unknown = { hello: "world" }, headers: Record<string, string> = {}) =>
   t.app.inject({

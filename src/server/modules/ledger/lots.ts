@@ -27,7 +27,7 @@ export interface Lot {
   refundedAt: Date | null;
 }
 
-type LotRow = {
+export type LotRow = {
   id: number | string;
   tool_id: string;
   source: Lot["source"];
@@ -44,7 +44,7 @@ type LotRow = {
 
 const LOT_COLUMNS = sql`id, tool_id, source, package_id, label, units_granted, units_left, price_paid::text as price_paid, effective_at, expires_at, created_at, refunded_at`;
 
-const lotOf = (row: LotRow): Lot => ({
+export const lotOf = (row: LotRow): Lot => ({
   id: Number(row.id),
   toolId: row.tool_id,
   source: row.source,

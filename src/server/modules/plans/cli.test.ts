@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { insertApiKey } from "../../testing/keys";
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../clock";
 import { loadConfig } from "../../config";
 import type { Database } from "../../db/client";
-import { apiKeys, users } from "../../db/schema/index";
+import { users } from "../../db/schema/index";
 import { adminCli } from "../../testing/admin-cli";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestDatabase } from "../../testing/test-database";
@@ -85,14 +85,11 @@ describe("tollgate admin packages", () => {
     });
     if (!bought.ok) throw new Error("the purchase was refused");
     // One call draws one unit of it.
-    const [key] = await database.db
-      .insert(apiKeys)
-      .values({ userId: user.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: clock.now() })
-      .returning();
+    const keyId = await insertApiKey(database.db, user.userId, clock.now());
     const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: clock.now(), freeUntil: clock.now(), stopWhenOut: false };
     const ended = { httpStatus: 200, latencyMs: 1, at: clock.now() };
     const [charged] = await chargeBatch(database.db, [
-      { userId: user.userId, apiKeyId: key!.id, toolId: "ocr", units: 1, amount: 10_000n, requestId: "one-draw", at: clock.now(), ended, prepaid },
+      { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 1, amount: 10_000n, requestId: "one-draw", at: clock.now(), ended, prepaid },
     ]);
     expect(charged).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 2 });
     const refund = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");

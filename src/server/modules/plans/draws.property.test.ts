@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { insertApiKey } from "../../testing/keys";
 import fc from "fast-check";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import { ManualClock } from "../../clock";
 import type { Database } from "../../db/client";
-import { apiKeys, unitLots, users } from "../../db/schema/index";
+import { unitLots, users } from "../../db/schema/index";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession } from "../../testing/users";
 import { buyPackage, chargeBatch, grantPackage, refundBatch, type PackageTerms } from "../ledger/index";
@@ -103,10 +103,7 @@ describe("draws from lots", () => {
         run += 1;
         const clock = new ManualClock("2026-03-01T14:00:00Z"); // 22:00 in Beijing, two hours before a new day
         const user = await createUserWithSession({ database, clock }, { balance: "0.30" });
-        const [key] = await database.db
-          .insert(apiKeys)
-          .values({ userId: user.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: clock.now() })
-          .returning();
+        const keyId = await insertApiKey(database.db, user.userId, clock.now());
         const model = new Model(300_000n);
         const pending: Pending[] = [];
         const terms = (units: number, days: number, price: bigint): PackageTerms => ({ toolId: "t", packageId: "p", name: "P", units, price, validDays: days });
@@ -131,7 +128,7 @@ describe("draws from lots", () => {
             const prepaid = { price: PRICE, freeUnits: FREE_PER_DAY, freeFrom: spendPeriodStart("day", at)!, freeUntil: spendPeriodEnd("day", at)!, stopWhenOut: false };
             const ended = s.held ? undefined : { httpStatus: 200, latencyMs: 1, at };
             const [outcome] = await chargeBatch(database.db, [
-              { userId: user.userId, apiKeyId: key!.id, toolId: "t", units: s.units, amount: PRICE * BigInt(s.units), requestId, at, ended, prepaid },
+              { userId: user.userId, apiKeyId: keyId, toolId: "t", units: s.units, amount: PRICE * BigInt(s.units), requestId, at, ended, prepaid },
             ]);
             const expected = model.charge(s.units, at.getTime());
             expect(outcome!.ok).toBe(expected !== null);
@@ -148,7 +145,7 @@ describe("draws from lots", () => {
               {
                 usageId: call!.usageId,
                 userId: user.userId,
-                apiKeyId: key!.id,
+                apiKeyId: keyId,
                 amount: s.failed ? call!.held : refund,
                 requestId: call!.requestId,
                 at,

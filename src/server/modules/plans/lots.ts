@@ -1,9 +1,10 @@
 import { formatMoney, parseMoney } from "#shared/money";
 import type { LotView } from "#shared/plans";
 import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
-import type { Db } from "../../db/client";
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "../../db/client";
 import type { Tool } from "../catalog/index";
-import { userLots, type Lot, type PackageTerms } from "../ledger/index";
+import { lotOf, type Lot, type LotRow, type PackageTerms } from "../ledger/index";
 
 /** A catalog package as the money wing sells it; undefined when the tool sells none of that id. */
 export function packageTerms(tool: Tool, packageId: string): PackageTerms | undefined {
@@ -29,41 +30,46 @@ const lotView = (lot: Lot, now: Date): LotView => ({
   usable: usable(lot, now),
 });
 
+/** A lot as listed; `id` null for this period's free quota before its first call. */
+type LotListRow = Omit<LotRow, "id"> & { id: LotRow["id"] | null };
+
+const LISTED_LOTS = 200;
+
 /**
- * A user's lots, usable ones first (soonest expiring first, the order calls draw them in), then
- * the rest, latest expiry first. A tool's free quota for the current period is listed before its
- * first call has made its lot, whole.
+ * A user's lots, usable ones first (this period's free quotas, then soonest expiring first and
+ * oldest first: the order calls draw them in), then the rest, latest expiry first; ordered and cut
+ * in SQL, so a user with many spent lots still sees the usable ones. A tool's free quota for the
+ * current period is listed before its first call has made its lot, whole.
  */
 export async function lotsOf(db: Db, catalog: ReadonlyMap<string, Tool>, userId: number, now: Date): Promise<LotView[]> {
-  const lots = (await userLots(db, userId)).map((lot) => lotView(lot, now));
-  for (const tool of catalog.values()) {
-    const quota = tool.freeQuota;
-    if (!quota) continue;
-    const from = spendPeriodStart(quota.period, now)!;
-    if (lots.some((lot) => lot.toolId === tool.id && lot.source === "free" && lot.effectiveAt === from.toISOString())) continue;
-    lots.push({
-      id: null,
-      toolId: tool.id,
-      source: "free",
-      packageId: null,
-      name: "free",
-      unitsGranted: quota.units,
-      unitsLeft: quota.units,
-      pricePaid: formatMoney(0n),
-      effectiveAt: from.toISOString(),
-      expiresAt: spendPeriodEnd(quota.period, now)!.toISOString(),
-      refundedAt: null,
-      usable: true,
-    });
-  }
-  const drawOrder = (lot: LotView) => [lot.usable ? 0 : 1, lot.usable && lot.source === "free" ? 0 : 1] as const;
-  return lots.sort((a, b) => {
-    const [ua, fa] = drawOrder(a);
-    const [ub, fb] = drawOrder(b);
-    if (ua !== ub) return ua - ub;
-    if (fa !== fb) return fa - fb;
-    return a.usable ? a.expiresAt.localeCompare(b.expiresAt) || (a.id ?? 0) - (b.id ?? 0) : b.expiresAt.localeCompare(a.expiresAt);
-  });
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const quotas = [...catalog.values()].flatMap((tool) =>
+    tool.freeQuota
+      ? [sql`(${tool.id}, ${tool.freeQuota.units}::bigint, ${spendPeriodStart(tool.freeQuota.period, now)!.toISOString()}::timestamptz, ${spendPeriodEnd(tool.freeQuota.period, now)!.toISOString()}::timestamptz)`]
+      : [],
+  );
+  const unmadeFree =
+    quotas.length === 0
+      ? sql``
+      : sql`union all
+            select null, q.tool_id, 'free', null, 'free', q.units, q.units, '0', q.effective_at, q.expires_at, q.effective_at, null
+            from (values ${sql.join(quotas, sql`, `)}) as q(tool_id, units, effective_at, expires_at)
+            where not exists (select 1 from unit_lots l where l.user_id = ${userId} and l.tool_id = q.tool_id and l.source = 'free' and l.effective_at = q.effective_at)`;
+  const rows = await queryRows<LotListRow>(
+    db,
+    sql`with lots as (
+          select id, tool_id, source::text as source, package_id, label, units_granted, units_left, price_paid::text as price_paid, effective_at, expires_at, created_at, refunded_at
+          from unit_lots where user_id = ${userId}
+          ${unmadeFree}),
+        listed as (
+          select *, units_left > 0 and refunded_at is null and effective_at <= ${at} and expires_at > ${at} as usable from lots)
+        select id, tool_id, source, package_id, label, units_granted, units_left, price_paid, effective_at, expires_at, created_at, refunded_at from listed
+        order by usable desc, (usable and source = 'free') desc,
+                 case when usable then expires_at end, case when usable then coalesce(id, 0) end,
+                 expires_at desc, id desc, tool_id
+        limit ${LISTED_LOTS}`,
+  );
+  return rows.map((row) => ({ ...lotView(lotOf({ ...row, id: row.id ?? 0 }), now), id: row.id === null ? null : Number(row.id) }));
 }
 
 export { lotView };

@@ -9,7 +9,8 @@ import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schem
 import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { createUserWithSession, type TestUser } from "../../testing/users";
+import { createUserWithKey } from "../../testing/keys";
+import type { TestUser } from "../../testing/users";
 import { chargeBatch, grantPackage, refundAbandonedCalls } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
@@ -37,6 +38,7 @@ function writeCatalog(base: string): string {
           handler: { type: "http", url: `${base}/units`, unitsPath: "usage.units" },
           packages: [{ ...starter, id: "big", name: "Big", units: 100, price: "0.50" }],
         }),
+        tool("metered", { unit: "unit", maxUnitsPerCall: 4, handler: { type: "http", url: `${base}/units`, unitsPath: "usage.units" }, freeQuota: { units: 5, period: "day" } }),
         tool("failing", { handler: { type: "http", url: `${base}/fail` }, packages: [starter] }),
       ],
     }),
@@ -63,11 +65,9 @@ afterAll(async () => {
 });
 beforeEach(() => t.clock.set(START));
 
-async function funded(balance: string, keyBody: object = {}) {
-  const user = await createUserWithSession(t, { balance });
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", ...keyBody } });
-  expect(res.statusCode).toBe(201);
-  return { user, secret: res.json().secret as string };
+async function funded(balance: string, key: object = {}) {
+  const made = await createUserWithKey(t, { balance, key });
+  return { user: made.user, secret: made.key.secret };
 }
 
 const call = (secret: string, toolId: string, payload: unknown = { hi: 1 }, query = "") =>
@@ -279,8 +279,30 @@ describe("buying a package", () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().lots.map((l: { toolId: string; source: string; unitsLeft: number }) => [l.toolId, l.source, l.unitsLeft])).toEqual([
       ["daily", "free", 3],
+      ["metered", "free", 5],
       ["chars", "free", 3],
       ["daily", "package", 10],
+    ]);
+  });
+
+  it("lists usable lots in draw order before spent, expired and refunded ones, latest expiry first", async () => {
+    const { user } = await funded("1");
+    const terms = packageTerms(t.app.catalog.get("daily")!, "starter")!;
+    const grant = (idempotencyKey: string, validDays: number) => grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, validDays }, count: 1, at: t.clock.now(), idempotencyKey });
+    await grant(`short-${user.userId}`, 1);
+    await grant(`long-${user.userId}`, 20);
+    await buy(user, "daily", "starter");
+    await grant(`mid-${user.userId}`, 10);
+    t.clock.set("2026-03-03T08:00:00.000Z"); // two days on: the 1-day grant has expired
+    const res = await t.app.inject({ url: "/api/v1/console/lots", headers: { authorization: user.headers.authorization } });
+    expect(res.json().lots.map((l: { toolId: string; source: string; expiresAt: string; usable: boolean }) => [l.toolId, l.source, l.expiresAt.slice(0, 10), l.usable])).toEqual([
+      ["daily", "free", "2026-03-03", true],
+      ["metered", "free", "2026-03-03", true],
+      ["chars", "free", "2026-03-31", true],
+      ["daily", "grant", "2026-03-11", true],
+      ["daily", "grant", "2026-03-21", true],
+      ["daily", "package", "2026-03-31", true],
+      ["daily", "grant", "2026-03-02", false],
     ]);
   });
 });
@@ -398,32 +420,42 @@ describe("what a user sees", () => {
 
     const page = await t.app.inject({ url: "/api/v1/console/billing", headers: user.headers });
     const expires = "2026-03-31T08:00:00.000Z";
+    const starter = { source: "package", name: "Starter", expiresAt: expires, packageId: "starter", free: null };
+    const balance = { source: "balance", name: null, expiresAt: null, packageId: null, free: null };
+    const free = { source: "free", name: null, expiresAt: "2026-03-31T16:00:00.000Z", packageId: null };
     expect(page.json().items.map((row: { toolId: string; paidBy: unknown }) => [row.toolId, row.paidBy])).toEqual([
-      ["echo", [{ source: "balance", name: null, units: 1, expiresAt: null }]],
-      ["units", [{ source: "grant", name: "Big", units: 3, expiresAt: expires }]],
-      [
-        "chars",
-        [
-          { source: "package", name: "Starter", units: 6, expiresAt: expires },
-          { source: "balance", name: null, units: 1, expiresAt: null },
-        ],
-      ],
-      [
-        "chars",
-        [
-          { source: "free", name: null, units: 3, expiresAt: "2026-03-31T16:00:00.000Z" },
-          { source: "package", name: "Starter", units: 4, expiresAt: expires },
-        ],
-      ],
+      ["echo", [{ ...balance, units: 1 }]],
+      ["units", [{ source: "grant", name: "Big", units: 3, expiresAt: expires, packageId: "big", free: null }]],
+      ["chars", [{ ...starter, units: 6 }, { ...balance, units: 1 }]],
+      ["chars", [{ ...free, units: 3, free: { used: 3, of: 3, period: "month", periodStart: "2026-02-28T16:00:00.000Z" } }, { ...starter, units: 4 }]],
     ]);
 
     const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv", headers: user.headers })).body.trim().split("\r\n");
-    expect(csv[0]).toMatch(/,tokens_origin,paid_by$/);
-    expect(csv.slice(1).map((line) => line.slice(line.lastIndexOf(",") + 1))).toEqual([
-      "1 balance",
-      "3 grant Big (expires 2026-03-31T16:00:00+08:00)",
-      "6 package Starter (expires 2026-03-31T16:00:00+08:00) + 1 balance",
-      "3 free quota + 4 package Starter (expires 2026-03-31T16:00:00+08:00)",
+    expect(csv[0]).toMatch(/,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units$/);
+    // After the request id and the eight cells of an LLM call, empty here.
+    expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual([
+      "balance,0,0,0,1",
+      '"grant Big, expires 2026-03-31",0,0,3,0',
+      '"package Starter, expires 2026-03-31 ×6 + balance ×1",0,6,0,1',
+      '"free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4",3,4,0,0',
     ]);
+  });
+
+  it("a free quota's part counts the period's units used up to and including each call, net of what a hold gave back", async () => {
+    const { user, secret } = await funded("2");
+    await call(secret, "metered", {}, "?use=1"); // holds 4 free units, gives 3 back
+    await call(secret, "metered", {}, "?use=2"); // holds 4, gives 2 back
+    await call(secret, "metered", {}, "?use=4"); // holds the 2 left and 2 from the balance, uses all
+    await call(secret, "metered", {}, "?use=1"); // the balance
+    const page = await t.app.inject({ url: "/api/v1/console/billing?toolId=metered", headers: user.headers });
+    const free = { used: 0, of: 5, period: "day", periodStart: "2026-02-28T16:00:00.000Z" };
+    expect(page.json().items.map((row: { paidBy: { source: string; units: number; free: unknown }[] }) => row.paidBy.map((p) => [p.source, p.units, p.free]))).toEqual([
+      [["balance", 1, null]],
+      [["free", 2, { ...free, used: 5 }], ["balance", 2, null]],
+      [["free", 2, { ...free, used: 3 }]],
+      [["free", 1, { ...free, used: 1 }]],
+    ]);
+    const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=metered", headers: user.headers })).body.trim().split("\r\n");
+    expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual(["balance,0,0,0,1", "free 5/5 on 2026-03-01 ×2 + balance ×2,2,0,0,2", "free 3/5 on 2026-03-01,2,0,0,0", "free 1/5 on 2026-03-01,1,0,0,0"]);
   });
 });

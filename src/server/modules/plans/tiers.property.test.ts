@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +5,8 @@ import { spendPeriodStart } from "#shared/spend-period";
 import { tieredCost, type Tiers } from "#shared/tiers";
 import { ManualClock } from "../../clock";
 import type { Database } from "../../db/client";
-import { apiKeys, users } from "../../db/schema/index";
+import { users } from "../../db/schema/index";
+import { insertApiKey } from "../../testing/keys";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession } from "../../testing/users";
 import { chargeBatch, refundBatch, settleTiered } from "../ledger/index";
@@ -46,10 +46,7 @@ describe("tiers", () => {
         run += 1;
         const clock = new ManualClock("2026-01-25T08:00:00Z");
         const user = await createUserWithSession({ database, clock }, { balance: "1" });
-        const [key] = await database.db
-          .insert(apiKeys)
-          .values({ userId: user.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: clock.now() })
-          .returning();
+        const keyId = await insertApiKey(database.db, user.userId, clock.now());
         let balance = 1_000_000n;
         const counted = new Map<number, number>();
         const pending: { usageId: number; requestId: string; units: number; at: Date }[] = [];
@@ -60,7 +57,7 @@ describe("tiers", () => {
           if (s.op === "wait") clock.advance(s.days * DAY);
           else if (s.op === "call") {
             const requestId = `${mode}${run}-${n}`;
-            const [outcome] = await chargeBatch(database.db, [{ userId: user.userId, apiKeyId: key!.id, toolId: "t", units: s.units, amount: DEAREST * BigInt(s.units), requestId, at }]);
+            const [outcome] = await chargeBatch(database.db, [{ userId: user.userId, apiKeyId: keyId, toolId: "t", units: s.units, amount: DEAREST * BigInt(s.units), requestId, at }]);
             expect(outcome!.ok).toBe(balance >= DEAREST * BigInt(s.units));
             if (outcome!.ok) {
               balance -= DEAREST * BigInt(s.units);
@@ -69,7 +66,7 @@ describe("tiers", () => {
           } else if (pending.length > 0) {
             const [call] = pending.splice(s.pick % pending.length, 1);
             const held = DEAREST * BigInt(call!.units);
-            const settlement = { usageId: call!.usageId, userId: user.userId, apiKeyId: key!.id, requestId: call!.requestId, at, httpStatus: 200, latencyMs: 1 };
+            const settlement = { usageId: call!.usageId, userId: user.userId, apiKeyId: keyId, requestId: call!.requestId, at, httpStatus: 200, latencyMs: 1 };
             if (s.failed) {
               await refundBatch(database.db, [{ ...settlement, amount: held, finalStatus: "refunded", units: call!.units, httpStatus: null }]);
               balance += held;

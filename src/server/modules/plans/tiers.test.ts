@@ -9,7 +9,7 @@ import { formatMoney } from "#shared/money";
 import { tierCounts, usageRecords, users } from "../../db/schema/index";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { createUserWithKey } from "../../testing/users";
+import { createUserWithKey } from "../../testing/keys";
 import { verifyLedger } from "../ledger/verify";
 
 let t: TestApp;
@@ -95,7 +95,7 @@ async function expectConsistent() {
 
 describe("graduated tiers", () => {
   it("price a month's first calls at the first band and the next at the second, each billing row saying what it cost", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "1" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     expect(await costs(secret, "graduated", 5)).toEqual(["0.01", "0.01", "0.01", "0.005", "0.005"]);
     expect(await balanceOf(user.userId)).toBe("0.96");
     expect((await rowsOf(user.userId, "graduated")).map((r) => [formatMoney(r.amount), r.status])).toEqual([
@@ -109,7 +109,7 @@ describe("graduated tiers", () => {
   });
 
   it("split a per-unit call that crosses a band: its units before the band's end at one price, the rest at the next", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "1" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     // 3 units at ¥0.01; then 2 more at ¥0.01 and 2 at ¥0.004.
     expect(await costs(secret, "graduated-units", 1, "?use=3")).toEqual(["0.03"]);
     expect(await costs(secret, "graduated-units", 1, "?use=4")).toEqual(["0.028"]);
@@ -122,14 +122,14 @@ describe("graduated tiers", () => {
   });
 
   it("count only calls that succeeded: a failed call takes no place in the month", async () => {
-    const { secret } = await createUserWithKey(t, { balance: "1" });
+    const { key: { secret } } = await createUserWithKey(t, { balance: "1" });
     expect(await costs(secret, "graduated-units", 1, "?use=5")).toEqual(["0.05"]);
     expect(await costs(secret, "graduated-units", 1, "?fail=1")).toEqual([502]);
     expect(await costs(secret, "graduated-units", 1, "?use=1")).toEqual(["0.004"]);
   });
 
   it("start again at the first band when a Beijing month begins", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "1" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     t.clock.set("2026-01-31T15:59:59.999Z"); // 23:59:59.999 on January 31 in Beijing
     expect(await costs(secret, "graduated", 4)).toEqual(["0.01", "0.01", "0.01", "0.005"]);
     t.clock.set("2026-01-31T16:00:00.000Z"); // 00:00 on February 1
@@ -142,14 +142,14 @@ describe("graduated tiers", () => {
   });
 
   it("leave the free quota out of the count: the tiers price what the balance pays", async () => {
-    const { secret } = await createUserWithKey(t, { balance: "1" });
+    const { key: { secret } } = await createUserWithKey(t, { balance: "1" });
     expect(await costs(secret, "free-first", 6)).toEqual(["0.00", "0.00", "0.01", "0.01", "0.01", "0.005"]);
   });
 });
 
 describe("volume tiers", () => {
   it("price all of a call's units at the band the month reaches with it, and leave earlier calls as they were", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "1" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     expect(await costs(secret, "volume-units", 1, "?use=3")).toEqual(["0.03"]);
     // The month reaches 7 units: all 4 at the second band's ¥0.004.
     expect(await costs(secret, "volume-units", 1, "?use=4")).toEqual(["0.016"]);
@@ -160,7 +160,7 @@ describe("volume tiers", () => {
 
 describe("tiers under concurrency", () => {
   it("charge 40 parallel calls exactly the tiers' price of 40 calls", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "1" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     const answers = await Promise.all(Array.from({ length: 40 }, () => call(secret, "graduated")));
     expect(answers.every((r) => r.statusCode === 200)).toBe(true);
     // 3 × ¥0.01 + 37 × ¥0.005
@@ -171,7 +171,7 @@ describe("tiers under concurrency", () => {
   });
 
   it("hold each call at the dearest band: a balance for 20 holds never goes negative, and what succeeded costs the tiers' price", async () => {
-    const { user, secret } = await createUserWithKey(t, { balance: "0.2" });
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "0.2" });
     const answers = await Promise.all(Array.from({ length: 60 }, () => call(secret, "graduated")));
     const served = answers.filter((r) => r.statusCode === 200).length;
     expect(answers.every((r) => r.statusCode === 200 || (r.statusCode === 402 && r.json().error.code === "insufficient_balance"))).toBe(true);

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { insertApiKey } from "../../testing/keys";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseMoney } from "#shared/money";
@@ -6,7 +6,7 @@ import { runCli } from "../../cli/run";
 import { ManualClock } from "../../clock";
 import { loadConfig } from "../../config";
 import { queryRows, type Database } from "../../db/client";
-import { apiKeys, usageRecords } from "../../db/schema/index";
+import { usageRecords } from "../../db/schema/index";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { buyPackage, chargeBatch, refundLot } from "../ledger/index";
@@ -41,13 +41,10 @@ async function call(who: TestUser, tool: string, amount: string, when: string): 
   const requestId = `req-${++seq}`;
   const posted = await debit(database.db, { userId: who.userId, amount: parseMoney(amount), kind: "charge", method: tool, reference: requestId, idempotencyKey: `usage:${requestId}`, at: at(when) });
   expect(posted.ok).toBe(true);
-  const [key] = await database.db
-    .insert(apiKeys)
-    .values({ userId: who.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: at(when) })
-    .returning();
+  const keyId = await insertApiKey(database.db, who.userId, at(when));
   await database.db.insert(usageRecords).values({
     userId: who.userId,
-    apiKeyId: key!.id,
+    apiKeyId: keyId,
     toolId: tool,
     units: 1,
     amount: parseMoney(amount),
@@ -92,14 +89,11 @@ beforeAll(async () => {
     idempotencyKey: "stats-package",
   });
   if (!bought.ok) throw new Error("the purchase was refused");
-  const [key] = await database.db
-    .insert(apiKeys)
-    .values({ userId: alice.userId, name: "k", keyHash: randomBytes(16).toString("hex"), prefix: "tg_", last4: "abcd", createdAt: at("2026-03-01T06:00:00Z") })
-    .returning();
+  const keyId = await insertApiKey(database.db, alice.userId, at("2026-03-01T06:00:00Z"));
   const prepaid = { price: 10_000n, freeUnits: 2, freeFrom: at("2026-02-28T16:00:00Z"), freeUntil: at("2026-03-01T16:00:00Z"), stopWhenOut: false };
   const ended = { httpStatus: 200, latencyMs: 1, at: at("2026-03-01T06:30:00Z") };
   const [charged] = await chargeBatch(database.db, [
-    { userId: alice.userId, apiKeyId: key!.id, toolId: "ocr", units: 4, amount: 40_000n, requestId: "prepaid-call", at: at("2026-03-01T06:30:00Z"), ended, prepaid },
+    { userId: alice.userId, apiKeyId: keyId, toolId: "ocr", units: 4, amount: 40_000n, requestId: "prepaid-call", at: at("2026-03-01T06:30:00Z"), ended, prepaid },
   ]);
   expect(charged).toMatchObject({ ok: true, prepaidUnits: 4 });
   expect(await refundLot(database.db, { lotId: bought.lot.id, reason: "retired", at: at("2026-03-01T07:00:00Z") })).toMatchObject({ ok: true, refunded: parseMoney("1.20") });

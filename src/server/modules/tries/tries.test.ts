@@ -10,6 +10,7 @@ import { TRIES_PER_MINUTE, TRY_ANSWER_SHOWN_BYTES, TRY_BODY_MAX_BYTES, TRY_HISTO
 import { callLog, toolGrants } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
+import { createApiKey, createUserWithKey } from "../../testing/keys";
 
 /**
  * The console's "Try it" through the real app: a key named by id calls the gateway as an outside
@@ -65,16 +66,8 @@ afterAll(async () => {
   upstream.close();
 });
 
-async function newKey(user: TestUser, body: object = {}): Promise<{ id: number; secret: string }> {
-  const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "try", ...body } });
-  expect(res.statusCode).toBe(201);
-  return { id: res.json().key.id, secret: res.json().secret };
-}
-
-async function funded(balance = "1", keyBody: object = {}) {
-  const user = await createUserWithSession(t, { balance });
-  return { user, key: await newKey(user, keyBody) };
-}
+const newKey = (user: TestUser, body: object = {}) => createApiKey(t, user, { name: "try", ...body });
+const funded = (balance = "1", keyBody: object = {}) => createUserWithKey(t, { balance, key: { name: "try", ...keyBody } });
 
 const tryIt = (user: TestUser, payload: object, headers: Record<string, string> = {}) =>
   t.app.inject({ method: "POST", url: "/api/v1/console/tries", headers: { ...user.headers, ...headers }, payload });

@@ -20,6 +20,8 @@ export class FakeAliyunSms {
   readonly templateCode = "SMS_123456789";
   /** The approved low-balance alert template (its own, as Aliyun approves each message type). */
   readonly alertTemplateCode = "SMS_987654321";
+  /** The approved lot-expiry reminder template. */
+  readonly lotTemplateCode = "SMS_987654322";
   readonly messages: FakeAliyunSmsMessage[] = [];
   readonly rejected: string[] = [];
   private readonly nonces = new Set<string>();
@@ -45,7 +47,7 @@ export class FakeAliyunSms {
     const { PhoneNumbers = "", SignName = "", TemplateCode = "", TemplateParam = "{}" } = verdict.params;
     if (!/^1[3-9]\d{9}$/.test(PhoneNumbers)) return this.answer(requestId, "isv.MOBILE_NUMBER_ILLEGAL", "invalid mobile number");
     if (SignName !== this.signName) return this.answer(requestId, "isv.SMS_SIGNATURE_ILLEGAL", "the sign name is not approved");
-    if (TemplateCode !== this.templateCode && TemplateCode !== this.alertTemplateCode) return this.answer(requestId, "isv.SMS_TEMPLATE_ILLEGAL", "the template is not approved");
+    if (![this.templateCode, this.alertTemplateCode, this.lotTemplateCode].includes(TemplateCode)) return this.answer(requestId, "isv.SMS_TEMPLATE_ILLEGAL", "the template is not approved");
     this.messages.push({ phone: PhoneNumbers, signName: SignName, templateCode: TemplateCode, templateParam: JSON.parse(TemplateParam) as Record<string, string> });
     return { status: 200, json: { RequestId: requestId, Code: "OK", Message: "OK", BizId: `${Date.now()}^0` } };
   }

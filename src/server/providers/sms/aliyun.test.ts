@@ -40,6 +40,18 @@ describe("Aliyun SMS (Dysmsapi SendSms, ACS3-HMAC-SHA256)", () => {
     await expect(createAliyunSms(config).sendLowBalanceAlert({ ...alert, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
   });
 
+  it("delivers a lot-expiry reminder with its own approved template, and refuses to send one without it", async () => {
+    const reminder = { phone: "13800138000", packageName: "Starter", toolName: "QR code", unitsLeft: "5 calls", expiresAt: "2026-12-31 14:00:00 +08:00", now: sms.now, log: sms.log };
+    await createAliyunSms(config).sendLotExpiryReminder({ ...reminder, template: fake.lotTemplateCode });
+    expect(fake.messages.at(-1)).toEqual({
+      phone: "13800138000",
+      signName: fake.signName,
+      templateCode: fake.lotTemplateCode,
+      templateParam: { package: "Starter", tool: "QR code", units: "5 calls", expires: "2026-12-31 14:00:00 +08:00" },
+    });
+    await expect(createAliyunSms(config).sendLotExpiryReminder({ ...reminder, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
+  });
+
   it("is refused with SignatureDoesNotMatch when signed with the wrong secret", async () => {
     const sent = fake.messages.length;
     const wrong = createAliyunSms({ ...config, credentials: { ...config.credentials, accessKeySecret: `${config.credentials.accessKeySecret}x` } });

@@ -27,5 +27,9 @@ export function createAliyunSms(config: AliyunSmsConfig): SmsProvider {
       if (!template) throw new SmsSendError("aliyun", "no_template", "ALIYUN_SMS_ALERT_TEMPLATE_CODE is not set");
       await send(phone, template, { balance, threshold }, now);
     },
+    async sendLotExpiryReminder({ phone, packageName, toolName, unitsLeft, expiresAt, template, now }) {
+      if (!template) throw new SmsSendError("aliyun", "no_template", "ALIYUN_SMS_LOT_TEMPLATE_CODE is not set");
+      await send(phone, template, { package: packageName, tool: toolName, units: unitsLeft, expires: expiresAt }, now);
+    },
   };
 }

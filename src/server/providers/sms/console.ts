@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { maskPhone } from "#shared/user";
-import { lowBalanceText, verificationText } from "./text";
+import { lotExpiryText, lowBalanceText, verificationText } from "./text";
 import type { SmsProvider } from "./types";
 
 export const SMS_OUTBOX_FILE = "sms-outbox.jsonl";
@@ -26,6 +26,10 @@ export function createConsoleSms(options: { dataDir: string; siteName: string })
     async sendLowBalanceAlert({ phone, balance, threshold, now, log }) {
       await write(phone, lowBalanceText(options.siteName, balance, threshold), now);
       log.info({ sms: { provider: "console", to: maskPhone(phone), outbox } }, "low-balance alert written to the SMS outbox");
+    },
+    async sendLotExpiryReminder({ phone, now, log, ...lot }) {
+      await write(phone, lotExpiryText(options.siteName, lot), now);
+      log.info({ sms: { provider: "console", to: maskPhone(phone), outbox } }, "lot-expiry reminder written to the SMS outbox");
     },
   };
 }

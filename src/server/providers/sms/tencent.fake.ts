@@ -28,6 +28,8 @@ export class FakeTencentSms {
   readonly templateId = "1000001";
   /** The approved low-balance alert template. */
   readonly alertTemplateId = "1000002";
+  /** The approved lot-expiry reminder template. */
+  readonly lotTemplateId = "1000003";
   readonly messages: FakeTencentSmsMessage[] = [];
   readonly rejected: string[] = [];
   private readonly http = new FakeHttpServer((request) => this.handle(request));
@@ -49,7 +51,7 @@ export class FakeTencentSms {
     const body = verdict.payload as SendSmsPayload;
     if (body.SmsSdkAppId !== this.sdkAppId) return tc3Error("FailedOperation.SmsSdkAppIdVerifyFail", "SdkAppId verification failed.");
     if (body.SignName !== this.signName) return tc3Error("FailedOperation.SignatureIncorrectOrUnapproved", "The signature is not approved.");
-    if (body.TemplateId !== this.templateId && body.TemplateId !== this.alertTemplateId) return tc3Error("FailedOperation.TemplateIncorrectOrUnapproved", "The template is not approved.");
+    if (![this.templateId, this.alertTemplateId, this.lotTemplateId].includes(body.TemplateId ?? "")) return tc3Error("FailedOperation.TemplateIncorrectOrUnapproved", "The template is not approved.");
     const statuses = (body.PhoneNumberSet ?? []).map((number) => {
       const ok = /^\+861[3-9]\d{9}$/.test(number);
       if (ok) this.messages.push({ phone: number.slice(3), signName: body.SignName!, templateId: body.TemplateId!, params: body.TemplateParamSet ?? [] });

@@ -31,6 +31,13 @@ describe("Tencent Cloud SMS (SendSms, TC3-HMAC-SHA256)", () => {
     await expect(createTencentSms(config).sendLowBalanceAlert({ ...alert, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
   });
 
+  it("delivers a lot-expiry reminder with its own approved template: {1} the package, {2} the tool, {3} the units left, {4} the expiry", async () => {
+    const reminder = { phone: "13800138000", packageName: "Starter", toolName: "QR code", unitsLeft: "5 calls", expiresAt: "2026-12-31 14:00:00 +08:00", now: sms.now, log: sms.log };
+    await createTencentSms(config).sendLotExpiryReminder({ ...reminder, template: fake.lotTemplateId });
+    expect(fake.messages.at(-1)).toEqual({ phone: "13800138000", signName: fake.signName, templateId: fake.lotTemplateId, params: ["Starter", "QR code", "5 calls", "2026-12-31 14:00:00 +08:00"] });
+    await expect(createTencentSms(config).sendLotExpiryReminder({ ...reminder, template: null })).rejects.toMatchObject({ providerCode: "no_template" });
+  });
+
   it("delivers the code and its validity in minutes as the template's parameters", async () => {
     await createTencentSms(config).sendVerificationCode(sms);
     expect(fake.messages.at(-1)).toEqual({ phone: "13800138000", signName: fake.signName, templateId: fake.templateId, params: ["730214", "5"] });

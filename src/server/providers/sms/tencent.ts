@@ -46,5 +46,9 @@ export function createTencentSms(config: TencentSmsConfig): SmsProvider {
       if (!template) throw new SmsSendError("tencent", "no_template", "TENCENT_SMS_ALERT_TEMPLATE_ID is not set");
       await send(phone, template, [balance, threshold], now);
     },
+    async sendLotExpiryReminder({ phone, packageName, toolName, unitsLeft, expiresAt, template, now }) {
+      if (!template) throw new SmsSendError("tencent", "no_template", "TENCENT_SMS_LOT_TEMPLATE_ID is not set");
+      await send(phone, template, [packageName, toolName, unitsLeft, expiresAt], now);
+    },
   };
 }

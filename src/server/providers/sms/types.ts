@@ -23,6 +23,19 @@ export interface LowBalanceSms {
   log: FastifyBaseLogger;
 }
 
+/** A reminder that a lot of prepaid units with units left expires soon (issue 37 §5). */
+export interface LotExpirySms {
+  phone: string;
+  /** The package's name as bought, the tool's name, the units left (`5 calls`), and when it expires (`2026-12-31 14:00 +08:00`). */
+  packageName: string;
+  toolName: string;
+  unitsLeft: string;
+  expiresAt: string;
+  template: string | null;
+  now: Date;
+  log: FastifyBaseLogger;
+}
+
 /** The provider refused the message (its answer is in `message`, never the code). */
 export class SmsSendError extends Error {
   constructor(
@@ -41,4 +54,6 @@ export interface SmsProvider {
   sendVerificationCode(sms: VerificationSms): Promise<void>;
   /** The same contract, for a low-balance alert; Aliyun's template takes `${balance}` and `${threshold}`, Tencent's {1} and {2}. */
   sendLowBalanceAlert(sms: LowBalanceSms): Promise<void>;
+  /** The same, for a lot's expiry reminder; Aliyun's template takes `${package}`, `${tool}`, `${units}` and `${expires}`, Tencent's {1} to {4}. */
+  sendLotExpiryReminder(sms: LotExpirySms): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
+import { ALERT_EVENT_TYPES, thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
 import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { refusedField } from "../../lib/http";
@@ -41,11 +41,17 @@ function SecretOnce({ secret }: { secret: string }) {
   );
 }
 
+const EVENT_LABELS: Partial<Record<string, MessageKey>> = {
+  [ALERT_EVENT_TYPES.test]: "alerts.eventTest",
+  [ALERT_EVENT_TYPES.lowBalance]: "alerts.eventLow",
+  [ALERT_EVENT_TYPES.lotExpiring]: "alerts.eventLotExpiring",
+};
+
 function Deliveries({ deliveries }: { deliveries: AlertDelivery[] }) {
   const t = useT();
   const columns: TableColumnsType<AlertDelivery> = [
     { title: t("alerts.colTime"), key: "time", render: (_: unknown, d) => beijingDateTime(d.createdAt) },
-    { title: t("alerts.colEvent"), key: "event", render: (_: unknown, d) => (d.eventType === "test" ? t("alerts.eventTest") : t("alerts.eventLow")) },
+    { title: t("alerts.colEvent"), key: "event", render: (_: unknown, d) => t(EVENT_LABELS[d.eventType] ?? "alerts.eventLow") },
     { title: t("alerts.colChannel"), key: "channel", render: (_: unknown, d) => (d.channel === "sms" ? t("alerts.channelSms") : t("alerts.channelWebhook")) },
     {
       title: t("alerts.colStatus"),

@@ -111,7 +111,7 @@ export function BillingHistory() {
             render: (units: number, row) => (row.llm ? <LlmCharge llm={row.llm} /> : units),
           },
           { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
-          { title: t("billing.columns.paidBy"), dataIndex: "paidBy", render: (parts: BillingRow["paidBy"]) => <PaidBy parts={parts} /> },
+          { title: t("billing.columns.paidBy"), dataIndex: "paidBy", render: (parts: BillingRow["paidBy"], row: BillingRow) => <PaidBy parts={parts} toolId={row.toolId} /> },
           {
             title: t("billing.columns.requestId"),
             dataIndex: "requestId",

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "alert_deliveries_lot_reminder_idx" ON "alert_deliveries" USING btree ("event_id","channel") WHERE "alert_deliveries"."event_type" = 'lot.expiring';
