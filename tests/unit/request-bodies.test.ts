@@ -103,6 +103,9 @@ describe("bodies held open", () => {
       body: JSON.stringify({ text: "x".repeat(600 * KB) }),
     });
     expect(after.status).toBe(200);
+    // Read the echo to its end: a 600 KB answer left unread can keep the server's side of the
+    // connection writing, which made closing the app wait past the hook's limit on a loaded machine.
+    expect((await after.arrayBuffer()).byteLength).toBeGreaterThan(600 * KB);
   });
 
   it("count a small body's declared length at once: past the budget it is refused before any of it arrives", async () => {
@@ -118,6 +121,7 @@ describe("bodies held open", () => {
     // A body small enough for what is left is served.
     const fits = await fetch(`http://127.0.0.1:${port}/v1/tools/echo`, { method: "POST", headers: { ...gateway, "content-type": "application/json" }, body: '{"n":1}' });
     expect(fits.status).toBe(200);
+    await fits.arrayBuffer();
     for (const request of held) expect(await request.closed).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
