@@ -37,7 +37,7 @@ it("dates each migration from 0027 on after every migration before it", () => {
   const journal = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../drizzle/meta/_journal.json"), "utf8")) as { entries: { idx: number; when: number; tag: string }[] };
   let latest = 0;
   for (const entry of journal.entries) {
-    if (entry.idx >= 27) expect(entry.when, entry.tag).toBeGreaterThan(latest);
+    if (entry.idx >= 27) expect(entry.when, `${entry.tag}: set its "when" in drizzle/meta/_journal.json above ${latest}`).toBeGreaterThan(latest);
     latest = Math.max(latest, entry.when);
   }
 });
