@@ -365,8 +365,7 @@ export class Gateway {
       const balanceUnits = Math.max(0, usedUnits - drawn);
       const { tiers } = call.tool;
       if (tiers && !metered) {
-        const { usageId, ...rest } = settlement("succeeded", 0n, usedUnits, status);
-        const cost = await this.priceTiered(call, tiers, { settlement: { usageId, ...rest }, held: amount, balanceUnits, startedAt }).finally(release);
+        const cost = await this.priceTiered(call, tiers, { settlement: settlement("succeeded", 0n, usedUnits, status), held: amount, balanceUnits, startedAt }).finally(release);
         if (call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
         return cost;
       }
