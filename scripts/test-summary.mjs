@@ -1,6 +1,8 @@
 // Closes scripts/test.sh: one line per run of each runner and for the whole, from their JSON
-// reports (a report that is missing counts as a failure), and the time each phase took.
+// reports (a report that is missing counts as a failure), each failed test with its error's first
+// lines (a CI log is often read from its end only), and the time each phase took.
 import fs from "node:fs";
+import path from "node:path";
 
 function read(file) {
   try {
@@ -9,6 +11,43 @@ function read(file) {
     return null;
   }
 }
+// The first lines of an error, without the terminal's colour codes.
+const firstLines = (message = "") =>
+  message
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(0, 4)
+    .map((line) => `      ${line.trim().slice(0, 300)}`)
+    .join("\n");
+
+function vitestFailures(json) {
+  const failures = [];
+  for (const file of json.testResults ?? []) {
+    const failedTests = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+    for (const t of failedTests) failures.push(`${path.relative(".", file.name)}: ${t.fullName}\n${firstLines(t.failureMessages?.[0])}`);
+    // A hook or the file itself failing fails no test of it.
+    if (file.status === "failed" && failedTests.length === 0) failures.push(`${path.relative(".", file.name)}\n${firstLines(file.message)}`);
+  }
+  return failures;
+}
+
+function playwrightFailures(suites, file = "") {
+  const failures = [];
+  for (const suite of suites ?? []) {
+    failures.push(...playwrightFailures(suite.suites, suite.file ?? file));
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status !== "unexpected") continue;
+        const error = test.results?.at(-1)?.error?.message;
+        failures.push(`${spec.file ?? file}: ${spec.title}\n${firstLines(error)}`);
+      }
+    }
+  }
+  return failures;
+}
+
+const failures = [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -32,7 +71,9 @@ for (const [report, label] of [
   failed += counts.failed;
   skipped += counts.skipped;
   console.log(`${label}: ${counts.passed} passed, ${counts.failed} failed`);
+  for (const failure of report.startsWith("vitest") ? vitestFailures(json) : playwrightFailures(json.suites)) failures.push(`  ${label}: ${failure}`);
 }
+if (failures.length > 0) console.log(`failed:\n${failures.join("\n")}`);
 if (fs.existsSync(".test-output/phases.txt")) {
   const phases = fs.readFileSync(".test-output/phases.txt", "utf8");
   const total = (unit) => [...phases.matchAll(new RegExp(`${unit}\\s+([\\d.]+) s`, "g"))].reduce((sum, match) => sum + Number(match[1]), 0);
