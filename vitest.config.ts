@@ -11,7 +11,7 @@ export const ONCE = [
   "src/shared/**/*.test.ts",
   "src/web/**/*.test.{ts,tsx}",
   "src/server/{config,logger}.test.ts",
-  "src/server/plugins/metric-series.test.ts",
+  "src/server/plugins/{lifecycle,metric-series}.test.ts",
   "src/server/db/pglite-on-thread.test.ts",
   "src/server/lib/{crypto,group-commit,load-once,private-data-dir,rate-limiter,sliding-window}.test.ts",
   "src/server/modules/alerts/address-guard.test.ts",

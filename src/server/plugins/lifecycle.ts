@@ -37,6 +37,11 @@ export default fp(
     });
     app.addHook("preClose", async () => {
       draining = true;
+      // Node closes the connections idle when the server closes, once. One whose call was still in
+      // flight goes idle after, and its client may keep it open (up to the keep-alive time it was
+      // told): it would hold the process past its last answer. Close those as they go idle.
+      const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+      app.server.once("close", () => clearInterval(closeIdle));
     });
   },
   { name: "lifecycle" },
