@@ -29,8 +29,10 @@ const { values: args } = parseArgs({
     /**
      * `<tool>/<package>`: B's user is granted a lot of this package before the run, so B's calls are
      * paid from it (its catalog, through --env-b TOOLS_CATALOG=…, gives echo the package): B's
-     * balance must not move, and the lot must have lost exactly the calls served.
+     * balance must not move, and the lot must have lost exactly the calls served. --grant-a does
+     * the same for A (two builds of the plans path, one against the other).
      */
+    "grant-a": { type: "string" },
     "grant-b": { type: "string" },
   },
 });
@@ -91,7 +93,7 @@ async function prepared(label: string, dist: string, database: string, env: Reco
 }
 
 const sides = [
-  await prepared(args["label-a"]!, args.a, "tollgate_bench_a", envOf("env-a")),
+  await prepared(args["label-a"]!, args.a, "tollgate_bench_a", envOf("env-a"), args["grant-a"]),
   await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b"), args["grant-b"]),
 ] as const;
 try {

@@ -13,7 +13,7 @@ import { verifyLedger } from "../ledger/verify";
 
 /*
  * Issue 37 §4: random sequences of grants, purchases, calls (charged whole, or held and settled
- * later with fewer units or failed), and clock moves across day boundaries, run against the
+ * later with fewer units or failed; alone, or several in one batch), and clock moves across day boundaries, run against the
  * database and against a small model of the rules in decision 054; after every step each lot's
  * units left and the balance agree, and at the end the ledger and the lots verify.
  */
@@ -38,8 +38,8 @@ class Model {
       this.lots.push({ source: "free", left: FREE_PER_DAY, effective: from, expires: spendPeriodEnd("day", new Date(at))!.getTime(), origin });
     }
   }
-  /** A call of `units`: drawn from lots in order, the rest charged; null when the balance cannot pay the rest. */
-  charge(units: number, at: number): { drawn: { lot: number; units: number }[]; held: bigint } | null {
+  /** Takes a call of `units` from the lots usable at `at`, in draw order; `need`: what they did not cover. */
+  private draw(units: number, at: number): { drawn: { lot: number; units: number }[]; need: number } {
     this.freeLot(at);
     const order = this.lots
       .map((lot, index) => ({ lot, index }))
@@ -50,14 +50,29 @@ class Model {
     for (const { lot, index } of order) {
       if (need === 0) break;
       const take = Math.min(lot.left, need);
+      lot.left -= take;
       drawn.push({ lot: index, units: take });
       need -= take;
     }
-    const held = PRICE * BigInt(need);
-    if (held > this.balance) return null;
-    this.balance -= held;
-    for (const d of drawn) this.lots[d.lot]!.left -= d.units;
-    return { drawn, held };
+    return { drawn, need };
+  }
+  /**
+   * Calls charged in one batch (a lone call is a batch of one): each drawn in arrival order as if
+   * every call before it had been admitted, then admitted in that order while the balance pays its
+   * rest; a refused call's draws go back (decision 054, "a batch").
+   */
+  chargeBatch(units: number[], at: number): ({ drawn: { lot: number; units: number }[]; held: bigint } | null)[] {
+    return units
+      .map((u) => this.draw(u, at))
+      .map(({ drawn, need }) => {
+        const held = PRICE * BigInt(need);
+        if (held > this.balance) {
+          for (const d of drawn) this.lots[d.lot]!.left += d.units;
+          return null;
+        }
+        this.balance -= held;
+        return { drawn, held };
+      });
   }
   /** Ends a held call: `used` units (0: it failed); the balance's part comes back first, then lots last drawn first. */
   settle(call: Pending, used: number) {
@@ -77,6 +92,7 @@ type Step =
   | { op: "grant"; units: number; days: number }
   | { op: "buy"; units: number; days: number; price: number }
   | { op: "call"; units: number; held: boolean }
+  | { op: "batch"; calls: { units: number; held: boolean }[] }
   | { op: "settle"; pick: number; usedShare: number; failed: boolean }
   | { op: "wait"; hours: number };
 
@@ -85,6 +101,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant("buy" as const), units: fc.integer({ min: 1, max: 6 }), days: fc.integer({ min: 1, max: 3 }), price: fc.integer({ min: 1, max: 30_000 }) }),
   fc.record({ op: fc.constant("call" as const), units: fc.integer({ min: 1, max: 8 }), held: fc.boolean() }),
   fc.record({ op: fc.constant("call" as const), units: fc.integer({ min: 1, max: 8 }), held: fc.boolean() }),
+  fc.record({
+    op: fc.constant("batch" as const),
+    calls: fc.array(fc.record({ units: fc.integer({ min: 1, max: 8 }), held: fc.boolean() }), { minLength: 2, maxLength: 4 }),
+  }),
   fc.record({ op: fc.constant("settle" as const), pick: fc.nat(), usedShare: fc.double({ min: 0, max: 1, noNaN: true }), failed: fc.boolean() }),
   fc.record({ op: fc.constant("wait" as const), hours: fc.integer({ min: 1, max: 30 }) }),
 );
@@ -123,19 +143,30 @@ describe("draws from lots", () => {
               model.balance -= price;
               model.lots.push({ source: "package", left: s.units, effective: at.getTime(), expires: at.getTime() + s.days * 24 * HOUR, origin: `b${n}` });
             }
-          } else if (s.op === "call") {
-            const requestId = `r${run}-${n}`;
+          } else if (s.op === "call" || s.op === "batch") {
+            const calls = s.op === "call" ? [s] : s.calls;
             const prepaid = { price: PRICE, freeUnits: FREE_PER_DAY, freeFrom: spendPeriodStart("day", at)!, freeUntil: spendPeriodEnd("day", at)!, stopWhenOut: false };
-            const ended = s.held ? undefined : { httpStatus: 200, latencyMs: 1, at };
-            const [outcome] = await chargeBatch(database.db, [
-              { userId: user.userId, apiKeyId: keyId, toolId: "t", units: s.units, amount: PRICE * BigInt(s.units), requestId, at, ended, prepaid },
-            ]);
-            const expected = model.charge(s.units, at.getTime());
-            expect(outcome!.ok).toBe(expected !== null);
-            if (outcome!.ok && expected) {
-              expect(outcome!.prepaidUnits).toBe(expected.drawn.reduce((sum, d) => sum + d.units, 0));
-              if (s.held) pending.push({ usageId: outcome!.usageId, requestId, units: s.units, ...expected });
-            }
+            const items = calls.map((c, i) => ({
+              userId: user.userId,
+              apiKeyId: keyId,
+              toolId: "t",
+              units: c.units,
+              amount: PRICE * BigInt(c.units),
+              requestId: `r${run}-${n}-${i}`,
+              at,
+              ended: c.held ? undefined : { httpStatus: 200, latencyMs: 1, at },
+              prepaid,
+            }));
+            const outcomes = await chargeBatch(database.db, items);
+            const expected = model.chargeBatch(calls.map((c) => c.units), at.getTime());
+            calls.forEach((c, i) => {
+              const [outcome, modelled] = [outcomes[i]!, expected[i]!];
+              expect(outcome.ok).toBe(modelled !== null);
+              if (outcome.ok && modelled) {
+                expect(outcome.prepaidUnits).toBe(modelled.drawn.reduce((sum, d) => sum + d.units, 0));
+                if (c.held) pending.push({ usageId: outcome.usageId, requestId: items[i]!.requestId, units: c.units, ...modelled });
+              }
+            });
           } else if (pending.length > 0) {
             const [call] = pending.splice(s.pick % pending.length, 1);
             const used = s.failed ? 0 : Math.max(1, Math.round(call!.units * s.usedShare));

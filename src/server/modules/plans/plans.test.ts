@@ -324,38 +324,114 @@ describe("under concurrency", () => {
 });
 
 describe("a batch of calls of tools with plans", () => {
-  it("draws each in arrival order in one statement; a call the balance refuses gives its units back after the batch and writes nothing", async () => {
-    const { user } = await funded("0.02");
+  const dailyFree = { freeUnits: 3, freeFrom: new Date("2026-02-28T16:00:00Z"), freeUntil: new Date("2026-03-01T16:00:00Z") };
+  let batches = 0;
+
+  async function batchOf(balance: string) {
+    const { user } = await funded(balance);
+    const batch = `batch${++batches}`;
     const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
-    const at = t.clock.now();
-    const prepaid = { price: 10_000n, freeUnits: 3, freeFrom: new Date("2026-02-28T16:00:00Z"), freeUntil: new Date("2026-03-01T16:00:00Z"), stopWhenOut: false };
-    const item = (requestId: string, units: number, stopWhenOut = false) => ({
+    const item = (requestId: string, units: number, { stopWhenOut = false, at = t.clock.now(), free = dailyFree } = {}) => ({
       userId: user.userId,
       apiKeyId: key!.id,
       toolId: "daily",
       units,
       amount: 10_000n * BigInt(units),
-      requestId,
+      requestId: `${batch}-${requestId}`,
       at,
       ended: { httpStatus: 200, latencyMs: 1, at },
-      prepaid: { ...prepaid, stopWhenOut },
+      prepaid: { price: 10_000n, ...free, stopWhenOut },
     });
-    // b1: 2 free. b2: 1 free + 3 from the balance, which has 0.02: refused, its free unit goes back after
-    // the batch. b3 (a key that stops): nothing free left when it is drawn. b4, b5: the balance.
-    const outcomes = await chargeBatch(t.database.db, [item("b1", 2), item("b2", 4), item("b3", 1, true), item("b4", 1), item("b5", 1)]);
+    const usage = async () =>
+      (await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)).orderBy(usageRecords.id)).map((r) => [
+        r.requestId.replace(`${batch}-`, ""),
+        r.units,
+        r.prepaidUnits,
+        formatMoney(r.amount),
+      ]);
+    return { user, item, usage };
+  }
+
+  it("draws each call in arrival order, set-wise; a call the balance refuses writes nothing and draws nothing, though later calls were drawn as if it had", async () => {
+    const { user, item, usage } = await batchOf("0.02");
+    // b1: 2 free. b2: 1 free + 3 from the balance, which has 0.02: refused. b4 was drawn after b2's
+    // free unit, so pays from the balance, and b5 too; b2's free unit stays in the lot.
+    const outcomes = await chargeBatch(t.database.db, [item("b1", 2), item("b2", 4), item("b4", 1), item("b5", 1)]);
     expect(outcomes).toMatchObject([
       { ok: true, prepaidUnits: 2, prepaidLeft: 1, prepaidDraws: [{ source: "free", units: 2 }] },
       { ok: false, reason: "insufficient_balance", prepaidLeft: 1 },
-      { ok: false, reason: "prepaid_exhausted", prepaidLeft: 0 },
       { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 10_000n, prepaidDraws: [] },
       { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 0n },
     ]);
     expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft])).toEqual([["free", 1]]);
-    const rows = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId)).orderBy(usageRecords.id);
-    expect(rows.map((r) => [r.requestId, r.units, r.prepaidUnits, formatMoney(r.amount)])).toEqual([
+    expect(await usage()).toEqual([
       ["b1", 2, 2, "0.00"],
       ["b4", 1, 0, "0.01"],
       ["b5", 1, 0, "0.01"],
+    ]);
+    await expectConsistent();
+  });
+
+  it("splits a call across the free quota and a package, set-wise, and the next calls take the package's rest, then the balance", async () => {
+    const { user, item, usage } = await batchOf("1");
+    const terms = packageTerms(t.app.catalog.get("daily")!, "starter")!;
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "batch-split" });
+    // 3 free, then the package's 10: a takes 2 free, b 1 free + 4 package, c 6 package, d 1 from the balance.
+    const outcomes = await chargeBatch(t.database.db, [item("a", 2), item("b", 5), item("c", 6), item("d", 1)]);
+    expect(outcomes).toMatchObject([
+      { ok: true, prepaidUnits: 2, prepaidLeft: 11, prepaidDraws: [{ source: "free", units: 2 }] },
+      { ok: true, prepaidUnits: 5, prepaidLeft: 6, prepaidDraws: [{ source: "free", units: 1 }, { source: "grant", units: 4 }] },
+      { ok: true, prepaidUnits: 6, prepaidLeft: 0, prepaidDraws: [{ source: "grant", units: 6 }] },
+      { ok: true, prepaidUnits: 0, prepaidLeft: 0, prepaidDraws: [], balance: 990_000n },
+    ]);
+    expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft])).toEqual([
+      ["grant", 0],
+      ["free", 0],
+    ]);
+    expect(await usage()).toEqual([
+      ["a", 2, 2, "0.00"],
+      ["b", 5, 5, "0.00"],
+      ["c", 6, 6, "0.00"],
+      ["d", 1, 0, "0.01"],
+    ]);
+    await expectConsistent();
+  });
+
+  it("one after another where a key that stops would find its lots short: what a refused call left is there for the next", async () => {
+    const { user, item, usage } = await batchOf("0.02");
+    // b2 is refused by the balance and draws nothing, so b3 (a key that stops) finds b2's free unit.
+    const stopping = { stopWhenOut: true };
+    const outcomes = await chargeBatch(t.database.db, [item("b1", 2), item("b2", 4), item("b3", 1, stopping), item("b4", 1), item("b5", 2, stopping)]);
+    expect(outcomes).toMatchObject([
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1 },
+      { ok: false, reason: "insufficient_balance", prepaidLeft: 1 },
+      { ok: true, prepaidUnits: 1, prepaidLeft: 0, prepaidDraws: [{ source: "free", units: 1 }] },
+      { ok: true, prepaidUnits: 0, prepaidLeft: 0, balance: 10_000n },
+      { ok: false, reason: "prepaid_exhausted", prepaidLeft: 0 },
+    ]);
+    expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft])).toEqual([["free", 0]]);
+    expect(await usage()).toEqual([
+      ["b1", 2, 2, "0.00"],
+      ["b3", 1, 1, "0.00"],
+      ["b4", 1, 0, "0.01"],
+    ]);
+    await expectConsistent();
+  });
+
+  it("a batch across midnight in Beijing draws each call from its own day's free quota", async () => {
+    const { user, item } = await batchOf("1");
+    const beforeMidnight = new Date("2026-03-01T15:59:59.999Z");
+    const atMidnight = new Date("2026-03-01T16:00:00.000Z");
+    const nextDay = { at: atMidnight, free: { freeUnits: 3, freeFrom: atMidnight, freeUntil: new Date("2026-03-02T16:00:00Z") } };
+    const outcomes = await chargeBatch(t.database.db, [item("late", 2, { at: beforeMidnight }), item("early", 2, nextDay), item("later", 2, nextDay)]);
+    expect(outcomes).toMatchObject([
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1 },
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1 },
+      { ok: true, prepaidUnits: 1, prepaidLeft: 0, balance: 990_000n },
+    ]);
+    expect((await lotsOf(user.userId)).map((l) => [l.source, l.unitsLeft, l.expiresAt.toISOString()])).toEqual([
+      ["free", 1, "2026-03-01T16:00:00.000Z"],
+      ["free", 0, "2026-03-02T16:00:00.000Z"],
     ]);
     await expectConsistent();
   });
