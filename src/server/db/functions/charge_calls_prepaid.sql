@@ -4,8 +4,8 @@
 -- Then, set-wise: each user's calls of a tool, in arrival order, take their units from that user's
 -- usable lots of it in draw order (a call's units are the span of the group's running total that
 -- it adds; a lot's, the span of the lots' running total), the rests are charged through
--- charge_calls, and one statement each writes the lots' draws, their moves and the usage rows'
--- prepaid units. A call charge_calls refuses writes nothing and draws nothing; the later calls of
+-- charge_calls (which writes each usage row with its prepaid units), and one statement writes the
+-- lots' draws and their moves. A call charge_calls refuses writes nothing and draws nothing; the later calls of
 -- its batch were drawn as if it had, so they may have drawn from a later source than it leaves
 -- free: never more than it had. Where the set-wise draw does not hold (a lot starts or ends
 -- between the batch's first and last call, or a key that stops would find its lots short), the
@@ -105,7 +105,8 @@ BEGIN
     INTO "outcomes", "usage_ids", "afters"
     FROM charge_calls("p_user_ids", "p_key_ids", "p_tool_ids", "p_units",
                       (SELECT array_agg(("p_units"[i] - "prepaid"[i]) * "p_prices"[i] ORDER BY i) FROM generate_series(1, "n") AS i),
-                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats") WITH ORDINALITY AS c(o_outcome, o_usage_id, o_balance_after, k);
+                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats", "prepaid")
+         WITH ORDINALITY AS c(o_outcome, o_usage_id, o_balance_after, k);
 
   WITH drawn AS (
          SELECT d.lot, d.take, d.item, d.o FROM unnest("draw_items", "draw_lots", "draw_takes") WITH ORDINALITY AS d(item, lot, take, o)
@@ -113,13 +114,9 @@ BEGIN
        lots AS (
          UPDATE unit_lots SET units_left = unit_lots.units_left - t.total
            FROM (SELECT lot, sum(take) AS total FROM drawn GROUP BY lot) AS t
-          WHERE unit_lots.id = t.lot),
-       moves AS (
-         INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
-         SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d ORDER BY d.o)
-  UPDATE usage_records SET prepaid_units = p.units
-    FROM unnest("usage_ids", "prepaid", "outcomes") AS p(id, units, outcome)
-   WHERE usage_records.id = p.id AND p.outcome = 'ok' AND p.units > 0;
+          WHERE unit_lots.id = t.lot)
+  INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
+    SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d ORDER BY d.o;
 
   RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after,
                       CASE WHEN r.outcome = 'ok' THEN r.prepaid END,

@@ -1,0 +1,266 @@
+-- charge_calls writes each call's prepaid units with its usage row, so charge_calls_prepaid no longer updates every usage row of its batch a second time (issue 37's benchmark). Written by npm run db:function-migration from charge_calls.sql, charge_calls_prepaid.sql.
+-- Charges a batch of calls in one statement (docs/decisions/012): locks the users, then the keys,
+-- in id order, admits each call in arrival order while the locked balance covers it and its key's
+-- spend limit allows it, then writes balances, ledger entries, key spend and usage rows at once.
+-- A refused call writes nothing. src/server/modules/ledger/charges.ts calls it for two calls or more.
+-- `p_prepaid_units`: the units charge_calls_prepaid drew from lots for each call, written with its usage row.
+DROP FUNCTION "charge_calls"(bigint[], bigint[], text[], bigint[], bigint[], text[], timestamptz[], int[], int[], timestamptz[]);
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION "charge_calls"(
+  "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_amounts" bigint[],
+  "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
+  "p_completed_ats" timestamptz[], "p_prepaid_units" bigint[] DEFAULT NULL
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  "n" int := coalesce(cardinality("p_user_ids"), 0);
+  "user_ids" bigint[];
+  "balances" bigint[];
+  "debits" bigint[];
+  "key_ids" bigint[];
+  "key_spent" bigint[];
+  "key_limits" bigint[];
+  "key_periods" spend_limit_period[];
+  "key_period_spent" bigint[];
+  "key_period_starts" timestamptz[];
+  "call_period" timestamptz;
+  "call_period_start" timestamptz;
+  "call_period_spent" bigint;
+  "counted_periods" timestamptz[] := array_fill(NULL::timestamptz, ARRAY["n"]);
+  "outcomes" text[] := array_fill(NULL::text, ARRAY["n"]);
+  "afters" bigint[] := array_fill(NULL::bigint, ARRAY["n"]);
+  "u" int;
+  "k" int;
+  "debited" int := 0;
+  "written" int;
+  "usage_ids" bigint[];
+BEGIN
+  -- One statement locks the users, then the keys: the keys' scan waits on reading every user.
+  WITH lu AS (SELECT id, balance FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE),
+       lk AS (SELECT id, spent, spend_limit, spend_limit_period, period_spent, period_start FROM api_keys
+              WHERE id = ANY("p_key_ids") AND (SELECT count(*) FROM lu) >= 0 ORDER BY id FOR UPDATE)
+  SELECT coalesce((SELECT array_agg(id ORDER BY id) FROM lu), '{}'), coalesce((SELECT array_agg(balance ORDER BY id) FROM lu), '{}'),
+         coalesce((SELECT array_agg(id ORDER BY id) FROM lk), '{}'), coalesce((SELECT array_agg(spent ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(spend_limit ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(spend_limit_period ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(period_spent ORDER BY id) FROM lk), '{}'),
+         coalesce((SELECT array_agg(period_start ORDER BY id) FROM lk), '{}')
+    INTO "user_ids", "balances", "key_ids", "key_spent", "key_limits", "key_periods", "key_period_spent", "key_period_starts";
+  "debits" := array_fill(0::bigint, ARRAY[cardinality("user_ids")]);
+
+  FOR i IN 1.."n" LOOP
+    "u" := array_position("user_ids", "p_user_ids"[i]);
+    "k" := array_position("key_ids", "p_key_ids"[i]);
+    IF "u" IS NULL OR "k" IS NULL THEN
+      RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_ids"[i];
+    END IF;
+    -- The period this call counts in is worked out aside and written only if the call is
+    -- admitted. A call in a later day or month than the key's counted period starts a new one at
+    -- 0; a call stamped before it (a batch spanning midnight) counts in the newer period.
+    "call_period_start" := "key_period_starts"["k"];
+    "call_period_spent" := "key_period_spent"["k"];
+    IF "key_periods"["k"] <> 'lifetime' THEN
+      "call_period" := spend_period_start("key_periods"["k"], "p_created_ats"[i]);
+      IF "call_period_start" IS NULL OR "call_period" > "call_period_start" THEN
+        "call_period_start" := "call_period";
+        "call_period_spent" := 0;
+      END IF;
+    END IF;
+    IF "balances"["u"] < "p_amounts"[i] THEN
+      "outcomes"[i] := 'insufficient_balance';
+    -- The limit counts the period's spend, or the lifetime's.
+    ELSIF "key_limits"["k"] IS NOT NULL AND "p_amounts"[i] + (CASE WHEN "key_periods"["k"] = 'lifetime'
+                                             THEN "key_spent"["k"] ELSE "call_period_spent" END) > "key_limits"["k"] THEN
+      "outcomes"[i] := 'spend_limit_reached';
+    ELSE
+      IF "debits"["u"] = 0 AND "p_amounts"[i] > 0 THEN
+        "debited" := "debited" + 1;
+      END IF;
+      "balances"["u"] := "balances"["u"] - "p_amounts"[i];
+      "debits"["u"] := "debits"["u"] + "p_amounts"[i];
+      "key_spent"["k"] := "key_spent"["k"] + "p_amounts"[i];
+      "key_period_starts"["k"] := "call_period_start";
+      "key_period_spent"["k"] := "call_period_spent" + "p_amounts"[i];
+      IF "key_periods"["k"] <> 'lifetime' THEN
+        "counted_periods"[i] := "call_period_start";
+      END IF;
+      "outcomes"[i] := 'ok';
+      "afters"[i] := "balances"["u"];
+    END IF;
+  END LOOP;
+
+  -- One statement writes everything. The rows are locked, so every debit applies; the count of
+  -- debited users is a guard, and failing it rolls back.
+  WITH debit AS (
+         UPDATE users SET balance = users.balance - d.total
+         FROM unnest("user_ids", "debits") AS d(id, total)
+         WHERE users.id = d.id AND d.total > 0 AND users.balance >= d.total
+         RETURNING users.id),
+       entries AS (
+         INSERT INTO ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
+         SELECT "p_user_ids"[i], -"p_amounts"[i], "afters"[i], 'charge', "p_tool_ids"[i], "p_request_ids"[i],
+                'usage:' || "p_request_ids"[i], "p_created_ats"[i]
+         FROM generate_series(1, "n") AS i
+         WHERE "outcomes"[i] = 'ok' AND "p_amounts"[i] > 0
+         ORDER BY i),
+       spend AS (
+         UPDATE api_keys SET spent = api_keys.spent + d.total, last_used_at = greatest(api_keys.last_used_at, d.last_at),
+                             period_spent = p.spent, period_start = p.start
+         FROM (SELECT "p_key_ids"[i] AS id, sum("p_amounts"[i]) AS total, max("p_created_ats"[i]) AS last_at
+               FROM generate_series(1, "n") AS i WHERE "outcomes"[i] = 'ok' GROUP BY 1) AS d,
+              unnest("key_ids", "key_period_spent", "key_period_starts") AS p(id, spent, start)
+         WHERE api_keys.id = d.id AND p.id = d.id),
+       usage AS (
+         INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
+                                    spend_period_start, prepaid_units)
+         SELECT "p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_amounts"[i],
+                CASE WHEN "p_http_statuses"[i] IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
+                "p_request_ids"[i], "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
+                "counted_periods"[i], coalesce("p_prepaid_units"[i], 0)
+         FROM generate_series(1, "n") AS i
+         WHERE "outcomes"[i] = 'ok'
+         ORDER BY i
+         RETURNING id, request_id)
+  SELECT (SELECT count(*) FROM debit),
+         array_agg(usage.id ORDER BY g.i)
+    INTO "written", "usage_ids"
+    FROM generate_series(1, "n") AS g(i) LEFT JOIN usage ON usage.request_id = "p_request_ids"[g.i] AND "outcomes"[g.i] = 'ok';
+  IF "written" <> "debited" THEN
+    RAISE EXCEPTION 'a locked balance changed under the batch';
+  END IF;
+
+  RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after
+    FROM unnest("outcomes", "usage_ids", "afters") WITH ORDINALITY AS r(outcome, usage_id, balance_after, i)
+    ORDER BY r.i;
+END;
+$$;
+--> statement-breakpoint
+-- Charges a batch of calls of tools with free quotas or packages in one statement: the batch form
+-- of charge_call_prepaid (docs/decisions/054), as charge_calls is charge_call's. Locks the users in
+-- id order, makes the free quotas' lots the batch needs, and locks the lots the batch may draw.
+-- Then, set-wise: each user's calls of a tool, in arrival order, take their units from that user's
+-- usable lots of it in draw order (a call's units are the span of the group's running total that
+-- it adds; a lot's, the span of the lots' running total), the rests are charged through
+-- charge_calls (which writes each usage row with its prepaid units), and one statement writes the
+-- lots' draws and their moves. A call charge_calls refuses writes nothing and draws nothing; the later calls of
+-- its batch were drawn as if it had, so they may have drawn from a later source than it leaves
+-- free: never more than it had. Where the set-wise draw does not hold (a lot starts or ends
+-- between the batch's first and last call, or a key that stops would find its lots short), the
+-- calls are charged one after another through charge_call_prepaid, in the same transaction.
+-- `o_prepaid_draws`: where a charged call's units came from, as charge_call_prepaid says it.
+CREATE OR REPLACE FUNCTION "charge_calls_prepaid"(
+  "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_prices" bigint[],
+  "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
+  "p_completed_ats" timestamptz[], "p_free_units" bigint[], "p_free_froms" timestamptz[], "p_free_untils" timestamptz[],
+  "p_stops" boolean[]
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint, "o_prepaid_draws" text)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  "n" int := coalesce(cardinality("p_user_ids"), 0);
+  "first_at" timestamptz;
+  "last_at" timestamptz;
+  "lot_ids" bigint[];
+  "lot_users" bigint[];
+  "lot_tools" text[];
+  "lot_sources" text[];
+  "lot_lefts" bigint[];
+  "lots_throughout" boolean;
+  "draw_items" int[];
+  "draw_lots" bigint[];
+  "draw_takes" bigint[];
+  "prepaid" bigint[];
+  "lefts" bigint[];
+  "draws" text[];
+  "outcomes" text[];
+  "usage_ids" bigint[];
+  "afters" bigint[];
+BEGIN
+  PERFORM FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE;
+  INSERT INTO unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+    SELECT DISTINCT ON (f.user_id, f.tool_id, f.free_from) f.user_id, f.tool_id, 'free', 'free', f.free_units, f.free_units, f.free_from, f.free_until, f.created_at,
+           'free:' || to_char(f.free_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+      FROM unnest("p_user_ids", "p_tool_ids", "p_free_units", "p_free_froms", "p_free_untils", "p_created_ats") AS f(user_id, tool_id, free_units, free_from, free_until, created_at)
+     WHERE f.free_units > 0
+     ORDER BY f.user_id, f.tool_id, f.free_from, f.created_at
+    ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+  SELECT min(a), max(a) INTO "first_at", "last_at" FROM unnest("p_created_ats") AS a;
+
+  -- The lots any call of the batch could draw, locked, in draw order; `usable_throughout`: at every call's time.
+  SELECT coalesce(array_agg(l.id ORDER BY l.o), '{}'), coalesce(array_agg(l.user_id ORDER BY l.o), '{}'), coalesce(array_agg(l.tool_id ORDER BY l.o), '{}'),
+         coalesce(array_agg(l.source::text ORDER BY l.o), '{}'), coalesce(array_agg(l.units_left ORDER BY l.o), '{}'),
+         coalesce(bool_and(l.effective_at <= "first_at" AND l.expires_at > "last_at"), true)
+    INTO "lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts", "lots_throughout"
+    FROM (SELECT l.id, l.user_id, l.tool_id, l.source, l.units_left, l.effective_at, l.expires_at,
+                 row_number() OVER (ORDER BY l.user_id, l.tool_id, (l.source = 'free') DESC, l.expires_at, l.id) AS o
+            FROM (SELECT l.* FROM unit_lots l
+                   WHERE (l.user_id, l.tool_id) IN (SELECT DISTINCT u, t FROM unnest("p_user_ids", "p_tool_ids") AS c(u, t))
+                     AND l.units_left > 0 AND l.refunded_at IS NULL AND l.effective_at <= "last_at" AND l.expires_at > "first_at"
+                   ORDER BY l.id FOR UPDATE) AS l) AS l;
+
+  -- Each call's draws: the overlap of its span of its group's running total with each lot's span.
+  WITH calls AS (
+         SELECT i, "p_user_ids"[i] AS user_id, "p_tool_ids"[i] AS tool_id, "p_units"[i] AS units,
+                sum("p_units"[i]) OVER (PARTITION BY "p_user_ids"[i], "p_tool_ids"[i] ORDER BY i) AS upto
+           FROM generate_series(1, "n") AS i),
+       lots AS (
+         SELECT id, user_id, tool_id, source, units_left, draw_order,
+                sum(units_left) OVER (PARTITION BY user_id, tool_id ORDER BY draw_order) AS upto,
+                sum(units_left) OVER (PARTITION BY user_id, tool_id) AS supply
+           FROM unnest("lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts") WITH ORDINALITY
+             AS l(id, user_id, tool_id, source, units_left, draw_order)),
+       takes AS (
+         SELECT c.i, l.id AS lot, l.source, l.draw_order,
+                least(c.upto, l.upto) - greatest(c.upto - c.units, l.upto - l.units_left) AS take
+           FROM calls c JOIN lots l ON l.user_id = c.user_id AND l.tool_id = c.tool_id),
+       per_call AS (
+         SELECT c.i,
+                coalesce(sum(k.take) FILTER (WHERE k.take > 0), 0) AS prepaid,
+                greatest(coalesce(max(l.supply), 0) - c.upto, 0) AS left_after,
+                coalesce(string_agg(k.source || ':' || k.take, ',' ORDER BY k.draw_order) FILTER (WHERE k.take > 0), '') AS draws
+           FROM calls c
+           LEFT JOIN takes k ON k.i = c.i
+           LEFT JOIN lots l ON l.id = k.lot
+          GROUP BY c.i, c.upto)
+  SELECT array_agg(p.prepaid ORDER BY p.i), array_agg(p.left_after ORDER BY p.i), array_agg(p.draws ORDER BY p.i),
+         (SELECT coalesce(array_agg(k.i ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
+         (SELECT coalesce(array_agg(k.lot ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
+         (SELECT coalesce(array_agg(k.take ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0)
+    INTO "prepaid", "lefts", "draws", "draw_items", "draw_lots", "draw_takes"
+    FROM per_call p;
+
+  IF NOT "lots_throughout"
+     OR EXISTS (SELECT FROM generate_series(1, "n") AS i WHERE "p_stops"[i] AND "prepaid"[i] < "p_units"[i]) THEN
+    RETURN QUERY SELECT c.* FROM generate_series(1, "n") AS i,
+      LATERAL charge_call_prepaid("p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_prices"[i], "p_request_ids"[i],
+                                  "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
+                                  "p_free_units"[i], "p_free_froms"[i], "p_free_untils"[i], "p_stops"[i]) AS c
+      ORDER BY i;
+    RETURN;
+  END IF;
+
+  SELECT array_agg(c.o_outcome ORDER BY c.k), array_agg(c.o_usage_id ORDER BY c.k), array_agg(c.o_balance_after ORDER BY c.k)
+    INTO "outcomes", "usage_ids", "afters"
+    FROM charge_calls("p_user_ids", "p_key_ids", "p_tool_ids", "p_units",
+                      (SELECT array_agg(("p_units"[i] - "prepaid"[i]) * "p_prices"[i] ORDER BY i) FROM generate_series(1, "n") AS i),
+                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats", "prepaid")
+         WITH ORDINALITY AS c(o_outcome, o_usage_id, o_balance_after, k);
+
+  WITH drawn AS (
+         SELECT d.lot, d.take, d.item, d.o FROM unnest("draw_items", "draw_lots", "draw_takes") WITH ORDINALITY AS d(item, lot, take, o)
+          WHERE "outcomes"[d.item] = 'ok'),
+       lots AS (
+         UPDATE unit_lots SET units_left = unit_lots.units_left - t.total
+           FROM (SELECT lot, sum(take) AS total FROM drawn GROUP BY lot) AS t
+          WHERE unit_lots.id = t.lot)
+  INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
+    SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d ORDER BY d.o;
+
+  RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after,
+                      CASE WHEN r.outcome = 'ok' THEN r.prepaid END,
+                      CASE WHEN r.outcome = 'ok' THEN r.left_after ELSE r.left_after + r.prepaid END,
+                      CASE WHEN r.outcome = 'ok' THEN r.draws END
+    FROM unnest("outcomes", "usage_ids", "afters", "prepaid", "lefts", "draws") WITH ORDINALITY
+      AS r(outcome, usage_id, balance_after, prepaid, left_after, draws, i)
+    ORDER BY r.i;
+END;
+$$;
