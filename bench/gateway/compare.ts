@@ -3,7 +3,9 @@
  * each on its own database, the same metered `echo` load taking turns between them, so a slow
  * minute of this shared machine falls on both. Prints throughput, latency and CPU time per call of
  * each, B against A, and checks each one's money exactly. For a change measured against the build
- * before it (bench/gateway/README.md, "Comparing two builds").
+ * before it (bench/gateway/README.md, "Comparing two builds"). Each DIR must be the `dist/` of its
+ * own checkout (a `git worktree` of the commit before): a build migrates with the `drizzle/` folder
+ * of the checkout it sits in, so a `dist/` copied into another checkout runs that one's SQL.
  */
 import { parseArgs } from "node:util";
 import { Client } from "undici";
