@@ -372,32 +372,23 @@ export class Gateway {
       const cost = price * BigInt(balanceUnits);
       // An LLM call's tokens are written with its settlement, in one statement.
       const llm = metered?.charged(cost);
-      try {
-        const stillPending = llm
-          ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
-              .then((settled) => this.refunded(settled, "succeeded", amount - cost))
-              .finally(release)
-          : cost < amount || usedUnits < drawn
-            ? await settle("succeeded", amount - cost, usedUnits, status)
-            : await this.completions
-                .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
-                .finally(release);
-        if (!stillPending) {
-          // Ended after the abandoned-call window: the sweep refunded it in full, so it is served free.
-          this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
-          return 0n;
-        }
-        if (call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
-      } catch (error) {
-        // A row left pending is refunded by the sweeper, so an answer whose success was not
-        // recorded must not be sent (or end): the caller gets an error and, if possible, its money now.
-        this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
-        await settle("refunded", amount, units, status).catch((refundError: unknown) =>
-          this.log.error({ err: refundError }, "could not refund the call; the sweeper will"),
-        );
-        throw new GatewayError("internal_error");
-      }
-      return cost;
+      return this.recordOrRefund(
+        call,
+        async () => {
+          const stillPending = llm
+            ? await settleLlmCall(this.db, settlement("succeeded", amount - cost, usedUnits, status), llmUsageItem(llm))
+                .then((settled) => this.refunded(settled, "succeeded", amount - cost))
+                .finally(release)
+            : cost < amount || usedUnits < drawn
+              ? await settle("succeeded", amount - cost, usedUnits, status)
+              : await this.completions
+                  .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
+                  .finally(release);
+          if (stillPending && call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
+          return { stillPending, cost };
+        },
+        () => settle("refunded", amount, units, status),
+      );
     };
 
     let response: ToolResponse | StreamedToolResponse;
@@ -457,9 +448,27 @@ export class Gateway {
   }
 
   /**
+   * Records a call's success: `record` resolves whether its usage row was still pending, and what
+   * it cost. One that ended after the abandoned-call window was refunded in full by the sweep, so
+   * it is served free. A success that cannot be recorded is refunded now (`refund`) and the caller
+   * gets an error: a row left pending is refunded by the sweeper, so its answer must not be sent.
+   */
+  private async recordOrRefund(call: GatewayCall, record: () => Promise<{ stillPending: boolean; cost: bigint }>, refund: () => Promise<unknown>): Promise<bigint> {
+    try {
+      const { stillPending, cost } = await record();
+      if (stillPending) return cost;
+      this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
+      return 0n;
+    } catch (error) {
+      this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
+      await refund().catch((refundError: unknown) => this.log.error({ err: refundError }, "could not refund the call; the sweeper will"));
+      throw new GatewayError("internal_error");
+    }
+  }
+
+  /**
    * Prices a held success of a tool with tiers by the units its user paid for in the month before
-   * it (decision 058) and gives back what the hold did not cost. If that cannot be recorded, the
-   * call is refunded and the caller gets an error, as for any success that is not recorded.
+   * it (decision 058) and gives back what the hold did not cost, as `recordOrRefund` records any.
    */
   private async priceTiered(
     call: GatewayCall,
@@ -467,23 +476,18 @@ export class Gateway {
     success: { settlement: Omit<RefundItem, "amount" | "finalStatus">; held: bigint; balanceUnits: number; startedAt: Date },
   ): Promise<bigint> {
     const { settlement, held, balanceUnits, startedAt } = success;
-    try {
-      const priced = await settleTiered(this.db, { settlement, toolId: call.tool.id, tiers, held, balanceUnits, monthStart: spendPeriodStart("month", startedAt)! });
-      if (this.refunded(priced.settled, "succeeded", held - priced.cost)) {
-        if (call.trace) call.trace.units = balanceUnits;
-        return priced.cost;
-      }
-      this.log.warn({ tool: call.tool.id, requestId: call.requestId }, "a call ended after the abandoned-call sweep refunded it; it is not charged");
-      return 0n;
-    } catch (error) {
-      this.log.error({ err: error, tool: call.tool.id }, "could not record a call's success; refunding it");
-      await this.refunds
-        .submit({ ...settlement, amount: held, finalStatus: "refunded" })
-        .then((settled) => this.refunded(settled, "refunded", held))
-        .catch((refundError: unknown) => this.log.error({ err: refundError }, "could not refund the call; the sweeper will"));
-      throw new GatewayError("internal_error");
-    }
+    return this.recordOrRefund(
+      call,
+      async () => {
+        const priced = await settleTiered(this.db, { settlement, toolId: call.tool.id, tiers, held, balanceUnits, monthStart: spendPeriodStart("month", startedAt)! });
+        const stillPending = this.refunded(priced.settled, "succeeded", held - priced.cost);
+        if (stillPending && call.trace) call.trace.units = balanceUnits;
+        return { stillPending, cost: priced.cost };
+      },
+      () => this.refunds.submit({ ...settlement, amount: held, finalStatus: "refunded" }).then((settled) => this.refunded(settled, "refunded", held)),
+    );
   }
+
 
   /**
    * Calls the upstream before the call's hold has committed; `cancel` aborts the call (or drops its

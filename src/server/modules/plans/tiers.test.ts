@@ -9,6 +9,7 @@ import { formatMoney } from "#shared/money";
 import { tierCounts, usageRecords, users } from "../../db/schema/index";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
+import { refuseUpdates } from "../../testing/faults";
 import { createUserWithKey } from "../../testing/keys";
 import { verifyLedger } from "../ledger/verify";
 
@@ -154,6 +155,31 @@ describe("volume tiers", () => {
     // The month reaches 7 units: all 4 at the second band's ¥0.004.
     expect(await costs(secret, "volume-units", 1, "?use=4")).toEqual(["0.016"]);
     expect(await balanceOf(user.userId)).toBe("0.954");
+    await expectConsistent();
+  });
+});
+
+describe("a tiered success the database cannot record", () => {
+  it.each([
+    ["a built-in tool", "graduated", ""],
+    ["an upstream's per-unit call", "graduated-units", "?use=2"],
+  ])("%s is answered 500 and refunded whole, and takes no place in the month", async (_, toolId, query) => {
+    const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
+    const restore = await refuseUpdates(t.database.db, "usage_records", `new.status = 'succeeded' and new.user_id = ${user.userId}`);
+    try {
+      const res = await call(secret, toolId, query);
+      expect(res.statusCode).toBe(500);
+      expect(res.json().error.code).toBe("internal_error");
+    } finally {
+      await restore();
+    }
+    expect(t.logs()).toContain("could not record a call's success; refunding it");
+    expect(await balanceOf(user.userId)).toBe("1.00");
+    expect((await rowsOf(user.userId, toolId)).map((r) => [r.status, formatMoney(r.amount)])).toEqual([["refunded", "0.00"]]);
+    const counted = await t.database.db.select().from(tierCounts).where(eq(tierCounts.userId, user.userId));
+    expect(counted.map((c) => c.units)).toEqual([]);
+    // The month starts at the first band for the next call.
+    expect(await costs(secret, toolId, 1, query)).toEqual([toolId === "graduated" ? "0.01" : "0.02"]);
     await expectConsistent();
   });
 });
