@@ -58,10 +58,11 @@ BEGIN
     RETURN;
   END IF;
   IF "need" < "p_units" THEN
-    UPDATE unit_lots SET units_left = unit_lots.units_left - d.take
-      FROM unnest("lot_ids", "takes") AS d(id, take) WHERE unit_lots.id = d.id;
-    INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
-      SELECT d.id, "charged".o_usage_id, d.take, 'draw', "p_created_at" FROM unnest("lot_ids", "takes") WITH ORDINALITY AS d(id, take, i) ORDER BY d.i;
+    -- A lot at a time, by its id: cheaper than a join with the arrays for the one lot most calls draw.
+    FOR k IN 1..cardinality("lot_ids") LOOP
+      UPDATE unit_lots SET units_left = units_left - "takes"[k] WHERE id = "lot_ids"[k];
+      INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "charged".o_usage_id, "takes"[k], 'draw', "p_created_at");
+    END LOOP;
   END IF;
   RETURN QUERY SELECT 'ok'::text, "charged".o_usage_id, "charged".o_balance_after, "p_units" - "need", "left_before" - ("p_units" - "need"),
                       array_to_string("draws", ',');
