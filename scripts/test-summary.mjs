@@ -3,6 +3,7 @@
 // lines (a CI log is often read from its end only), and the time each phase took.
 import fs from "node:fs";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 function read(file) {
   try {
@@ -13,8 +14,7 @@ function read(file) {
 }
 // The first lines of an error, without the terminal's colour codes.
 const firstLines = (message = "") =>
-  message
-    .replace(/\x1b\[[0-9;]*m/g, "")
+  stripVTControlCharacters(message)
     .split("\n")
     .filter((line) => line.trim() !== "")
     .slice(0, 4)
