@@ -4,7 +4,9 @@
  * as `npm start` runs it), both on the project's Node 24, the same load (autocannon, the same JSON
  * body) taking turns in alternating rounds. Prints requests/s, the server's CPU time per request and
  * Tollgate's share of the bare server's throughput. `--dist DIR` (repeatable) runs several builds
- * against the same bare server; `--cpu-prof DIR` writes a V8 CPU profile of each Tollgate server.
+ * against the same bare server; `--cpu-prof DIR` writes a V8 CPU profile of each Tollgate server;
+ * `--bare-headers` adds a second bare server that answers with the first build's response headers
+ * (security headers, CSP, a request id), the floor for a server that must send them.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -23,6 +25,7 @@ const { values: args } = parseArgs({
     /** Environment for every Tollgate server, as NAME=VALUE, repeatable (METRICS_TOKEN=… for metrics on). */
     env: { type: "string", multiple: true, default: [] },
     "cpu-prof": { type: "string" },
+    "bare-headers": { type: "boolean", default: false },
   },
 });
 function whole(option: "calls" | "rounds" | "connections"): number {
@@ -61,11 +64,23 @@ interface Side {
   bench?: BenchServer;
 }
 
-async function bareServer(): Promise<Side> {
-  const child = spawn(PROJECT_NODE, [...profileFlags("bare"), path.join(import.meta.dirname, "bare-echo.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
+/** `headers`: what the bare server adds to each answer (bare-echo.mjs), a fresh x-request-id if named. */
+async function bareServer(headers?: Record<string, string>): Promise<Side> {
+  const child = spawn(PROJECT_NODE, [...profileFlags(headers ? "bare-headers" : "bare"), path.join(import.meta.dirname, "bare-echo.mjs")], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: headers ? { ...process.env, BARE_HEADERS: JSON.stringify(headers) } : process.env,
+  });
   const [line] = (await once(child.stdout!.setEncoding("utf8"), "data")) as [string];
   const base = `http://127.0.0.1:${Number(line.trim())}`;
-  return { label: "bare node:http", process: child, target: { base, pid: child.pid!, postgres: false }, samples: [] };
+  return { label: headers ? "bare + tollgate's headers" : "bare node:http", process: child, target: { base, pid: child.pid!, postgres: false }, samples: [] };
+}
+
+/** The headers a Tollgate server answers its echo with, but those every echo sets for itself. */
+async function echoHeaders(side: Side): Promise<Record<string, string>> {
+  const answer = await fetch(`${side.target.base}/v1/echo`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  await answer.arrayBuffer();
+  const own = new Set(["content-type", "content-length", "date", "connection", "keep-alive"]);
+  return Object.fromEntries([...answer.headers].filter(([name]) => !own.has(name)));
 }
 
 async function tollgate(dist: string): Promise<Side> {
@@ -77,6 +92,12 @@ async function tollgate(dist: string): Promise<Side> {
 const sides: Side[] = [await bareServer()];
 try {
   for (const dist of args.dist!) sides.push(await tollgate(dist));
+  if (args["bare-headers"]) {
+    const headers = await echoHeaders(sides[1]!);
+    const bytes = Object.entries(headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0);
+    console.log(`the second bare server adds ${Object.keys(headers).length} headers (${bytes} bytes): ${Object.keys(headers).join(", ")}`);
+    sides.push(await bareServer(headers));
+  }
   const urlOf = (side: Side) => `${side.bench ? "/v1/echo" : "/"}`;
   for (const side of sides) await load(side.target, urlOf(side), [], 3000, CONNECTIONS);
   for (let round = 0; round < ROUNDS; round++) {
