@@ -60,15 +60,9 @@ export function catalogCard(tool: PublicTool, language: CardLanguage, currency: 
     name: text.name,
     category: text.category,
     description: text.description,
-    price: [...basePrice(tool, words, currency, text.unit), ...planLines(tool, language, currency, text.unit)].join("\n"),
+    price: (tool.models ? tool.models.map((model) => words.perMillion(model, currency)) : planLines(tool, language, currency, text.unit, (amount) => `${amount} / ${text.unit ?? words.perCall}`)).join("\n"),
     approval: tool.requiresApproval ? words.approval : "",
   };
-}
-
-/** Per model, or per call or unit; none for a tool with tiers, whose plan lines are its price. */
-function basePrice(tool: PublicTool, words: (typeof WORDS)[CardLanguage], currency: string, unit: string | null): string[] {
-  if (tool.models) return tool.models.map((model) => words.perMillion(model, currency));
-  return tool.tiers ? [] : [`${currency}${tool.price} / ${unit ?? words.perCall}`];
 }
 
 export function catalogCards(tools: readonly PublicTool[], currency: string): CatalogCards {

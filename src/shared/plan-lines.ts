@@ -30,13 +30,18 @@ const WORDS = {
   },
 } satisfies Record<Language, unknown>;
 
-/** The lines after a tool's price; with tiers, they are its price. `unit`: the tool's unit in the reader's words, or null per call. */
-export function planLines(tool: PlannedTool, language: Language, currency: string, unit: string | null): string[] {
+/**
+ * A tool's price lines: its flat price in the caller's words (`flatPrice`, given the amount with its
+ * currency), or its tiers in place of it; then its free quota and packages. `unit`: the tool's unit
+ * in the reader's words, or null per call.
+ */
+export function planLines(tool: PlannedTool, language: Language, currency: string, unit: string | null, flatPrice: (amount: string) => string): string[] {
   const words = WORDS[language];
   const each = unit ?? (language === "en" ? "call" : "次");
   const units = (n: number) => words.units(n, each);
   const lines: string[] = [];
-  if (tool.tiers) {
+  if (!tool.tiers) lines.push(flatPrice(`${currency}${tool.price}`));
+  else {
     lines.push(words.tiers[tool.tiers.mode]);
     let from = 1;
     for (const band of tool.tiers.bands) {

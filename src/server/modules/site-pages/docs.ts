@@ -69,8 +69,9 @@ export function priceHtml(tool: PublicTool, unit: string | null, language: DocsL
       .map((m) => `<code>${escapeHtml(m.id)}</code> ${escapeHtml(words.tool.perMillion(amount(m.input), "input"))}, ${escapeHtml(words.tool.perMillion(amount(m.output), "output"))}`)
       .join("; ");
   }
-  const base = tool.tiers ? [] : [words.tool.perUnit(amount(tool.price), unit)];
-  return [...base, ...planLines(tool, language, CURRENCY_SYMBOL, unit)].map(escapeHtml).join("<br>");
+  return planLines(tool, language, CURRENCY_SYMBOL, unit, (price) => words.tool.perUnit(price, unit))
+    .map(escapeHtml)
+    .join("<br>");
 }
 
 function toolPage(tool: DocsTool, templates: LanguageTemplates, language: DocsLanguage, urls: { publicUrl: string }): PageBody {
