@@ -40,6 +40,7 @@ export default fp(
       // Node closes the connections idle when the server closes, once. One whose call was still in
       // flight goes idle after, and its client may keep it open (up to the keep-alive time it was
       // told): it would hold the process past its last answer. Close those as they go idle.
+      if (!app.server.listening) return;
       const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100).unref();
       app.server.once("close", () => clearInterval(closeIdle));
     });
