@@ -60,7 +60,10 @@ export function catalogCard(tool: PublicTool, language: CardLanguage, currency: 
     name: text.name,
     category: text.category,
     description: text.description,
-    price: (tool.models ? tool.models.map((model) => words.perMillion(model, currency)) : planLines(tool, language, currency, text.unit, (amount) => `${amount} / ${text.unit ?? words.perCall}`)).join("\n"),
+    price: (tool.models
+      ? tool.models.map((model) => words.perMillion(model, currency))
+      : planLines(tool, language, currency, text.unit, (amount) => `${amount} / ${text.unit ?? words.perCall}`)
+    ).join("\n"),
     approval: tool.requiresApproval ? words.approval : "",
   };
 }

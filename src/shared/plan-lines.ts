@@ -1,6 +1,6 @@
 /**
- * A tool's tiers, free quota and packages in a reader's words, one line each: the landing page's
- * cards and the docs' tool pages show the same lines. Written by the server at start-up (decision
+ * A tool's price (flat, or its tiers), free quota and packages in a reader's words, one line each:
+ * the landing page's cards and the docs' tool pages show the same lines. Written by the server at start-up (decision
  * 056), so none of it is in a page's JavaScript.
  */
 import type { PublicTool } from "./catalog";

@@ -488,7 +488,6 @@ export class Gateway {
     );
   }
 
-
   /**
    * Calls the upstream before the call's hold has committed; `cancel` aborts the call (or drops its
    * answer, if it came) when the hold is refused. Nothing of the answer reaches the caller before
