@@ -39,7 +39,7 @@ export async function directCharger(databaseUrl: string, amount: bigint): Promis
     async charge() {
       const at = new Date().toISOString();
       const requestId = `bench-direct-${process.pid}-${sequence++}`;
-      const values = [key.user_id, key.id, "echo", 1, amount.toString(), requestId, at, 200, 0, at];
+      const values = [key.user_id, key.id, "echo", 1, amount.toString(), requestId, at, 200, 0, at, null, 0, null, null, false];
       const [row] = (await client.query<{ o_outcome: string }>({ name: CHARGE_CALL.name, text: CHARGE_CALL.text, values })).rows;
       if (row?.o_outcome !== "ok") throw new Error(`the direct charge was refused: ${row?.o_outcome ?? "no row"}`);
     },

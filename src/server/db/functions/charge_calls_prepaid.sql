@@ -1,5 +1,5 @@
 -- Charges a batch of calls of tools with free quotas or packages in one statement: the batch form
--- of charge_call_prepaid (docs/decisions/054), as charge_calls is charge_call's. Locks the users in
+-- of charge_call's draws (docs/decisions/054), as charge_calls is of its flat charge. Locks the users in
 -- id order, makes the free quotas' lots the batch needs, and locks the lots the batch may draw.
 -- Then, set-wise: each user's calls of a tool, in arrival order, take their units from that user's
 -- usable lots of it in draw order (a call's units are the span of the group's running total that
@@ -9,8 +9,8 @@
 -- its batch were drawn as if it had, so they may have drawn from a later source than it leaves
 -- free: never more than it had. Where the set-wise draw does not hold (a lot starts or ends
 -- between the batch's first and last call, or a key that stops would find its lots short), the
--- calls are charged one after another through charge_call_prepaid, in the same transaction.
--- `o_prepaid_draws`: where a charged call's units came from, as charge_call_prepaid says it.
+-- calls are charged one after another through charge_call, in the same transaction.
+-- `o_prepaid_draws`: where a charged call's units came from, as charge_call says it.
 CREATE OR REPLACE FUNCTION "charge_calls_prepaid"(
   "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_prices" bigint[],
   "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
@@ -94,9 +94,9 @@ BEGIN
   IF NOT "lots_throughout"
      OR EXISTS (SELECT FROM generate_series(1, "n") AS i WHERE "p_stops"[i] AND "prepaid"[i] < "p_units"[i]) THEN
     RETURN QUERY SELECT c.* FROM generate_series(1, "n") AS i,
-      LATERAL charge_call_prepaid("p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_prices"[i], "p_request_ids"[i],
-                                  "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
-                                  "p_free_units"[i], "p_free_froms"[i], "p_free_untils"[i], "p_stops"[i]) AS c
+      LATERAL charge_call("p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_units"[i] * "p_prices"[i], "p_request_ids"[i],
+                          "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
+                          "p_prices"[i], "p_free_units"[i], "p_free_froms"[i], "p_free_untils"[i], "p_stops"[i]) AS c
       ORDER BY i;
     RETURN;
   END IF;

@@ -16,7 +16,7 @@ export interface ChargeItem {
   requestId: string;
   at: Date;
   ended?: { httpStatus: number; latencyMs: number; at: Date };
-  /** For a tool with a free quota or packages: its units are drawn from the user's lots first (charge_call_prepaid). */
+  /** For a tool with a free quota or packages: its units are drawn from the user's lots first. */
   prepaid?: PrepaidTerms;
 }
 
@@ -61,12 +61,16 @@ const CHARGE_CALLS: PreparedStatement = {
            from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
                              $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`,
 };
-/** What a lone call is charged with; the gateway bench sends it from a plain client too, for the floor of a metered call. */
+/**
+ * What a lone call is charged with, whatever its tool's pricing: $11–$15 are a tool with plans'
+ * terms (null price: a flat-priced tool). The gateway bench sends it from a plain client too, for
+ * the floor of a metered call.
+ */
 export const CHARGE_CALL: PreparedStatement = {
   name: "charge_call",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
-           from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
-                            $7::timestamptz, $8::int, $9::int, $10::timestamptz)`,
+  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left, o_prepaid_draws
+           from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text, $7::timestamptz, $8::int, $9::int,
+                            $10::timestamptz, $11::bigint, $12::bigint, $13::timestamptz, $14::timestamptz, $15::boolean)`,
 };
 const COMPLETE_CALLS: PreparedStatement = {
   name: "complete_calls",
@@ -74,13 +78,6 @@ const COMPLETE_CALLS: PreparedStatement = {
            from unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[]) as d(id, http_status, latency_ms, at)
           where usage_records.id = d.id and usage_records.status = 'pending'
       returning usage_records.id`,
-};
-
-const CHARGE_CALL_PREPAID: PreparedStatement = {
-  name: "charge_call_prepaid",
-  text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left, o_prepaid_draws
-           from charge_call_prepaid($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text, $7::timestamptz, $8::int, $9::int,
-                                    $10::timestamptz, $11::bigint, $12::timestamptz, $13::timestamptz, $14::boolean)`,
 };
 
 const CHARGE_CALLS_PREPAID: PreparedStatement = {
@@ -127,8 +124,8 @@ const prepaidOutcome = (row: ChargeRow): ChargeOutcome => ({
  * time, goes to `charge_call`: the same rules without the arrays (docs/decisions/028).
  */
 export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
-  if (items.some((i) => i.prepaid)) return chargeMixed(db, items);
   if (items.length === 1) return [await chargeOne(db, items[0]!)];
+  if (items.some((i) => i.prepaid)) return chargeMixed(db, items);
   const rows = await preparedRows<ChargeRow>(db, CHARGE_CALLS, [
     arrayLiteral(items.map((i) => i.userId)),
     arrayLiteral(items.map((i) => i.apiKeyId)),
@@ -147,14 +144,14 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
 
 /**
  * A batch with calls of tools that have plans: those go to `charge_calls_prepaid` (or
- * `charge_call_prepaid` for one), beside the others' batch.
+ * `charge_call` for one), beside the others' batch.
  */
 async function chargeMixed(db: Db, items: ChargeItem[]): Promise<ChargeOutcome[]> {
   const plain = items.filter((i) => !i.prepaid);
   const withPlans = items.filter((i) => i.prepaid);
   const [plainOutcomes, prepaidOutcomes] = await Promise.all([
     plain.length > 0 ? chargeBatch(db, plain) : Promise.resolve([]),
-    withPlans.length === 1 ? chargePrepaid(db, withPlans[0]!, withPlans[0]!.prepaid!).then((o) => [o]) : chargePrepaidBatch(db, withPlans),
+    withPlans.length === 1 ? chargeOne(db, withPlans[0]!).then((o) => [o]) : chargePrepaidBatch(db, withPlans),
   ]);
   let p = 0;
   let q = 0;
@@ -183,28 +180,8 @@ async function chargePrepaidBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
   return rows.map(prepaidOutcome);
 }
 
-async function chargePrepaid(db: Db, item: ChargeItem, terms: PrepaidTerms): Promise<ChargeOutcome> {
-  const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL_PREPAID, [
-    item.userId,
-    item.apiKeyId,
-    item.toolId,
-    item.units,
-    terms.price.toString(),
-    item.requestId,
-    item.at.toISOString(),
-    item.ended?.httpStatus ?? null,
-    item.ended?.latencyMs ?? null,
-    item.ended?.at.toISOString() ?? null,
-    terms.freeUnits,
-    terms.freeFrom.toISOString(),
-    terms.freeUntil.toISOString(),
-    terms.stopWhenOut,
-  ]);
-  if (!row) throw new Error("charge_call_prepaid answered no row");
-  return prepaidOutcome(row);
-}
-
 async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
+  const terms = item.prepaid;
   const [row] = await preparedRows<ChargeRow>(db, CHARGE_CALL, [
     item.userId,
     item.apiKeyId,
@@ -216,9 +193,14 @@ async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
     item.ended?.httpStatus ?? null,
     item.ended?.latencyMs ?? null,
     item.ended?.at.toISOString() ?? null,
+    terms?.price.toString() ?? null,
+    terms?.freeUnits ?? 0,
+    terms?.freeFrom.toISOString() ?? null,
+    terms?.freeUntil.toISOString() ?? null,
+    terms?.stopWhenOut ?? false,
   ]);
   if (!row) throw new Error("charge_call answered no row");
-  return chargeOutcome(row);
+  return terms ? prepaidOutcome(row) : chargeOutcome(row);
 }
 
 /**

@@ -1,0 +1,278 @@
+-- charge_call draws a call's units from lots itself (charge_call_prepaid is gone), with the lots read without locks of their own under the user's lock: a lone call of a tool with plans ran three statements and a nested call more than a flat one (issue 37's p50 at one connection, about 90 µs less per call on PGlite). Written by npm run db:function-migration from src/server/db/functions/charge_call.sql, src/server/db/functions/charge_calls_prepaid.sql.
+DROP FUNCTION "charge_call_prepaid"(bigint, bigint, text, bigint, bigint, text, timestamptz, int, int, timestamptz, bigint, timestamptz, timestamptz, boolean);
+--> statement-breakpoint
+DROP FUNCTION "charge_call"(bigint, bigint, text, bigint, bigint, text, timestamptz, int, int, timestamptz, bigint);
+--> statement-breakpoint
+-- Charges one call (docs/decisions/028, 054); src/server/modules/ledger/charges.ts calls it, and
+-- charge_calls and charge_calls_prepaid are its batch forms. A tool at a flat price (`p_price`
+-- null) takes `p_amount` from the balance. A tool with a free quota or packages (`p_price` a
+-- unit's price from the balance; `p_amount` unused) draws the call's units from the user's lots of
+-- that tool usable at the call's time, in a fixed order (this period's free quota, made here when
+-- `p_free_units` > 0, then packages and grants soonest expiring first, then oldest), and takes
+-- what they do not cover from the balance at `p_price` a unit, or with `p_stop` refuses the call
+-- (prepaid_exhausted). The balance must cover what is taken from it and the key's spend limit
+-- (lifetime, or the day's or month's in Beijing time) allow it. Writes the ledger entry, the key's
+-- spend, the usage row (pending: a hold until settle_call; or succeeded, for a built-in tool that
+-- already answered) and each lot's draw with its `lot_moves` row; a refused call writes nothing.
+-- The user's row is locked before the lots are read and every writer that takes units out of a
+-- lot holds that lock, so the lots are read without locks of their own. The prepaid columns are
+-- null for a flat-priced tool; `o_prepaid_draws` says where the units came from, in draw order, as
+-- `source:units` pairs joined by commas (for the metrics).
+CREATE OR REPLACE FUNCTION "charge_call"(
+  "p_user_id" bigint, "p_key_id" bigint, "p_tool_id" text, "p_units" bigint, "p_amount" bigint,
+  "p_request_id" text, "p_created_at" timestamptz, "p_http_status" int, "p_latency" int,
+  "p_completed_at" timestamptz, "p_price" bigint DEFAULT NULL, "p_free_units" bigint DEFAULT 0,
+  "p_free_from" timestamptz DEFAULT NULL, "p_free_until" timestamptz DEFAULT NULL, "p_stop" boolean DEFAULT false
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint, "o_prepaid_draws" text)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  "amount" bigint;
+  "balance" bigint;
+  "usage_id" bigint;
+  "counted_period" timestamptz;
+  "lot" record;
+  "need" bigint := "p_units";
+  "take" bigint;
+  "left_before" bigint;
+  -- The first lot drawn from, which covers most calls whole, then any others.
+  "first_id" bigint;
+  "first_take" bigint;
+  "lot_ids" bigint[];
+  "takes" bigint[];
+  "draws" text;
+BEGIN
+  IF "p_price" IS NOT NULL THEN
+    SELECT u.balance INTO "balance" FROM users u WHERE u.id = "p_user_id" FOR UPDATE;
+    IF "p_free_units" > 0 THEN
+      INSERT INTO unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+        VALUES ("p_user_id", "p_tool_id", 'free', 'free', "p_free_units", "p_free_units", "p_free_from", "p_free_until", "p_created_at",
+                'free:' || to_char("p_free_from" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+        ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+    END IF;
+    "left_before" := 0;
+    "draws" := '';
+    FOR "lot" IN
+      SELECT l.id, l.units_left, l.source FROM unit_lots l
+       WHERE l.user_id = "p_user_id" AND l.tool_id = "p_tool_id" AND l.units_left > 0
+         AND l.effective_at <= "p_created_at" AND l.expires_at > "p_created_at" AND l.refunded_at IS NULL
+       ORDER BY (l.source = 'free') DESC, l.expires_at, l.id
+    LOOP
+      "left_before" := "left_before" + "lot".units_left;
+      IF "need" > 0 THEN
+        "take" := least("lot".units_left, "need");
+        "need" := "need" - "take";
+        IF "first_id" IS NULL THEN
+          "first_id" := "lot".id; "first_take" := "take"; "draws" := "lot".source || ':' || "take";
+        ELSE
+          "lot_ids" := "lot_ids" || "lot".id; "takes" := "takes" || "take"; "draws" := "draws" || ',' || "lot".source || ':' || "take";
+        END IF;
+      END IF;
+    END LOOP;
+    IF "need" > 0 AND "p_stop" THEN
+      RETURN QUERY SELECT 'prepaid_exhausted'::text, NULL::bigint, NULL::bigint, NULL::bigint, "left_before", NULL::text;
+      RETURN;
+    END IF;
+    "amount" := "need" * "p_price";
+  ELSE
+    "amount" := "p_amount";
+  END IF;
+
+  -- No row leaves the balance null: a missing user, or a balance that does not cover the call.
+  IF "amount" > 0 THEN
+    UPDATE users SET balance = users.balance - "amount"
+      WHERE users.id = "p_user_id" AND users.balance >= "amount"
+      RETURNING users.balance INTO "balance";
+  ELSIF "p_price" IS NULL THEN
+    SELECT u.balance INTO "balance" FROM users u WHERE u.id = "p_user_id";
+  END IF;
+  IF "balance" IS NULL THEN
+    IF NOT EXISTS (SELECT FROM users WHERE id = "p_user_id") OR NOT EXISTS (SELECT FROM api_keys WHERE id = "p_key_id") THEN
+      RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_id";
+    END IF;
+    RETURN QUERY SELECT 'insufficient_balance'::text, NULL::bigint, NULL::bigint, NULL::bigint, "left_before", NULL::text;
+    RETURN;
+  END IF;
+
+  -- A call in a later day or month than the key's counted period starts a new one at 0; the limit
+  -- counts the period's spend, or the lifetime's.
+  UPDATE api_keys k SET
+      spent = k.spent + "amount",
+      last_used_at = greatest(k.last_used_at, "p_created_at"),
+      period_start = CASE WHEN k.spend_limit_period <> 'lifetime'
+                           AND (k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start)
+                          THEN spend_period_start(k.spend_limit_period, "p_created_at") ELSE k.period_start END,
+      period_spent = CASE WHEN k.spend_limit_period <> 'lifetime'
+                           AND (k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start)
+                          THEN 0 ELSE k.period_spent END + "amount"
+    WHERE k.id = "p_key_id"
+      AND (k.spend_limit IS NULL
+           OR "amount" + CASE WHEN k.spend_limit_period = 'lifetime' THEN k.spent
+                              WHEN k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start THEN 0
+                              ELSE k.period_spent END <= k.spend_limit)
+    RETURNING CASE WHEN k.spend_limit_period <> 'lifetime' THEN k.period_start END INTO "counted_period";
+  IF NOT FOUND THEN
+    IF NOT EXISTS (SELECT FROM api_keys WHERE id = "p_key_id") THEN
+      RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_id";
+    END IF;
+    IF "amount" > 0 THEN
+      UPDATE users SET balance = users.balance + "amount" WHERE users.id = "p_user_id";
+    END IF;
+    RETURN QUERY SELECT 'spend_limit_reached'::text, NULL::bigint, NULL::bigint, NULL::bigint, "left_before", NULL::text;
+    RETURN;
+  END IF;
+
+  IF "amount" > 0 THEN
+    INSERT INTO ledger_entries (user_id, amount, balance_after, kind, method, reference, idempotency_key, created_at)
+      VALUES ("p_user_id", -"amount", "balance", 'charge', "p_tool_id", "p_request_id", 'usage:' || "p_request_id", "p_created_at");
+  END IF;
+  INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
+                             spend_period_start, prepaid_units)
+    VALUES ("p_user_id", "p_key_id", "p_tool_id", "p_units", "amount",
+            CASE WHEN "p_http_status" IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
+            "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at",
+            "counted_period", "p_units" - "need")
+    RETURNING id INTO "usage_id";
+  IF "first_id" IS NOT NULL THEN
+    UPDATE unit_lots SET units_left = units_left - "first_take" WHERE id = "first_id";
+    INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("first_id", "usage_id", "first_take", 'draw', "p_created_at");
+    IF "lot_ids" IS NOT NULL THEN
+      FOR k IN 1..cardinality("lot_ids") LOOP
+        UPDATE unit_lots SET units_left = units_left - "takes"[k] WHERE id = "lot_ids"[k];
+        INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "usage_id", "takes"[k], 'draw', "p_created_at");
+      END LOOP;
+    END IF;
+  END IF;
+  RETURN QUERY SELECT 'ok'::text, "usage_id", "balance",
+                      CASE WHEN "p_price" IS NOT NULL THEN "p_units" - "need" END, "left_before" - ("p_units" - "need"), "draws";
+END;
+$$;
+--> statement-breakpoint
+-- Charges a batch of calls of tools with free quotas or packages in one statement: the batch form
+-- of charge_call's draws (docs/decisions/054), as charge_calls is of its flat charge. Locks the users in
+-- id order, makes the free quotas' lots the batch needs, and locks the lots the batch may draw.
+-- Then, set-wise: each user's calls of a tool, in arrival order, take their units from that user's
+-- usable lots of it in draw order (a call's units are the span of the group's running total that
+-- it adds; a lot's, the span of the lots' running total), the rests are charged through
+-- charge_calls (which writes each usage row with its prepaid units), and one statement writes the
+-- lots' draws and their moves. A call charge_calls refuses writes nothing and draws nothing; the later calls of
+-- its batch were drawn as if it had, so they may have drawn from a later source than it leaves
+-- free: never more than it had. Where the set-wise draw does not hold (a lot starts or ends
+-- between the batch's first and last call, or a key that stops would find its lots short), the
+-- calls are charged one after another through charge_call, in the same transaction.
+-- `o_prepaid_draws`: where a charged call's units came from, as charge_call says it.
+CREATE OR REPLACE FUNCTION "charge_calls_prepaid"(
+  "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_prices" bigint[],
+  "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
+  "p_completed_ats" timestamptz[], "p_free_units" bigint[], "p_free_froms" timestamptz[], "p_free_untils" timestamptz[],
+  "p_stops" boolean[]
+) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint, "o_prepaid_units" bigint, "o_prepaid_left" bigint, "o_prepaid_draws" text)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  "n" int := coalesce(cardinality("p_user_ids"), 0);
+  "first_at" timestamptz;
+  "last_at" timestamptz;
+  "lot_ids" bigint[];
+  "lot_users" bigint[];
+  "lot_tools" text[];
+  "lot_sources" text[];
+  "lot_lefts" bigint[];
+  "lots_throughout" boolean;
+  "draw_items" int[];
+  "draw_lots" bigint[];
+  "draw_takes" bigint[];
+  "prepaid" bigint[];
+  "lefts" bigint[];
+  "draws" text[];
+  "outcomes" text[];
+  "usage_ids" bigint[];
+  "afters" bigint[];
+BEGIN
+  PERFORM FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE;
+  INSERT INTO unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+    SELECT DISTINCT ON (f.user_id, f.tool_id, f.free_from) f.user_id, f.tool_id, 'free', 'free', f.free_units, f.free_units, f.free_from, f.free_until, f.created_at,
+           'free:' || to_char(f.free_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+      FROM unnest("p_user_ids", "p_tool_ids", "p_free_units", "p_free_froms", "p_free_untils", "p_created_ats") AS f(user_id, tool_id, free_units, free_from, free_until, created_at)
+     WHERE f.free_units > 0
+     ORDER BY f.user_id, f.tool_id, f.free_from, f.created_at
+    ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+  SELECT min(a), max(a) INTO "first_at", "last_at" FROM unnest("p_created_ats") AS a;
+
+  -- The lots any call of the batch could draw, locked, in draw order; `usable_throughout`: at every call's time.
+  SELECT coalesce(array_agg(l.id ORDER BY l.o), '{}'), coalesce(array_agg(l.user_id ORDER BY l.o), '{}'), coalesce(array_agg(l.tool_id ORDER BY l.o), '{}'),
+         coalesce(array_agg(l.source::text ORDER BY l.o), '{}'), coalesce(array_agg(l.units_left ORDER BY l.o), '{}'),
+         coalesce(bool_and(l.effective_at <= "first_at" AND l.expires_at > "last_at"), true)
+    INTO "lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts", "lots_throughout"
+    FROM (SELECT l.id, l.user_id, l.tool_id, l.source, l.units_left, l.effective_at, l.expires_at,
+                 row_number() OVER (ORDER BY l.user_id, l.tool_id, (l.source = 'free') DESC, l.expires_at, l.id) AS o
+            FROM (SELECT l.* FROM unit_lots l
+                   WHERE (l.user_id, l.tool_id) IN (SELECT DISTINCT u, t FROM unnest("p_user_ids", "p_tool_ids") AS c(u, t))
+                     AND l.units_left > 0 AND l.refunded_at IS NULL AND l.effective_at <= "last_at" AND l.expires_at > "first_at"
+                   ORDER BY l.id FOR UPDATE) AS l) AS l;
+
+  -- Each call's draws: the overlap of its span of its group's running total with each lot's span.
+  WITH calls AS (
+         SELECT i, "p_user_ids"[i] AS user_id, "p_tool_ids"[i] AS tool_id, "p_units"[i] AS units,
+                sum("p_units"[i]) OVER (PARTITION BY "p_user_ids"[i], "p_tool_ids"[i] ORDER BY i) AS upto
+           FROM generate_series(1, "n") AS i),
+       lots AS (
+         SELECT id, user_id, tool_id, source, units_left, draw_order,
+                sum(units_left) OVER (PARTITION BY user_id, tool_id ORDER BY draw_order) AS upto,
+                sum(units_left) OVER (PARTITION BY user_id, tool_id) AS supply
+           FROM unnest("lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts") WITH ORDINALITY
+             AS l(id, user_id, tool_id, source, units_left, draw_order)),
+       takes AS (
+         SELECT c.i, l.id AS lot, l.source, l.draw_order,
+                least(c.upto, l.upto) - greatest(c.upto - c.units, l.upto - l.units_left) AS take
+           FROM calls c JOIN lots l ON l.user_id = c.user_id AND l.tool_id = c.tool_id),
+       per_call AS (
+         SELECT c.i,
+                coalesce(sum(k.take) FILTER (WHERE k.take > 0), 0) AS prepaid,
+                greatest(coalesce(max(l.supply), 0) - c.upto, 0) AS left_after,
+                coalesce(string_agg(k.source || ':' || k.take, ',' ORDER BY k.draw_order) FILTER (WHERE k.take > 0), '') AS draws
+           FROM calls c
+           LEFT JOIN takes k ON k.i = c.i
+           LEFT JOIN lots l ON l.id = k.lot
+          GROUP BY c.i, c.upto)
+  SELECT array_agg(p.prepaid ORDER BY p.i), array_agg(p.left_after ORDER BY p.i), array_agg(p.draws ORDER BY p.i),
+         (SELECT coalesce(array_agg(k.i ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
+         (SELECT coalesce(array_agg(k.lot ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
+         (SELECT coalesce(array_agg(k.take ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0)
+    INTO "prepaid", "lefts", "draws", "draw_items", "draw_lots", "draw_takes"
+    FROM per_call p;
+
+  IF NOT "lots_throughout"
+     OR EXISTS (SELECT FROM generate_series(1, "n") AS i WHERE "p_stops"[i] AND "prepaid"[i] < "p_units"[i]) THEN
+    RETURN QUERY SELECT c.* FROM generate_series(1, "n") AS i,
+      LATERAL charge_call("p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_units"[i] * "p_prices"[i], "p_request_ids"[i],
+                          "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
+                          "p_prices"[i], "p_free_units"[i], "p_free_froms"[i], "p_free_untils"[i], "p_stops"[i]) AS c
+      ORDER BY i;
+    RETURN;
+  END IF;
+
+  SELECT array_agg(c.o_outcome ORDER BY c.k), array_agg(c.o_usage_id ORDER BY c.k), array_agg(c.o_balance_after ORDER BY c.k)
+    INTO "outcomes", "usage_ids", "afters"
+    FROM charge_calls("p_user_ids", "p_key_ids", "p_tool_ids", "p_units",
+                      (SELECT array_agg(("p_units"[i] - "prepaid"[i]) * "p_prices"[i] ORDER BY i) FROM generate_series(1, "n") AS i),
+                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats", "prepaid")
+         WITH ORDINALITY AS c(o_outcome, o_usage_id, o_balance_after, k);
+
+  WITH drawn AS (
+         SELECT d.lot, d.take, d.item, d.o FROM unnest("draw_items", "draw_lots", "draw_takes") WITH ORDINALITY AS d(item, lot, take, o)
+          WHERE "outcomes"[d.item] = 'ok'),
+       lots AS (
+         UPDATE unit_lots SET units_left = unit_lots.units_left - t.total
+           FROM (SELECT lot, sum(take) AS total FROM drawn GROUP BY lot) AS t
+          WHERE unit_lots.id = t.lot)
+  INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
+    SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d ORDER BY d.o;
+
+  RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after,
+                      CASE WHEN r.outcome = 'ok' THEN r.prepaid END,
+                      CASE WHEN r.outcome = 'ok' THEN r.left_after ELSE r.left_after + r.prepaid END,
+                      CASE WHEN r.outcome = 'ok' THEN r.draws END
+    FROM unnest("outcomes", "usage_ids", "afters", "prepaid", "lefts", "draws") WITH ORDINALITY
+      AS r(outcome, usage_id, balance_after, prepaid, left_after, draws, i)
+    ORDER BY r.i;
+END;
+$$;
