@@ -8,7 +8,7 @@ export const lotSource = pgEnum("lot_source", LOT_SOURCES);
 /**
  * Prepaid units of one tool for one user (docs/decisions/054): a period's free quota, a package
  * bought from the balance, or a package an operator granted. Calls draw from lots before the
- * balance (charge_call_prepaid); every change of `units_left` writes a row of `lot_moves` in the
+ * balance (charge_call); every change of `units_left` writes a row of `lot_moves` in the
  * same statement, so `units_granted - units_left` is always the sum of the lot's moves.
  */
 export const unitLots = pgTable(

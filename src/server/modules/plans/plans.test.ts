@@ -11,7 +11,7 @@ import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithKey } from "../../testing/keys";
 import type { TestUser } from "../../testing/users";
-import { chargeBatch, grantPackage, refundAbandonedCalls } from "../ledger/index";
+import { chargeBatch, grantPackage, refundAbandonedCalls, refundBatch } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
 
@@ -319,6 +319,47 @@ describe("under concurrency", () => {
     expect(answers.filter((r) => r.headers["x-tollgate-cost"] === "0.00").length).toBe(1);
     expect(await balanceOf(user.userId)).toBe(formatMoney(1_000_000n - 19n * 10_000n));
     expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([0, 0]);
+    await expectConsistent();
+  });
+
+  it("lone charges on connections of their own, while holds give units back: a lot never gives more than it has", async () => {
+    const { user } = await funded("1");
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const terms = packageTerms(t.app.catalog.get("units")!, "big")!;
+    await grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, units: 10 }, count: 1, at: t.clock.now(), idempotencyKey: "ten" });
+    const at = t.clock.now();
+    const item = (requestId: string, units: number) => ({
+      userId: user.userId,
+      apiKeyId: key!.id,
+      toolId: "units",
+      units,
+      amount: 10_000n * BigInt(units),
+      requestId: `lone-${requestId}`,
+      at,
+      prepaid: { price: 10_000n, freeUnits: 0, freeFrom: at, freeUntil: at, stopWhenOut: true },
+    });
+    // Five holds of 2 units take the lot's 10; each gives its 2 back as the lone calls draw.
+    const holds = [];
+    for (let i = 0; i < 5; i++) {
+      const [held] = await chargeBatch(t.database.db, [item(`hold-${i}`, 2)]);
+      if (!held!.ok) throw new Error(`hold ${i} was refused: ${held!.reason}`);
+      holds.push({ usageId: held!.usageId, requestId: `lone-hold-${i}` });
+    }
+    const [drained] = await lotsOf(user.userId);
+    expect(drained!.unitsLeft).toBe(0);
+
+    const returns = holds.map((hold) =>
+      refundBatch(t.database.db, [{ ...hold, userId: user.userId, apiKeyId: key!.id, amount: 0n, at, finalStatus: "refunded", units: 0, httpStatus: null, latencyMs: 1 }]),
+    );
+    const charges = Array.from({ length: 20 }, (_, i) => chargeBatch(t.database.db, [item(`call-${i}`, 1)]).then(([outcome]) => outcome!));
+    const [outcomes] = await Promise.all([Promise.all(charges), Promise.all(returns)]);
+
+    const drawn = outcomes.filter((o) => o.ok);
+    expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.reason === "prepaid_exhausted")).toBe(true);
+    expect(drawn.every((o) => o.ok && o.prepaidUnits === 1)).toBe(true);
+    const [lot] = await lotsOf(user.userId);
+    expect(lot!.unitsLeft).toBe(10 - drawn.length);
+    expect(await balanceOf(user.userId)).toBe("1.00");
     await expectConsistent();
   });
 });
