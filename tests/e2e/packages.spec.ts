@@ -113,5 +113,14 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(row.getByTestId("billing-paid-by")).toHaveText(`package Starter, expires ${beijingDate(expiresAt)}`);
   await expect(row).toContainText("¥0.00");
   await expect(rowOf(echo.headers()["x-request-id"]!).getByTestId("billing-paid-by")).toHaveText("free 1/2 today");
+
+  // The call log says the package paid, not that the call went uncharged, and counts its unit.
+  await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
+  const drawer = page.getByTestId("call-drawer");
+  await expect(drawer).toContainText("1 (1 of them paid from free quotas or packages)");
+  await drawer.getByRole("button", { name: "Close" }).click();
+  const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  await expect(logged).toContainText("Paid from free quotas or packages");
+  await expect(page.getByTestId("calls-table")).not.toContainText("refunded after the call ran too long");
   await api.dispose();
 });

@@ -138,6 +138,7 @@ export const enConsole = {
       streamCut: "Not charged: the tool's stream broke",
       replayed: "Not charged: a retry answered from the first call",
       refundedLate: "Not charged: refunded after the call ran too long",
+      prepaid: "Paid from free quotas or packages",
     },
     detail: {
       title: "Call {{id}}",
@@ -152,6 +153,7 @@ export const enConsole = {
       charged: "Charged",
       refunded: "Refunded",
       units: "Units",
+      prepaidPart: "{{units}} of them paid from free quotas or packages",
       streamed: "Streamed",
       fromConsole: "From the console's Try it",
       yes: "yes",

@@ -159,6 +159,7 @@ export const zhCN: Messages = {
       streamCut: "未扣费：工具的流式响应中断",
       replayed: "未扣费：重试取回了首次调用的响应",
       refundedLate: "未扣费：调用运行过久，已退款",
+      prepaid: "由免费额度或次数包支付",
     },
     detail: {
       title: "调用 {{id}}",
@@ -173,6 +174,7 @@ export const zhCN: Messages = {
       charged: "扣费",
       refunded: "退款",
       units: "用量",
+      prepaidPart: "其中 {{units}} 由免费额度或次数包支付",
       streamed: "流式响应",
       fromConsole: "来自控制台在线试用",
       yes: "是",

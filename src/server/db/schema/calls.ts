@@ -26,7 +26,10 @@ export const callLog = pgTable(
     held: bigint("held", { mode: "bigint" }).notNull(),
     /** Micro-units the call cost in the end. */
     amount: bigint("amount", { mode: "bigint" }).notNull(),
+    /** Units the call used, whatever paid for them (an LLM call's: micro-units, as its usage row). */
     units: bigint("units", { mode: "number" }).notNull(),
+    /** Of them, those the caller's free quotas and packages paid (decision 054); the balance paid the rest. */
+    prepaidUnits: bigint("prepaid_units", { mode: "number" }).notNull().default(0),
     streamed: boolean("streamed").notNull(),
     bytesIn: bigint("bytes_in", { mode: "number" }).notNull(),
     bytesOut: bigint("bytes_out", { mode: "number" }).notNull(),

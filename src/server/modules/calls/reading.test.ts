@@ -235,12 +235,12 @@ describe("GET /api/v1/console/calls.csv", () => {
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
     expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="calls-2026-03-01\.csv"$/);
     const lines = res.body.split("\r\n");
-    expect(lines[0]).toBe("time,request_id,tool,key,outcome,http_status,upstream_status,amount,not_charged_reason,units,streamed,bytes_in,bytes_out,client_network,total_ms,upstream_ms,own_ms");
+    expect(lines[0]).toBe("time,request_id,tool,key,outcome,http_status,upstream_status,amount,not_charged_reason,units,prepaid_units,streamed,bytes_in,bytes_out,client_network,total_ms,upstream_ms,own_ms");
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe("");
     const requestId = broke.headers["x-request-id"] as string;
     expect(lines[1]).toMatch(
-      new RegExp(`^2026-03-01T16:00:01\\+08:00,${requestId},broken,"'=HYPERLINK\\(""http://evil""\\)",upstream_failed,502,503,0\\.00,not charged: upstream 503,0,false,\\d+,\\d+,127\\.0\\.0\\.0/24,[\\d.]+,[\\d.]+,[\\d.]+$`),
+      new RegExp(`^2026-03-01T16:00:01\\+08:00,${requestId},broken,"'=HYPERLINK\\(""http://evil""\\)",upstream_failed,502,503,0\\.00,not charged: upstream 503,0,0,false,\\d+,\\d+,127\\.0\\.0\\.0/24,[\\d.]+,[\\d.]+,[\\d.]+$`),
     );
     expect(res.body).not.toContain(served.headers["x-request-id"]);
   });

@@ -77,6 +77,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
             { numeric: row.amount },
             row.notChargedReason ?? "",
             { numeric: row.units },
+            { numeric: row.prepaidUnits },
             row.streamed ? "true" : "false",
             { numeric: row.bytesIn },
             { numeric: row.bytesOut },

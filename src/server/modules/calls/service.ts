@@ -48,6 +48,7 @@ interface Row {
   held: string;
   amount: string;
   units: number | string;
+  prepaid_units: number | string;
   streamed: boolean;
   from_console: boolean;
   bytes_in: number | string;
@@ -63,14 +64,15 @@ interface Row {
 }
 
 const COLUMNS = sql`c.id, (extract(epoch from c.received_at) * 1000000)::bigint::text as at_micros, c.request_id, c.tool_id, c.api_key_id,
-  k.name as key_name, c.outcome, c.http_status, c.upstream_status, c.held::text as held, c.amount::text as amount, c.units, c.streamed, c.from_console,
+  k.name as key_name, c.outcome, c.http_status, c.upstream_status, c.held::text as held, c.amount::text as amount, c.units, c.prepaid_units, c.streamed, c.from_console,
   c.bytes_in, c.bytes_out, c.client_ip, c.total_us, c.upstream_us, c.key_checked_us, c.held_us, c.first_byte_us, c.error_code, c.error_message`;
 
 const ms = (us: number) => Math.round(us) / 1000;
 
 /** Why a call cost nothing, in words a user can act on; null when it cost something. */
-export function notChargedReason(row: { outcome: CallOutcome; amount: bigint; upstreamStatus: number | null; httpStatus: number }): string | null {
+export function notChargedReason(row: { outcome: CallOutcome; amount: bigint; prepaidUnits: number; upstreamStatus: number | null; httpStatus: number }): string | null {
   if (row.amount > 0n) return null;
+  if (row.prepaidUnits > 0) return "paid from free quotas or packages";
   switch (row.outcome) {
     case "served":
       return "not charged: refunded after the call outlived the abandoned-call window";
@@ -105,8 +107,9 @@ function toCallRow(r: Row): CallRow {
     httpStatus: r.http_status,
     upstreamStatus: r.upstream_status,
     amount: formatMoney(amount),
-    notChargedReason: notChargedReason({ outcome: r.outcome, amount, upstreamStatus: r.upstream_status, httpStatus: r.http_status }),
+    notChargedReason: notChargedReason({ outcome: r.outcome, amount, prepaidUnits: Number(r.prepaid_units), upstreamStatus: r.upstream_status, httpStatus: r.http_status }),
     units: Number(r.units),
+    prepaidUnits: Number(r.prepaid_units),
     streamed: r.streamed,
     fromConsole: r.from_console,
     bytesIn: Number(r.bytes_in),

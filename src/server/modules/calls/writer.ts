@@ -108,6 +108,7 @@ const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => strin
   ["held", "bigint", (t) => t.held.toString()],
   ["amount", "bigint", (t) => t.amount.toString()],
   ["units", "bigint", (t) => t.units],
+  ["prepaid_units", "bigint", (t) => t.prepaidUsed],
   ["streamed", "boolean", (t) => String(t.streamed)],
   ["bytes_in", "bigint", (t) => t.bytesIn],
   ["bytes_out", "bigint", (t) => t.bytesOut],

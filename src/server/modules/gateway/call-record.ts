@@ -24,10 +24,9 @@ function bytesIn(call: GatewayCall | undefined, contentLength: string | undefine
   return Number.isSafeInteger(declared) && declared >= 0 ? declared : 0;
 }
 
-/** A tool with tiers has no one price to divide by: its gateway writes the units it priced (Gateway.priceTiered). */
-function charged(trace: CallTrace, cost: bigint, tool: GatewayCall["tool"]): void {
+/** What a call cost; the gateway writes the units it used, and those its lots paid, once its charge stands. */
+function charged(trace: CallTrace, cost: bigint): void {
   trace.amount = cost;
-  if (!tool.tiers) trace.units = tool.priceMicros > 0n ? Number(cost / tool.priceMicros) : 0;
 }
 
 /**
@@ -53,14 +52,14 @@ export function recordAnswer(writer: EndedCalls, trace: CallTrace, call: Gateway
   if (!isStreamed(response)) {
     trace.outcome = succeeded(response) ? "served" : "tool_rejected";
     trace.bytesOut = Buffer.byteLength(response.body);
-    charged(trace, result.cost as bigint, call.tool);
+    charged(trace, result.cost as bigint);
     trace.ended();
     writer.push(trace);
     return;
   }
   // The cost promise only resolves (decision 013): the stream's settlement reports its own failures.
   void (result.cost as Promise<bigint>).then((cost) => {
-    charged(trace, cost, call.tool);
+    charged(trace, cost);
     trace.outcome = streamOutcome(trace, call);
     trace.ended();
     writer.push(trace);

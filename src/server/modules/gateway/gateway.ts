@@ -301,7 +301,11 @@ export class Gateway {
     const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };
     const cost = tiers ? await this.priceTiered(call, tiers, { settlement, held, balanceUnits, startedAt }) : held;
     call.trace?.holdCommitted(cost, charged.prepaidDraws);
-    if (call.trace) call.trace.prepaidUsed = charged.prepaidUnits ?? 0;
+    if (call.trace) {
+      call.trace.prepaidUsed = charged.prepaidUnits ?? 0;
+      // A tool with tiers writes its units once its price stands (priceTiered).
+      if (!tiers) call.trace.units = usedUnits;
+    }
     return { response, cost, ...quotaRemaining(charged) };
   }
 
@@ -384,7 +388,10 @@ export class Gateway {
               : await this.completions
                   .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
                   .finally(release);
-          if (stillPending && call.trace) call.trace.prepaidUsed = Math.min(usedUnits, drawn);
+          if (stillPending && call.trace) {
+            call.trace.units = usedUnits;
+            call.trace.prepaidUsed = Math.min(usedUnits, drawn);
+          }
           return { stillPending, cost };
         },
         () => settle("refunded", amount, units, status),
@@ -481,7 +488,7 @@ export class Gateway {
       async () => {
         const priced = await settleTiered(this.db, { settlement, toolId: call.tool.id, tiers, held, balanceUnits, monthStart: spendPeriodStart("month", startedAt)! });
         const stillPending = this.refunded(priced.settled, "succeeded", held - priced.cost);
-        if (stillPending && call.trace) call.trace.units = balanceUnits;
+        if (stillPending && call.trace) call.trace.units = settlement.units;
         return { stillPending, cost: priced.cost };
       },
       () => this.refunds.submit({ ...settlement, amount: held, finalStatus: "refunded" }).then((settled) => this.refunded(settled, "refunded", held)),

@@ -558,6 +558,37 @@ describe("what a user sees", () => {
     ]);
   });
 
+  it("the call log counts every unit a call used and those its lots paid; a call lots paid whole is not said to be uncharged", async () => {
+    const { user, secret } = await funded("2");
+    await call(secret, "chars", { text: "汉字汉字汉" }); // 3 free + 2 from the balance
+    await call(secret, "chars", { text: "汉字" }); // the balance
+    const terms = { ...packageTerms(t.app.catalog.get("units")!, "big")!, units: 5 };
+    await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "call-log-grant" });
+    await call(secret, "units", {}, "?use=3"); // all from the grant
+    await call(secret, "daily"); // today's free quota
+    await t.app.callLog.drain();
+
+    const page = await t.app.inject({ url: "/api/v1/console/calls", headers: user.headers });
+    expect(page.statusCode).toBe(200);
+    const rows = page.json().items.map((row: { toolId: string; amount: string; units: number; prepaidUnits: number; notChargedReason: string | null }) => [
+      row.toolId,
+      row.amount,
+      row.units,
+      row.prepaidUnits,
+      row.notChargedReason,
+    ]);
+    const prepaid = "paid from free quotas or packages";
+    expect(rows).toEqual([
+      ["daily", "0.00", 1, 1, prepaid],
+      ["units", "0.00", 3, 3, prepaid],
+      ["chars", "0.002", 2, 0, null],
+      ["chars", "0.002", 5, 3, null],
+    ]);
+    const csv = (await t.app.inject({ url: "/api/v1/console/calls.csv", headers: user.headers })).body.trim().split("\r\n");
+    expect(csv[0]).toContain(",not_charged_reason,units,prepaid_units,");
+    expect(csv[2]).toContain(`,${prepaid},3,3,`);
+  });
+
   it("a free quota's part counts the period's units used up to and including each call, net of what a hold gave back", async () => {
     const { user, secret } = await funded("2");
     await call(secret, "metered", {}, "?use=1"); // holds 4 free units, gives 3 back

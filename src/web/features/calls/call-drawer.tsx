@@ -52,7 +52,10 @@ function CallDescription({ call, toolName }: { call: CallDetail; toolName: strin
       <Descriptions.Item label={t("calls.detail.held")}>{withCurrency(call.held)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.charged")}>{withCurrency(call.amount)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.refunded")}>{withCurrency(call.refunded)}</Descriptions.Item>
-      <Descriptions.Item label={t("calls.detail.units")}>{call.units}</Descriptions.Item>
+      <Descriptions.Item label={t("calls.detail.units")}>
+        {call.units}
+        {call.prepaidUnits > 0 && ` (${t("calls.detail.prepaidPart", { units: call.prepaidUnits })})`}
+      </Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.streamed")}>{call.streamed ? t("calls.detail.yes") : t("calls.detail.no")}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.fromConsole")}>
         <span data-testid="call-from-console">{call.fromConsole ? t("calls.detail.yes") : t("calls.detail.no")}</span>

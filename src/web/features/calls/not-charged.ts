@@ -2,8 +2,9 @@ import type { CallRow } from "#shared/calls";
 import type { Translate } from "../../i18n";
 
 /** Why a call cost nothing, in the reader's language (the API's own words are English); null when it cost something. */
-export function notChargedText(t: Translate, row: Pick<CallRow, "outcome" | "amount" | "upstreamStatus" | "notChargedReason">): string | null {
+export function notChargedText(t: Translate, row: Pick<CallRow, "outcome" | "amount" | "upstreamStatus" | "notChargedReason" | "prepaidUnits">): string | null {
   if (row.notChargedReason === null) return null;
+  if (row.prepaidUnits > 0) return t("calls.reason.prepaid");
   switch (row.outcome) {
     case "served":
       return t("calls.reason.refundedLate");

@@ -1,0 +1,2 @@
+-- The call log records the units lots paid for each call, beside all the units it used: a call a free quota or package paid whole was listed as uncharged "after the abandoned-call window".
+ALTER TABLE "call_log" ADD COLUMN "prepaid_units" bigint DEFAULT 0 NOT NULL;
