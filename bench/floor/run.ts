@@ -6,7 +6,9 @@
  * Tollgate's share of the bare server's throughput. `--dist DIR` (repeatable) runs several builds
  * against the same bare server; `--cpu-prof DIR` writes a V8 CPU profile of each Tollgate server;
  * `--bare-headers` adds a second bare server that answers with the first build's response headers
- * (security headers, CSP, a request id), the floor for a server that must send them.
+ * (security headers, CSP, a request id), the floor for a server that must send them; `--fastify`
+ * adds the project's Fastify with one echo route and nothing else (fastify-echo.mjs), the floor of
+ * the framework Tollgate's routes run in.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     env: { type: "string", multiple: true, default: [] },
     "cpu-prof": { type: "string" },
     "bare-headers": { type: "boolean", default: false },
+    fastify: { type: "boolean", default: false },
   },
 });
 function whole(option: "calls" | "rounds" | "connections"): number {
@@ -64,15 +67,19 @@ interface Side {
   bench?: BenchServer;
 }
 
-/** `headers`: what the bare server adds to each answer (bare-echo.mjs), a fresh x-request-id if named. */
-async function bareServer(headers?: Record<string, string>): Promise<Side> {
-  const child = spawn(PROJECT_NODE, [...profileFlags(headers ? "bare-headers" : "bare"), path.join(import.meta.dirname, "bare-echo.mjs")], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: headers ? { ...process.env, BARE_HEADERS: JSON.stringify(headers) } : process.env,
-  });
+/** A floor server of this folder (`script`), which prints its port once it listens. */
+async function floorServer(label: string, script: string, profileName: string, env: NodeJS.ProcessEnv = process.env): Promise<Side> {
+  const child = spawn(PROJECT_NODE, [...profileFlags(profileName), path.join(import.meta.dirname, script)], { stdio: ["ignore", "pipe", "inherit"], env });
   const [line] = (await once(child.stdout!.setEncoding("utf8"), "data")) as [string];
   const base = `http://127.0.0.1:${Number(line.trim())}`;
-  return { label: headers ? "bare + tollgate's headers" : "bare node:http", process: child, target: { base, pid: child.pid!, postgres: false }, samples: [] };
+  return { label, process: child, target: { base, pid: child.pid!, postgres: false }, samples: [] };
+}
+
+/** `headers`: what the bare server adds to each answer (bare-echo.mjs), a fresh x-request-id if named. */
+function bareServer(headers?: Record<string, string>): Promise<Side> {
+  return headers
+    ? floorServer("bare + tollgate's headers", "bare-echo.mjs", "bare-headers", { ...process.env, BARE_HEADERS: JSON.stringify(headers) })
+    : floorServer("bare node:http", "bare-echo.mjs", "bare");
 }
 
 /** The headers a Tollgate server answers its echo with, but those every echo sets for itself. */
@@ -98,6 +105,7 @@ try {
     console.log(`the second bare server adds ${Object.keys(headers).length} headers (${bytes} bytes): ${Object.keys(headers).join(", ")}`);
     sides.push(await bareServer(headers));
   }
+  if (args.fastify) sides.push(await floorServer("fastify, one route", "fastify-echo.mjs", "fastify"));
   const urlOf = (side: Side) => `${side.bench ? "/v1/echo" : "/"}`;
   for (const side of sides) await load(side.target, urlOf(side), [], 3000, CONNECTIONS);
   for (let round = 0; round < ROUNDS; round++) {
