@@ -83,6 +83,8 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "The status the caller got": "调用方收到的状态码",
   "The status the tool answered with; null when it never answered": "工具响应的状态码；工具未响应时为 null",
   "Why the call cost nothing; null when it cost something": "调用未扣费的原因；已扣费时为 null",
+  "Units the call used, whatever paid for them": "调用所用的用量，无论由什么支付",
+  "Of those units, the ones the caller's free quotas and packages paid": "其中由调用方的免费额度和次数包支付的用量",
   "The caller's address as its /24 (IPv4) or /48 (IPv6)": "调用方地址所在的 /24（IPv4）或 /48（IPv6）网段",
   "From receiving the request to its end": "从收到请求到调用结束的时间",
   "The tool's share of totalMs": "totalMs 中工具所用的部分",
