@@ -29,9 +29,7 @@ DECLARE
   "need" bigint := "p_units";
   "take" bigint;
   "left_before" bigint;
-  -- The first lot drawn from, which covers most calls whole, then any others.
-  "first_id" bigint;
-  "first_take" bigint;
+  -- The lots drawn from and what each gave, in draw order (null: none).
   "lot_ids" bigint[];
   "takes" bigint[];
   "draws" text;
@@ -56,11 +54,9 @@ BEGIN
       IF "need" > 0 THEN
         "take" := least("lot".units_left, "need");
         "need" := "need" - "take";
-        IF "first_id" IS NULL THEN
-          "first_id" := "lot".id; "first_take" := "take"; "draws" := "lot".source || ':' || "take";
-        ELSE
-          "lot_ids" := "lot_ids" || "lot".id; "takes" := "takes" || "take"; "draws" := "draws" || ',' || "lot".source || ':' || "take";
-        END IF;
+        "lot_ids" := "lot_ids" || "lot".id;
+        "takes" := "takes" || "take";
+        "draws" := concat_ws(',', nullif("draws", ''), "lot".source || ':' || "take");
       END IF;
     END LOOP;
     IF "need" > 0 AND "p_stop" THEN
@@ -127,16 +123,11 @@ BEGIN
             "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at",
             "counted_period", "p_units" - "need")
     RETURNING id INTO "usage_id";
-  IF "first_id" IS NOT NULL THEN
-    UPDATE unit_lots SET units_left = units_left - "first_take" WHERE id = "first_id";
-    INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("first_id", "usage_id", "first_take", 'draw', "p_created_at");
-    IF "lot_ids" IS NOT NULL THEN
-      FOR k IN 1..cardinality("lot_ids") LOOP
-        UPDATE unit_lots SET units_left = units_left - "takes"[k] WHERE id = "lot_ids"[k];
-        INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "usage_id", "takes"[k], 'draw', "p_created_at");
-      END LOOP;
-    END IF;
-  END IF;
+  -- A lot at a time, by its id: cheaper than a join with the arrays for the one lot most calls draw.
+  FOR k IN 1..coalesce(cardinality("lot_ids"), 0) LOOP
+    UPDATE unit_lots SET units_left = units_left - "takes"[k] WHERE id = "lot_ids"[k];
+    INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "usage_id", "takes"[k], 'draw', "p_created_at");
+  END LOOP;
   RETURN QUERY SELECT 'ok'::text, "usage_id", "balance",
                       CASE WHEN "p_price" IS NOT NULL THEN "p_units" - "need" END, "left_before" - ("p_units" - "need"), "draws";
 END;

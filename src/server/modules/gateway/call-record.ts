@@ -24,11 +24,6 @@ function bytesIn(call: GatewayCall | undefined, contentLength: string | undefine
   return Number.isSafeInteger(declared) && declared >= 0 ? declared : 0;
 }
 
-/** What a call cost; the gateway writes the units it used, and those its lots paid, once its charge stands. */
-function charged(trace: CallTrace, cost: bigint): void {
-  trace.amount = cost;
-}
-
 /**
  * A streamed answer that ended: served if the tool's body ended and the caller took it all; else
  * who broke it (the caller leaving, a timeout of the tool's, or the tool).
@@ -52,14 +47,15 @@ export function recordAnswer(writer: EndedCalls, trace: CallTrace, call: Gateway
   if (!isStreamed(response)) {
     trace.outcome = succeeded(response) ? "served" : "tool_rejected";
     trace.bytesOut = Buffer.byteLength(response.body);
-    charged(trace, result.cost as bigint);
+    // The gateway wrote the units the call used, and those its lots paid, once its charge stood.
+    trace.amount = result.cost as bigint;
     trace.ended();
     writer.push(trace);
     return;
   }
   // The cost promise only resolves (decision 013): the stream's settlement reports its own failures.
   void (result.cost as Promise<bigint>).then((cost) => {
-    charged(trace, cost);
+    trace.amount = cost;
     trace.outcome = streamOutcome(trace, call);
     trace.ended();
     writer.push(trace);
