@@ -16,10 +16,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { applyMigrations } from "../../src/server/db/migrations";
 import { ROOT } from "../../src/server/testing/server-process";
 import { processCpuMicros } from "./cpu";
 
@@ -73,7 +72,7 @@ async function postgresTarget(migrations: string, index: number): Promise<Target
   url.pathname = `/${name}`;
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
-  await migratePg(drizzlePg(client), { migrationsFolder: migrations });
+  await applyMigrations(drizzlePg(client), migrations);
   await client.query(PAYER);
   if (args.sync === "off") await client.query("set synchronous_commit = off");
   const { rows } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
@@ -94,7 +93,7 @@ async function pgliteTarget(migrations: string): Promise<Target> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-charge-"));
   const db = new PGlite(dataDir);
   await db.waitReady;
-  await migratePglite(drizzlePglite(db), { migrationsFolder: migrations });
+  await applyMigrations(drizzlePglite(db), migrations);
   await db.exec(PAYER);
   return {
     async charge(requestId) {

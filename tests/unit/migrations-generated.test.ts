@@ -27,11 +27,10 @@ it("generating a migration from the schema finds nothing to migrate", () => {
 }, 120_000);
 
 /**
- * Drizzle's migrator applies a migration only when its journal `when` is later than the newest one
- * the database has applied, so a migration dated before an earlier one is skipped on an upgrade.
- * `drizzle-kit generate` dates a migration now, and 0021 was dated a day ahead: from 0027 on, each
- * is dated after every one before it (0022 to 0026 are dated before 0021, and a database that had
- * applied 0021 without them has skipped them: see the session notes of 2026-11-28).
+ * Tollgate applies every migration the database has not recorded (docs/decisions/059), but drizzle's
+ * own migrator, and `drizzle-kit migrate` run by hand, apply only those dated after the newest one
+ * applied. `drizzle-kit generate` dates a migration now, and 0021 was dated a day ahead (0022 to 0026
+ * are dated before it): from 0027 on, each is dated after every one before it.
  */
 it("dates each migration from 0027 on after every migration before it", () => {
   const journal = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../drizzle/meta/_journal.json"), "utf8")) as { entries: { idx: number; when: number; tag: string }[] };

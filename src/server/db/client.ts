@@ -4,11 +4,10 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { DrizzleQueryError, sql, type SQL } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { applyMigrations } from "./migrations";
 import { PgliteOnThread } from "./pglite-on-thread";
 import * as schema from "./schema/index";
 
@@ -78,7 +77,7 @@ export function openPostgres(url: string, poolSize = 10, log: DatabaseLog = STDE
       const client = await pool.connect();
       try {
         await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+        await applyMigrations(drizzlePg(client, { schema }), MIGRATIONS_DIR);
       } finally {
         // The lock ends with the session anyway; a failed unlock only means the connection is gone.
         await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch((error: unknown) => log.warn({ err: error }, "could not release the migration lock"));
@@ -197,7 +196,7 @@ function pgliteDatabase(client: PGlite, rest: Pick<Database, "close" | "dump" | 
   return {
     db: db as unknown as Db,
     kind: "pglite",
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: () => applyMigrations(db, MIGRATIONS_DIR),
     ...rest,
   };
 }

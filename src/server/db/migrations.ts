@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+
+type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
+
+/**
+ * Applies, in the journal's order and in one transaction, every migration of `folder` the database
+ * has not recorded, each recorded by its journal date as drizzle records it. drizzle's own migrator
+ * applies only the migrations dated after the newest one recorded (drizzle-orm#5769), so one dated
+ * before a migration already applied is skipped for good: 0022–0026 are dated before 0021, and a
+ * database migrated while 0021 was the newest never got them (docs/decisions/059).
+ */
+export async function applyMigrations(db: AnyDb, folder: string): Promise<void> {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  await db.execute(sql`create schema if not exists drizzle`);
+  await db.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
+  await db.transaction(async (tx) => {
+    const recorded = (await tx.execute(sql`select created_at from drizzle.__drizzle_migrations`)) as unknown as { rows: { created_at: string | number }[] };
+    const applied = new Set(recorded.rows.map((row) => Number(row.created_at)));
+    for (const migration of migrations) {
+      if (applied.has(migration.folderMillis)) continue;
+      for (const statement of migration.sql) await tx.execute(sql.raw(statement));
+      await tx.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`);
+    }
+  });
+}
