@@ -124,3 +124,29 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(page.getByTestId("calls-table")).not.toContainText("refunded after the call ran too long");
   await api.dispose();
 });
+
+test.describe("in Chinese on a phone", () => {
+  test.use({ locale: "zh-CN", viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+  test("a call its free quota paid says so in the call log and in its detail, in Chinese, within the screen", async ({ page }) => {
+    const api = await playwrightRequest.newContext({ baseURL: server.base });
+    const { token } = await loginViaApi(api, undefined, "", server);
+    const auth = { authorization: `Bearer ${token}` };
+    const key = await api.post("/api/v1/console/keys", { data: { name: "free quota e2e" }, headers: auth });
+    const secret = ((await key.json()) as { secret: string }).secret;
+    const call = await api.post("/v1/tools/echo", { data: { hi: 1 }, headers: { authorization: `Bearer ${secret}` } });
+    expect([call.status(), call.headers()["x-tollgate-cost"], call.headers()["x-quota-remaining"]]).toEqual([200, "0.00", "1"]);
+    const requestId = call.headers()["x-request-id"]!;
+    // The call log is written in batches after the answer.
+    await expect.poll(async () => ((await (await api.get("/api/v1/console/calls", { headers: auth })).json()) as { items: unknown[] }).items.length).toBe(1);
+
+    await signInPage(page, token, server);
+    await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
+    const drawer = page.getByTestId("call-drawer");
+    await expect(drawer).toContainText("1（其中 1 由免费额度或次数包支付）");
+    await drawer.getByRole("button", { name: "Close" }).or(drawer.getByRole("button", { name: "关闭" })).click();
+    await expect(page.getByTestId("calls-table")).toContainText("由免费额度或次数包支付");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    await api.dispose();
+  });
+});

@@ -153,7 +153,7 @@ export const enConsole = {
       charged: "Charged",
       refunded: "Refunded",
       units: "Units",
-      prepaidPart: "{{units}} of them paid from free quotas or packages",
+      prepaidPart: " ({{units}} of them paid from free quotas or packages)",
       streamed: "Streamed",
       fromConsole: "From the console's Try it",
       yes: "yes",

@@ -174,7 +174,7 @@ export const zhCN: Messages = {
       charged: "扣费",
       refunded: "退款",
       units: "用量",
-      prepaidPart: "其中 {{units}} 由免费额度或次数包支付",
+      prepaidPart: "（其中 {{units}} 由免费额度或次数包支付）",
       streamed: "流式响应",
       fromConsole: "来自控制台在线试用",
       yes: "是",

@@ -54,7 +54,7 @@ function CallDescription({ call, toolName }: { call: CallDetail; toolName: strin
       <Descriptions.Item label={t("calls.detail.refunded")}>{withCurrency(call.refunded)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.units")}>
         {call.units}
-        {call.prepaidUnits > 0 && ` (${t("calls.detail.prepaidPart", { units: call.prepaidUnits })})`}
+        {call.prepaidUnits > 0 && t("calls.detail.prepaidPart", { units: call.prepaidUnits })}
       </Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.streamed")}>{call.streamed ? t("calls.detail.yes") : t("calls.detail.no")}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.fromConsole")}>
