@@ -7,7 +7,8 @@
  *
  * PostgreSQL: the CPU of the connection's backend (its /proc/PID/stat), and the wall time per
  * charge; `--sync off` commits without waiting for the disk, leaving the CPU alone in the wall time.
- * PGlite: the CPU of this process, which runs PGlite's WebAssembly.
+ * PGlite: the CPU of this process, which runs PGlite's WebAssembly. `--tool plans` charges a tool
+ * with packages instead of a flat price: each call draws its unit from a granted lot (decision 054).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -29,10 +30,12 @@ const { values: args } = parseArgs({
     calls: { type: "string", default: "3000" },
     rounds: { type: "string", default: "5" },
     sync: { type: "string", default: "on" },
+    tool: { type: "string", default: "flat" },
   },
 });
 if (args.db !== "postgres" && args.db !== "pglite") throw new Error(`--db must be postgres or pglite, not ${JSON.stringify(args.db)}`);
 if (args.sync !== "on" && args.sync !== "off") throw new Error(`--sync must be on or off, not ${JSON.stringify(args.sync)}`);
+if (args.tool !== "flat" && args.tool !== "plans") throw new Error(`--tool must be flat or plans, not ${JSON.stringify(args.tool)}`);
 const CALLS = Number(args.calls);
 const ROUNDS = Number(args.rounds);
 if (!(CALLS >= 1 && ROUNDS >= 1)) throw new Error("--calls and --rounds must be whole numbers of at least 1");
@@ -48,10 +51,25 @@ function migrationsOf(ref: string): string {
   return path.join(folder, "drizzle");
 }
 
-const CHARGE = `select o_outcome from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
-  $7::timestamptz, $8::int, $9::int, $10::timestamptz)`;
+/** A flat-priced tool's charge takes the first ten arguments, as every revision's `charge_call` does; a tool with plans' terms came with drizzle/0035. */
+const CHARGE = `select o_outcome as outcome${args.tool === "plans" ? ", o_prepaid_units as prepaid" : ""} from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
+  $7::timestamptz, $8::int, $9::int, $10::timestamptz${args.tool === "plans" ? ", $11::bigint, 0, $7::timestamptz, $7::timestamptz" : ""})`;
 const PAYER = `insert into users (id, phone, balance, referral_code) values (1, '13900000001', 1000000000000000, 'BENCH1');
-  insert into api_keys (id, user_id, name, key_hash, prefix, last4) values (1, 1, 'bench', 'bench-hash', 'tg_bench', '0000');`;
+  insert into api_keys (id, user_id, name, key_hash, prefix, last4) values (1, 1, 'bench', 'bench-hash', 'tg_bench', '0000');
+  ${
+    args.tool === "plans"
+      ? `insert into unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+           values (1, 'echo', 'grant', 'bench', 1000000000000, 1000000000000, now() - interval '1 day', now() + interval '30 days', now(), 'bench');`
+      : ""
+  }`;
+/** A tool with plans' arguments beyond the first ten: a unit's price from the balance. */
+const PLANS_ARGUMENTS = args.tool === "plans" ? [100] : [];
+
+/** A refused charge, or one the lot did not pay, would measure something else. */
+function checkCharged(rows: { outcome: string; prepaid: unknown }[]): void {
+  const row = rows[0];
+  if (row?.outcome !== "ok" || (PLANS_ARGUMENTS.length > 0 && Number(row.prepaid) !== 1)) throw new Error(`charge_call answered ${JSON.stringify(row)}`);
+}
 
 interface Target {
   charge(requestId: string): Promise<void>;
@@ -80,7 +98,7 @@ async function postgresTarget(migrations: string, index: number): Promise<Target
   return {
     async charge(requestId) {
       const at = new Date().toISOString();
-      await client.query({ name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestId, at, 200, 1, at] });
+      checkCharged((await client.query({ name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestId, at, 200, 1, at, ...PLANS_ARGUMENTS] })).rows);
     },
     cpuMicros: () => processCpuMicros(backend),
     async close() {
@@ -98,7 +116,7 @@ async function pgliteTarget(migrations: string): Promise<Target> {
   return {
     async charge(requestId) {
       const at = new Date().toISOString();
-      await db.query(CHARGE, [1, 1, "echo", 1, 100, requestId, at, 200, 1, at]);
+      checkCharged((await db.query<{ outcome: string; prepaid: unknown }>(CHARGE, [1, 1, "echo", 1, 100, requestId, at, 200, 1, at, ...PLANS_ARGUMENTS])).rows);
     },
     cpuMicros: () => {
       const used = process.cpuUsage();
@@ -131,7 +149,7 @@ for (const folder of madeFolders) fs.rmSync(folder, { recursive: true, force: tr
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const load = os.loadavg()[0]!.toFixed(1);
-console.log(`charge_call alone on ${args.db}${args.db === "postgres" ? ` (synchronous_commit ${args.sync})` : ""}: ${ROUNDS} rounds of ${CALLS} calls per revision, load average ${load}`);
+console.log(`charge_call alone on ${args.db}, a ${args.tool === "plans" ? "tool with packages" : "flat-priced tool"}${args.db === "postgres" ? ` (synchronous_commit ${args.sync})` : ""}: ${ROUNDS} rounds of ${CALLS} calls per revision, load average ${load}`);
 console.table(
   refs.map((ref, i) => ({
     revision: ref === "." ? "working tree" : ref,
