@@ -36,9 +36,11 @@ export const unitLots = pgTable(
     refundedAt: timestamp("refunded_at", { withTimezone: true }),
   },
   (t) => [
-    // Also the draw's index (a user's lots of a tool). No index names units_left, so a draw's update
-    // of it is a heap-only (HOT) update: a call writes no index entry for its lot.
     uniqueIndex("unit_lots_user_origin_uq").on(t.userId, t.toolId, t.origin),
+    // The draw's index: a user's lots of a tool that have not expired, whatever number of past
+    // periods' free lots are behind them. No index names units_left, so a draw's update of it is a
+    // heap-only (HOT) update: a call writes no index entry for its lot.
+    index("unit_lots_user_tool_expiry_idx").on(t.userId, t.toolId, t.expiresAt),
     index("unit_lots_expiring_idx").on(t.expiresAt),
     check("unit_lots_units_left_in_range", sql`${t.unitsLeft} >= 0 and ${t.unitsLeft} <= ${t.unitsGranted}`),
     check("unit_lots_units_granted_positive", sql`${t.unitsGranted} > 0`),

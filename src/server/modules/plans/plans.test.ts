@@ -2,9 +2,10 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formatMoney } from "#shared/money";
+import { queryRows, type Tx } from "../../db/client";
 import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
 import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { tempDataDir } from "../../testing/temp-dir";
@@ -360,6 +361,40 @@ describe("under concurrency", () => {
     const [lot] = await lotsOf(user.userId);
     expect(lot!.unitsLeft).toBe(10 - drawn.length);
     expect(await balanceOf(user.userId)).toBe("1.00");
+    await expectConsistent();
+  });
+});
+
+describe("a user with a year of free quotas behind them", () => {
+  it("a call reads the lots it can draw from, not every past period's", async () => {
+    const { user } = await funded("1");
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    // What a year leaves: a free lot for each Beijing day before this one, expired unused.
+    await t.database.db.execute(
+      sql`insert into unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+          select ${user.userId}, 'daily', 'free', 'free', 3, 3, day, day + interval '1 day', day, 'free:' || to_char(day at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+          from generate_series(timestamptz '2025-02-28T16:00:00Z', timestamptz '2026-02-27T16:00:00Z', interval '1 day') as day`,
+    );
+    expect(await lotsOf(user.userId)).toHaveLength(365);
+    // The rows the call's statements read from unit_lots, as PostgreSQL counts them: its counts
+    // for a connection are flushed between transactions, so a difference within one is exact.
+    const readRows = async (tx: Tx) => {
+      const [counted] = await queryRows<{ rows: string }>(tx, sql`select idx_tup_fetch + seq_tup_read as rows from pg_stat_xact_user_tables where relname = 'unit_lots'`);
+      return Number(counted!.rows);
+    };
+    const read = await t.database.db.transaction(async (tx) => {
+      const before = await readRows(tx);
+      const [charged] = await queryRows<{ o_outcome: string; o_prepaid_units: string }>(
+        tx,
+        sql`select o_outcome, o_prepaid_units from charge_call(${user.userId}, ${key!.id}, 'daily', 1, 10000, 'a-year-on', ${START}::timestamptz, 200, 1,
+              ${START}::timestamptz, 10000, 3, '2026-02-28T16:00:00Z'::timestamptz, '2026-03-01T16:00:00Z'::timestamptz)`,
+      );
+      expect([charged!.o_outcome, Number(charged!.o_prepaid_units)]).toEqual(["ok", 1]);
+      return (await readRows(tx)) - before;
+    });
+    // Today's new free lot, found by the draw's read and then updated by its id.
+    expect(read).toBeLessThanOrEqual(2);
+    expect((await lotsOf(user.userId)).filter((lot) => lot.unitsLeft < 3).map((lot) => [lot.effectiveAt.toISOString(), lot.unitsLeft])).toEqual([["2026-02-28T16:00:00.000Z", 2]]);
     await expectConsistent();
   });
 });

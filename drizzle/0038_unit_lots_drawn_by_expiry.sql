@@ -1,0 +1,1 @@
+CREATE INDEX "unit_lots_user_tool_expiry_idx" ON "unit_lots" USING btree ("user_id","tool_id","expires_at");
