@@ -144,9 +144,29 @@ test.describe("in Chinese on a phone", () => {
     await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
     const drawer = page.getByTestId("call-drawer");
     await expect(drawer).toContainText("1（其中 1 由免费额度或次数包支付）");
+    // The tool by its name in the reader's language, as everywhere else in the console.
+    await expect(drawer).toContainText("回显");
     await drawer.getByRole("button", { name: "Close" }).or(drawer.getByRole("button", { name: "关闭" })).click();
-    await expect(page.getByTestId("calls-table")).toContainText("由免费额度或次数包支付");
+    await expect(drawer).toBeHidden();
+    const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+    await expect(logged).toContainText("回显");
+    await expect(logged).toContainText("由免费额度或次数包支付");
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+
+    // The free quota's lot on charge details: its tool's name on one line, not a character a line.
+    await page.goto(`${server.base}/console/charge-details`);
+    const toolCell = page.getByTestId("lots-table").getByRole("row").filter({ hasText: "免费额度" }).getByRole("cell").first();
+    await expect(toolCell).toHaveText("回显");
+    const lines = await toolCell.evaluate((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      return range.getClientRects().length;
+    });
+    expect(lines, "lines the tool's name takes").toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    await page.screenshot({ path: "/tmp/zh-charge.png", fullPage: true });
+    await page.getByTestId("lots-table").locator(".ant-table-content").evaluate((el) => el.scrollTo(1000, 0));
+    await page.screenshot({ path: "/tmp/zh-charge2.png" });
     await api.dispose();
   });
 });

@@ -108,7 +108,16 @@ export default function ConsoleLayout() {
             </div>
           </Layout.Header>
           <Layout hasSider>
-            <Layout.Sider breakpoint="md" collapsedWidth={0} theme="light" width={220} collapsed={menuClosed} onCollapse={setMenuClosed} onBreakpoint={setPhone}>
+            <Layout.Sider
+              breakpoint="md"
+              collapsedWidth={0}
+              zeroWidthTriggerStyle={{ top: 0 }}
+              theme="light"
+              width={220}
+              collapsed={menuClosed}
+              onCollapse={setMenuClosed}
+              onBreakpoint={setPhone}
+            >
               <Menu
                 mode="inline"
                 selectedKeys={[selected]}

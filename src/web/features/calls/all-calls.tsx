@@ -7,7 +7,7 @@ import { CALL_OUTCOMES, STATUS_CLASSES } from "#shared/call-outcomes";
 import type { CallRow } from "#shared/calls";
 import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
-import { toolsQueryOptions } from "../../lib/api/list-tools";
+import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
@@ -45,7 +45,7 @@ export function AllCalls() {
   const keys = useQuery({ ...keysQueryOptions(token), select: (list) => list.keys });
   const rows = query.data?.pages.flatMap((p) => p.items) ?? [];
   const retentionDays = query.data?.pages[0]?.retentionDays;
-  const toolNames = new Map((tools.data ?? []).map((tool) => [tool.id, tool.name]));
+  const toolName = useToolName();
   // The date fields offer no day the server no longer keeps (it refuses such a range).
   const [openedAt] = useState(() => Date.now());
   const oldestDay = retentionDays ? beijingDate(new Date(openedAt - (retentionDays - 1) * 86_400_000)) : undefined;
@@ -94,7 +94,7 @@ export function AllCalls() {
             placeholder={t("billing.allTools")}
             value={view.toolId}
             onChange={(toolId?: string) => change({ toolId })}
-            options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: tool.name }))}
+            options={(tools.data ?? []).map((tool) => ({ value: tool.id, label: toolName(tool.id) }))}
             data-testid="calls-tool"
           />
         </label>
@@ -175,7 +175,7 @@ export function AllCalls() {
         data-testid="calls-table"
         columns={[
           { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
-          { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolNames.get(id) ?? id },
+          { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
           { title: t("calls.columns.key"), dataIndex: "keyName" },
           { title: t("calls.columns.outcome"), dataIndex: "outcome", render: (_: unknown, row: CallRow) => <OutcomeTag outcome={row.outcome} status={row.httpStatus} /> },
           { title: t("calls.columns.status"), dataIndex: "httpStatus", align: "right" },
@@ -206,7 +206,7 @@ export function AllCalls() {
       <CallDrawer
         requestId={view.requestId}
         retentionDays={retentionDays}
-        toolNames={toolNames}
+        toolName={toolName}
         onClose={() => {
           setTypedId("");
           change({ requestId: undefined });

@@ -12,12 +12,12 @@ import { OutcomeTag } from "./outcome-tag";
 export function CallDrawer({
   requestId,
   retentionDays,
-  toolNames,
+  toolName,
   onClose,
 }: {
   requestId: string | undefined;
   retentionDays: number | undefined;
-  toolNames: ReadonlyMap<string, string>;
+  toolName: (toolId: string) => string;
   onClose: () => void;
 }) {
   const t = useT();
@@ -31,7 +31,7 @@ export function CallDrawer({
           {t("calls.notFound", { days: retentionDays ?? "", id: requestId ?? "" })}
         </Typography.Paragraph>
       ) : null}
-      {detail.data ? <CallDescription call={detail.data} toolName={toolNames.get(detail.data.toolId) ?? detail.data.toolId} /> : null}
+      {detail.data ? <CallDescription call={detail.data} toolName={toolName(detail.data.toolId)} /> : null}
     </Drawer>
   );
 }

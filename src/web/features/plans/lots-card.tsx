@@ -85,7 +85,9 @@ export function LotsCard() {
         dataSource={shown}
         loading={lots.isLoading}
         pagination={false}
-        scroll={{ x: true }}
+        // Each column as wide as its content, the table scrolling on a phone: squeezed, Chinese
+        // breaks between any two characters, down to a character a line.
+        scroll={{ x: "max-content" }}
         size="small"
         locale={{ emptyText: t("plans.empty") }}
         data-testid="lots-table"

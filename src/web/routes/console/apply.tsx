@@ -3,6 +3,7 @@ import { Alert, Card, Skeleton, Space, Typography } from "antd";
 import { useSearchParams } from "react-router";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
+import { useToolName } from "../../lib/api/list-tools";
 import { useSession } from "../../lib/session-store";
 import { applicationsQueryOptions } from "../../features/applications/api/list-applications";
 import { loadConsoleData } from "../../lib/console-data";
@@ -22,7 +23,8 @@ export default function ConsoleApplyPage() {
   const query = useQuery(applicationsQueryOptions(token));
   const tools = query.data?.tools ?? [];
   const open = tools.some((tool) => !tool.hasAccess && !tool.pending);
-  const underReview = tools.filter((tool) => tool.pending).map((tool) => tool.name);
+  const toolName = useToolName();
+  const underReview = tools.filter((tool) => tool.pending).map((tool) => toolName(tool.id, tool.name));
 
   const form = !query.data ? (
     <Skeleton active />
