@@ -65,6 +65,10 @@ test("apply, see it pending, approve from the CLI, see it approved, then call th
   await expect(row).toContainText("not yet");
   // The one tool that needs approval now has an application under review, and the page says so.
   await expect(page.getByTestId("nothing-to-apply")).toHaveText("Your application for Pinyin is under review; the decision will show below.");
+  // In Chinese, the tool by its Chinese name.
+  await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+  await expect(page.getByTestId("nothing-to-apply")).toHaveText("您对 拼音 的申请正在审核中，结果将显示在下方。");
+  await page.getByRole("combobox", { name: "语言" }).selectOption("en");
 
   const refused = await callPinyin(request, secret);
   expect(refused.status()).toBe(403);
