@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, request as playwrightRequest, test } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate, beijingDateTime } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
@@ -125,6 +125,14 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await api.dispose();
 });
 
+/** How many lines an element's text takes on screen. */
+const linesOf = (element: Locator) =>
+  element.evaluate((node) => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+  });
+
 test.describe("in Chinese on a phone", () => {
   test.use({ locale: "zh-CN", viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
@@ -152,17 +160,20 @@ test.describe("in Chinese on a phone", () => {
     await expect(logged).toContainText("回显");
     await expect(logged).toContainText("由免费额度或次数包支付");
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    // Each table keeps its columns whole and scrolls: squeezed, Chinese breaks between any two
+    // characters, down to a character a line.
+    expect(await linesOf(logged.getByRole("cell").nth(1)), "lines of the call log's tool").toBe(1);
+    await page.goto(`${server.base}/console/billing-details`);
+    const billed = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+    await expect(billed.getByRole("cell").nth(1)).toHaveText("回显");
+    expect(await linesOf(billed.getByRole("cell").nth(1)), "lines of the billing row's tool").toBe(1);
+    expect(await linesOf(billed.getByTestId("billing-paid-by")), "lines of what paid").toBe(1);
 
     // The free quota's lot on charge details: its tool's name on one line, not a character a line.
     await page.goto(`${server.base}/console/charge-details`);
     const toolCell = page.getByTestId("lots-table").getByRole("row").filter({ hasText: "免费额度" }).getByRole("cell").first();
     await expect(toolCell).toHaveText("回显");
-    const lines = await toolCell.evaluate((cell) => {
-      const range = document.createRange();
-      range.selectNodeContents(cell);
-      return range.getClientRects().length;
-    });
-    expect(lines, "lines the tool's name takes").toBe(1);
+    expect(await linesOf(toolCell), "lines of the lot's tool").toBe(1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
     await page.screenshot({ path: "/tmp/zh-charge.png", fullPage: true });
     await page.getByTestId("lots-table").locator(".ant-table-content").evaluate((el) => el.scrollTo(1000, 0));

@@ -7,13 +7,13 @@ import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
-import { beijingDateTime } from "#shared/beijing-time";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { LlmCharge } from "./llm-charge";
 import { PaidBy } from "./paid-by";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
+import { TableTime } from "../../components/table-time";
 
 /** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
 export function BillingHistory() {
@@ -96,12 +96,12 @@ export function BillingHistory() {
         dataSource={rows}
         loading={query.isLoading}
         pagination={false}
-        scroll={{ x: true }}
+        scroll={{ x: "max-content" }}
         locale={{ emptyText: t("billing.empty") }}
         data-testid="billing-table"
         columns={[
           // On a phone the table scrolls sideways under its time column, which stays.
-          { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
+          { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
           { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
           { title: t("billing.columns.key"), dataIndex: "keyName" },
           {

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, InputNumber, Select, Space, Table, Typography } from "antd";
-import { beijingDate, beijingDateTime } from "#shared/beijing-time";
+import { beijingDate } from "#shared/beijing-time";
 import { CALL_OUTCOMES, STATUS_CLASSES } from "#shared/call-outcomes";
 import type { CallRow } from "#shared/calls";
 import { useT } from "../../i18n";
@@ -18,6 +18,7 @@ import { CallDrawer } from "./call-drawer";
 import { notChargedText } from "./not-charged";
 import { OutcomeTag } from "./outcome-tag";
 import { paramsWithView, viewFromParams, type CallsView } from "./view-params";
+import { TableTime } from "../../components/table-time";
 
 /** The filter the API is asked for: the view's, less the open call; null when the dates are the wrong way round. */
 export function callsFilterOf(view: CallsView): CallsFilter | null {
@@ -170,11 +171,11 @@ export function AllCalls() {
         dataSource={rows}
         loading={query.isLoading}
         pagination={false}
-        scroll={{ x: true }}
+        scroll={{ x: "max-content" }}
         locale={{ emptyText: t("calls.empty") }}
         data-testid="calls-table"
         columns={[
-          { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
+          { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
           { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
           { title: t("calls.columns.key"), dataIndex: "keyName" },
           { title: t("calls.columns.outcome"), dataIndex: "outcome", render: (_: unknown, row: CallRow) => <OutcomeTag outcome={row.outcome} status={row.httpStatus} /> },
@@ -182,7 +183,7 @@ export function AllCalls() {
           {
             title: t("calls.columns.amount"),
             dataIndex: "amount",
-            render: (_: unknown, row: CallRow) => notChargedText(t, row) ?? withCurrency(row.amount),
+            render: (_: unknown, row: CallRow) => <span className="call-charge">{notChargedText(t, row) ?? withCurrency(row.amount)}</span>,
           },
           { title: t("calls.columns.took"), dataIndex: "totalMs", align: "right", render: (ms: number) => `${ms} ms` },
           {

@@ -7,9 +7,9 @@ import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { rangeFromDays, type DateRange } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
-import { beijingDateTime } from "#shared/beijing-time";
 import { withCurrency } from "../../lib/money-format";
 import { CREDITS_CSV_PATH, creditsQueryOptions } from "./api/list-credits";
+import { TableTime } from "../../components/table-time";
 
 const STATUS_COLORS: Record<CreditStatus, string> = { succeeded: "green", pending: "gold", closed: "default" };
 
@@ -81,11 +81,11 @@ export function CreditsHistory() {
         loading={query.isLoading}
         pagination={false}
         locale={{ emptyText: t("credits.empty") }}
-        scroll={{ x: true }}
+        scroll={{ x: "max-content" }}
         data-testid="credits-table"
         columns={[
           // On a phone the table scrolls sideways under its time column, which stays.
-          { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => beijingDateTime(time) },
+          { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
           { title: t("credits.columns.method"), dataIndex: "method", render: methodLabel },
           { title: t("credits.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
           {
