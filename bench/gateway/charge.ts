@@ -9,6 +9,8 @@
  * charge; `--sync off` commits without waiting for the disk, leaving the CPU alone in the wall time.
  * PGlite: the CPU of this process, which runs PGlite's WebAssembly. `--tool plans` charges a tool
  * with packages instead of a flat price: each call draws its unit from a granted lot (decision 054).
+ * `--batch N` charges N calls a statement, as the gateway does under load: `charge_calls`, or
+ * `charge_calls_prepaid` for `--tool plans`; the figures stay per call.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -31,6 +33,7 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "5" },
     sync: { type: "string", default: "on" },
     tool: { type: "string", default: "flat" },
+    batch: { type: "string", default: "1" },
   },
 });
 if (args.db !== "postgres" && args.db !== "pglite") throw new Error(`--db must be postgres or pglite, not ${JSON.stringify(args.db)}`);
@@ -38,7 +41,8 @@ if (args.sync !== "on" && args.sync !== "off") throw new Error(`--sync must be o
 if (args.tool !== "flat" && args.tool !== "plans") throw new Error(`--tool must be flat or plans, not ${JSON.stringify(args.tool)}`);
 const CALLS = Number(args.calls);
 const ROUNDS = Number(args.rounds);
-if (!(CALLS >= 1 && ROUNDS >= 1)) throw new Error("--calls and --rounds must be whole numbers of at least 1");
+const BATCH = Number(args.batch);
+if (!(CALLS >= 1 && ROUNDS >= 1 && BATCH >= 1)) throw new Error("--calls, --rounds and --batch must be whole numbers of at least 1");
 const refs = args.refs.split(",");
 const madeFolders: string[] = [];
 
@@ -65,14 +69,31 @@ const PAYER = `insert into users (id, phone, balance, referral_code) values (1, 
 /** A tool with plans' arguments beyond the first ten: a unit's price from the balance. */
 const PLANS_ARGUMENTS = args.tool === "plans" ? [100] : [];
 
+/** A batch's statement: the arrays the gateway sends (src/server/modules/ledger/charges.ts). */
+const CHARGE_BATCH =
+  args.tool === "plans"
+    ? `select o_outcome as outcome, o_prepaid_units as prepaid from charge_calls_prepaid($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
+         $6::text[], $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[], $11::bigint[], $12::timestamptz[], $13::timestamptz[], $14::boolean[])`
+    : `select o_outcome as outcome from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
+         $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`;
+
+/** The statement and its values for the calls `requestIds`, one at a time or as one batch. */
+function chargeOf(requestIds: string[]): { name: string; text: string; values: unknown[] } {
+  const at = new Date().toISOString();
+  if (requestIds.length === 1) return { name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestIds[0], at, 200, 1, at, ...PLANS_ARGUMENTS] };
+  const each = <T>(value: T) => requestIds.map(() => value);
+  const flat = [each(1), each(1), each("echo"), each(1), each(100), requestIds, each(at), each(200), each(1), each(at)];
+  return { name: "charge_batch", text: CHARGE_BATCH, values: args.tool === "plans" ? [...flat, each(0), each(at), each(at), each(false)] : flat };
+}
+
 /** A refused charge, or one the lot did not pay, would measure something else. */
-function checkCharged(rows: { outcome: string; prepaid: unknown }[]): void {
-  const row = rows[0];
-  if (row?.outcome !== "ok" || (PLANS_ARGUMENTS.length > 0 && Number(row.prepaid) !== 1)) throw new Error(`charge_call answered ${JSON.stringify(row)}`);
+function checkCharged(rows: { outcome: string; prepaid?: unknown }[], calls: number): void {
+  const wrong = rows.find((row) => row.outcome !== "ok" || (PLANS_ARGUMENTS.length > 0 && Number(row.prepaid) !== 1));
+  if (rows.length !== calls || wrong) throw new Error(`the charge answered ${rows.length} rows for ${calls} calls: ${JSON.stringify(wrong)}`);
 }
 
 interface Target {
-  charge(requestId: string): Promise<void>;
+  charge(requestIds: string[]): Promise<void>;
   /** CPU time (µs) of whatever runs the statement. */
   cpuMicros(): number;
   close(): Promise<void>;
@@ -96,9 +117,8 @@ async function postgresTarget(migrations: string, index: number): Promise<Target
   const { rows } = await client.query<{ pid: number }>("select pg_backend_pid() as pid");
   const backend = rows[0]!.pid;
   return {
-    async charge(requestId) {
-      const at = new Date().toISOString();
-      checkCharged((await client.query({ name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestId, at, 200, 1, at, ...PLANS_ARGUMENTS] })).rows);
+    async charge(requestIds) {
+      checkCharged((await client.query<{ outcome: string; prepaid?: unknown }>(chargeOf(requestIds))).rows, requestIds.length);
     },
     cpuMicros: () => processCpuMicros(backend),
     async close() {
@@ -114,9 +134,9 @@ async function pgliteTarget(migrations: string): Promise<Target> {
   await applyMigrations(drizzlePglite(db), migrations);
   await db.exec(PAYER);
   return {
-    async charge(requestId) {
-      const at = new Date().toISOString();
-      checkCharged((await db.query<{ outcome: string; prepaid: unknown }>(CHARGE, [1, 1, "echo", 1, 100, requestId, at, 200, 1, at, ...PLANS_ARGUMENTS])).rows);
+    async charge(requestIds) {
+      const { text, values } = chargeOf(requestIds);
+      checkCharged((await db.query<{ outcome: string; prepaid?: unknown }>(text, values)).rows, requestIds.length);
     },
     cpuMicros: () => {
       const used = process.cpuUsage();
@@ -134,12 +154,14 @@ for (const [i, ref] of refs.entries()) targets.push(await (args.db === "postgres
 const cpuPerCharge: number[][] = refs.map(() => []);
 const wallPerCharge: number[][] = refs.map(() => []);
 let sequence = 0;
-for (const target of targets) for (let i = 0; i < 200; i++) await target.charge(`warm-${sequence++}`);
+/** The next `BATCH` calls' request ids. */
+const nextCalls = () => Array.from({ length: BATCH }, () => `call-${sequence++}`);
+for (const target of targets) for (let i = 0; i < 200; i += BATCH) await target.charge(nextCalls());
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, target] of targets.entries()) {
     const cpuBefore = target.cpuMicros();
     const started = performance.now();
-    for (let call = 0; call < CALLS; call++) await target.charge(`call-${sequence++}`);
+    for (let call = 0; call < CALLS; call += BATCH) await target.charge(nextCalls());
     wallPerCharge[i]!.push(((performance.now() - started) * 1000) / CALLS);
     cpuPerCharge[i]!.push((target.cpuMicros() - cpuBefore) / CALLS);
   }
@@ -149,7 +171,8 @@ for (const folder of madeFolders) fs.rmSync(folder, { recursive: true, force: tr
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const load = os.loadavg()[0]!.toFixed(1);
-console.log(`charge_call alone on ${args.db}, a ${args.tool === "plans" ? "tool with packages" : "flat-priced tool"}${args.db === "postgres" ? ` (synchronous_commit ${args.sync})` : ""}: ${ROUNDS} rounds of ${CALLS} calls per revision, load average ${load}`);
+const statement = BATCH === 1 ? "charge_call alone" : `batches of ${BATCH} calls (${args.tool === "plans" ? "charge_calls_prepaid" : "charge_calls"})`;
+console.log(`${statement} on ${args.db}, a ${args.tool === "plans" ? "tool with packages" : "flat-priced tool"}${args.db === "postgres" ? ` (synchronous_commit ${args.sync})` : ""}: ${ROUNDS} rounds of ${CALLS} calls per revision, load average ${load}`);
 console.table(
   refs.map((ref, i) => ({
     revision: ref === "." ? "working tree" : ref,
