@@ -46,10 +46,11 @@ function abortWhenCallerLeaves(reply: FastifyReply): () => AbortSignal {
  * Bodies arrive as raw bytes and go to the tool untouched; errors are `{error: {code, message}}`.
  */
 export default async function gatewayRoutes(app: FastifyInstance) {
-  // Two batches in flight: one runs while the next waits at the database, so the database never
-  // waits on this thread. More only queue on the same users' row locks (bench/gateway/README.md).
+  // PGlite: two batches in flight, so its thread never waits on this one. PostgreSQL: one, so
+  // calls gather into fewer, larger statements, whose fixed cost is most of a small batch's
+  // (docs/decisions/012; bench/gateway/README.md).
   const gateway = new Gateway(app.db, app.clock, app.log, app.rateLimiter, await runnableTools(app.catalog.values(), app.log), {
-    concurrency: 2,
+    concurrency: app.database.kind === "postgres" ? 1 : 2,
     onChargeBatch: (size, seconds, ok) => app.metrics.observeChargeBatch(size, seconds, ok),
     onRefund: (reason, micros) => {
       app.metrics.count("refunds", { reason });
