@@ -23,6 +23,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { applyMigrations } from "../../src/server/db/migrations";
 import { ROOT } from "../../src/server/testing/server-process";
+import { CHARGE_CALLS, CHARGE_CALLS_PREPAID } from "../../src/server/modules/ledger/charges";
 import { processCpuMicros } from "./cpu";
 
 const { values: args } = parseArgs({
@@ -39,10 +40,10 @@ const { values: args } = parseArgs({
 if (args.db !== "postgres" && args.db !== "pglite") throw new Error(`--db must be postgres or pglite, not ${JSON.stringify(args.db)}`);
 if (args.sync !== "on" && args.sync !== "off") throw new Error(`--sync must be on or off, not ${JSON.stringify(args.sync)}`);
 if (args.tool !== "flat" && args.tool !== "plans") throw new Error(`--tool must be flat or plans, not ${JSON.stringify(args.tool)}`);
-const CALLS = Number(args.calls);
-const ROUNDS = Number(args.rounds);
-const BATCH = Number(args.batch);
-if (!(CALLS >= 1 && ROUNDS >= 1 && BATCH >= 1)) throw new Error("--calls, --rounds and --batch must be whole numbers of at least 1");
+const [ROUNDS, BATCH] = [Number(args.rounds), Number(args.batch)];
+if (![Number(args.calls), ROUNDS, BATCH].every((n) => Number.isInteger(n) && n >= 1)) throw new Error("--calls, --rounds and --batch must be whole numbers of at least 1");
+/** Whole batches: `--calls` rounded up to a multiple of `--batch`, so the figures per call divide by the calls charged. */
+const CALLS = Math.ceil(Number(args.calls) / BATCH) * BATCH;
 const refs = args.refs.split(",");
 const madeFolders: string[] = [];
 
@@ -56,7 +57,7 @@ function migrationsOf(ref: string): string {
 }
 
 /** A flat-priced tool's charge takes the first ten arguments, as every revision's `charge_call` does; a tool with plans' terms came with drizzle/0035. */
-const CHARGE = `select o_outcome as outcome${args.tool === "plans" ? ", o_prepaid_units as prepaid" : ""} from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
+const CHARGE = `select o_outcome${args.tool === "plans" ? ", o_prepaid_units" : ""} from charge_call($1::bigint, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text,
   $7::timestamptz, $8::int, $9::int, $10::timestamptz${args.tool === "plans" ? ", $11::bigint, 0, $7::timestamptz, $7::timestamptz" : ""})`;
 const PAYER = `insert into users (id, phone, balance, referral_code) values (1, '13900000001', 1000000000000000, 'BENCH1');
   insert into api_keys (id, user_id, name, key_hash, prefix, last4) values (1, 1, 'bench', 'bench-hash', 'tg_bench', '0000');
@@ -69,26 +70,19 @@ const PAYER = `insert into users (id, phone, balance, referral_code) values (1, 
 /** A tool with plans' arguments beyond the first ten: a unit's price from the balance. */
 const PLANS_ARGUMENTS = args.tool === "plans" ? [100] : [];
 
-/** A batch's statement: the arrays the gateway sends (src/server/modules/ledger/charges.ts). */
-const CHARGE_BATCH =
-  args.tool === "plans"
-    ? `select o_outcome as outcome, o_prepaid_units as prepaid from charge_calls_prepaid($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[],
-         $6::text[], $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[], $11::bigint[], $12::timestamptz[], $13::timestamptz[], $14::boolean[])`
-    : `select o_outcome as outcome from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
-         $7::timestamptz[], $8::int[], $9::int[], $10::timestamptz[])`;
-
-/** The statement and its values for the calls `requestIds`, one at a time or as one batch. */
+/** The statement and its values for the calls `requestIds`, one at a time or as one batch (the gateway's batch statements). */
 function chargeOf(requestIds: string[]): { name: string; text: string; values: unknown[] } {
   const at = new Date().toISOString();
   if (requestIds.length === 1) return { name: "charge_call", text: CHARGE, values: [1, 1, "echo", 1, 100, requestIds[0], at, 200, 1, at, ...PLANS_ARGUMENTS] };
   const each = <T>(value: T) => requestIds.map(() => value);
   const flat = [each(1), each(1), each("echo"), each(1), each(100), requestIds, each(at), each(200), each(1), each(at)];
-  return { name: "charge_batch", text: CHARGE_BATCH, values: args.tool === "plans" ? [...flat, each(0), each(at), each(at), each(false)] : flat };
+  return args.tool === "plans" ? { ...CHARGE_CALLS_PREPAID, values: [...flat, each(0), each(at), each(at), each(false)] } : { ...CHARGE_CALLS, values: flat };
 }
 
 /** A refused charge, or one the lot did not pay, would measure something else. */
-function checkCharged(rows: { outcome: string; prepaid?: unknown }[], calls: number): void {
-  const wrong = rows.find((row) => row.outcome !== "ok" || (PLANS_ARGUMENTS.length > 0 && Number(row.prepaid) !== 1));
+type ChargeRow = { o_outcome: string; o_prepaid_units?: unknown };
+function checkCharged(rows: ChargeRow[], calls: number): void {
+  const wrong = rows.find((row) => row.o_outcome !== "ok" || (PLANS_ARGUMENTS.length > 0 && Number(row.o_prepaid_units) !== 1));
   if (rows.length !== calls || wrong) throw new Error(`the charge answered ${rows.length} rows for ${calls} calls: ${JSON.stringify(wrong)}`);
 }
 
@@ -118,7 +112,7 @@ async function postgresTarget(migrations: string, index: number): Promise<Target
   const backend = rows[0]!.pid;
   return {
     async charge(requestIds) {
-      checkCharged((await client.query<{ outcome: string; prepaid?: unknown }>(chargeOf(requestIds))).rows, requestIds.length);
+      checkCharged((await client.query<ChargeRow>(chargeOf(requestIds))).rows, requestIds.length);
     },
     cpuMicros: () => processCpuMicros(backend),
     async close() {
@@ -136,7 +130,7 @@ async function pgliteTarget(migrations: string): Promise<Target> {
   return {
     async charge(requestIds) {
       const { text, values } = chargeOf(requestIds);
-      checkCharged((await db.query<{ outcome: string; prepaid?: unknown }>(text, values)).rows, requestIds.length);
+      checkCharged((await db.query<ChargeRow>(text, values)).rows, requestIds.length);
     },
     cpuMicros: () => {
       const used = process.cpuUsage();

@@ -55,7 +55,8 @@ export interface CompletionItem {
   at: Date;
 }
 
-const CHARGE_CALLS: PreparedStatement = {
+/** A batch of flat-priced calls' charge; the charge bench sends it too (`bench:charge --batch`). */
+export const CHARGE_CALLS: PreparedStatement = {
   name: "charge_calls",
   text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after
            from charge_calls($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
@@ -80,7 +81,8 @@ const COMPLETE_CALLS: PreparedStatement = {
       returning usage_records.id`,
 };
 
-const CHARGE_CALLS_PREPAID: PreparedStatement = {
+/** A batch of calls of tools with plans; the charge bench sends it too (`bench:charge --tool plans --batch`). */
+export const CHARGE_CALLS_PREPAID: PreparedStatement = {
   name: "charge_calls_prepaid",
   text: `select o_outcome, o_usage_id, o_balance_after::text as o_balance_after, o_prepaid_units, o_prepaid_left, o_prepaid_draws
            from charge_calls_prepaid($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::timestamptz[], $8::int[],
