@@ -1,15 +1,15 @@
 -- Charges a batch of calls of tools with free quotas or packages in one statement: the batch form
 -- of charge_call's draws (docs/decisions/054), as charge_calls is of its flat charge. Locks the users in
 -- id order, makes the free quotas' lots the batch needs, and locks the lots the batch may draw.
--- Then, set-wise: each user's calls of a tool, in arrival order, take their units from that user's
--- usable lots of it in draw order (a call's units are the span of the group's running total that
--- it adds; a lot's, the span of the lots' running total), the rests are charged through
--- charge_calls (which writes each usage row with its prepaid units), and one statement writes the
--- lots' draws and their moves. A call charge_calls refuses writes nothing and draws nothing; the later calls of
--- its batch were drawn as if it had, so they may have drawn from a later source than it leaves
--- free: never more than it had. Where the set-wise draw does not hold (a lot starts or ends
--- between the batch's first and last call, or a key that stops would find its lots short), the
--- calls are charged one after another through charge_call, in the same transaction.
+-- Then each user's calls of a tool, in arrival order, take their units from that user's usable lots
+-- of it in draw order, each seeing what the calls before it left (a loop over arrays in memory: a
+-- statement of window functions and joins cost more than the loop's few steps a call), the rests
+-- are charged through charge_calls (which writes each usage row with its prepaid units), and one
+-- statement writes the lots' draws and their moves. A call charge_calls refuses writes nothing and
+-- draws nothing; the later calls of its batch were drawn as if it had, so they may have drawn from
+-- a later source than it leaves free: never more than it had. Where drawing ahead does not hold (a
+-- lot starts or ends between the batch's first and last call, or a key that stops would find its
+-- lots short), the calls are charged one after another through charge_call, in the same transaction.
 -- `o_prepaid_draws`: where a charged call's units came from, as charge_call says it.
 CREATE OR REPLACE FUNCTION "charge_calls_prepaid"(
   "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_prices" bigint[],
@@ -28,12 +28,20 @@ DECLARE
   "lot_sources" text[];
   "lot_lefts" bigint[];
   "lots_throughout" boolean;
-  "draw_items" int[];
-  "draw_lots" bigint[];
-  "draw_takes" bigint[];
-  "prepaid" bigint[];
-  "lefts" bigint[];
-  "draws" text[];
+  "lot_count" int;
+  "lefts_now" bigint[];
+  "draw_items" int[] := '{}';
+  "draw_lots" bigint[] := '{}';
+  "draw_takes" bigint[] := '{}';
+  "drawn_count" int := 0;
+  "prepaid" bigint[] := array_fill(0::bigint, ARRAY["n"]);
+  "lefts" bigint[] := array_fill(0::bigint, ARRAY["n"]);
+  "draws" text[] := array_fill(''::text, ARRAY["n"]);
+  "need" bigint;
+  "part" bigint;
+  "group_left" bigint;
+  "j" int;
+  "short_stop" boolean := false;
   "outcomes" text[];
   "usage_ids" bigint[];
   "afters" bigint[];
@@ -59,40 +67,40 @@ BEGIN
                    WHERE (l.user_id, l.tool_id) IN (SELECT DISTINCT u, t FROM unnest("p_user_ids", "p_tool_ids") AS c(u, t))
                      AND l.units_left > 0 AND l.refunded_at IS NULL AND l.effective_at <= "last_at" AND l.expires_at > "first_at"
                    ORDER BY l.id FOR UPDATE) AS l) AS l;
+  "lot_count" := cardinality("lot_ids");
 
-  -- Each call's draws: the overlap of its span of its group's running total with each lot's span.
-  WITH calls AS (
-         SELECT i, "p_user_ids"[i] AS user_id, "p_tool_ids"[i] AS tool_id, "p_units"[i] AS units,
-                sum("p_units"[i]) OVER (PARTITION BY "p_user_ids"[i], "p_tool_ids"[i] ORDER BY i) AS upto
-           FROM generate_series(1, "n") AS i),
-       lots AS (
-         SELECT id, user_id, tool_id, source, units_left, draw_order,
-                sum(units_left) OVER (PARTITION BY user_id, tool_id ORDER BY draw_order) AS upto,
-                sum(units_left) OVER (PARTITION BY user_id, tool_id) AS supply
-           FROM unnest("lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts") WITH ORDINALITY
-             AS l(id, user_id, tool_id, source, units_left, draw_order)),
-       takes AS (
-         SELECT c.i, l.id AS lot, l.source, l.draw_order,
-                least(c.upto, l.upto) - greatest(c.upto - c.units, l.upto - l.units_left) AS take
-           FROM calls c JOIN lots l ON l.user_id = c.user_id AND l.tool_id = c.tool_id),
-       per_call AS (
-         SELECT c.i,
-                coalesce(sum(k.take) FILTER (WHERE k.take > 0), 0) AS prepaid,
-                greatest(coalesce(max(l.supply), 0) - c.upto, 0) AS left_after,
-                coalesce(string_agg(k.source || ':' || k.take, ',' ORDER BY k.draw_order) FILTER (WHERE k.take > 0), '') AS draws
-           FROM calls c
-           LEFT JOIN takes k ON k.i = c.i
-           LEFT JOIN lots l ON l.id = k.lot
-          GROUP BY c.i, c.upto)
-  SELECT array_agg(p.prepaid ORDER BY p.i), array_agg(p.left_after ORDER BY p.i), array_agg(p.draws ORDER BY p.i),
-         (SELECT coalesce(array_agg(k.i ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
-         (SELECT coalesce(array_agg(k.lot ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0),
-         (SELECT coalesce(array_agg(k.take ORDER BY k.i, k.draw_order), '{}') FROM takes k WHERE k.take > 0)
-    INTO "prepaid", "lefts", "draws", "draw_items", "draw_lots", "draw_takes"
-    FROM per_call p;
+  -- Each call's draws, in arrival order: its units from its user's lots of its tool in draw order,
+  -- each call seeing what the ones before it left.
+  "lefts_now" := "lot_lefts";
+  FOR i IN 1.."n" LOOP
+    "need" := "p_units"[i];
+    "group_left" := 0;
+    "draws"[i] := '';
+    "j" := array_position("lot_users", "p_user_ids"[i]);
+    WHILE "j" IS NOT NULL AND "j" <= "lot_count" AND "lot_users"["j"] = "p_user_ids"[i] LOOP
+      IF "lot_tools"["j"] = "p_tool_ids"[i] THEN
+        IF "need" > 0 AND "lefts_now"["j"] > 0 THEN
+          "part" := least("need", "lefts_now"["j"]);
+          "need" := "need" - "part";
+          "lefts_now"["j"] := "lefts_now"["j"] - "part";
+          "drawn_count" := "drawn_count" + 1;
+          "draw_items"["drawn_count"] := i;
+          "draw_lots"["drawn_count"] := "lot_ids"["j"];
+          "draw_takes"["drawn_count"] := "part";
+          "draws"[i] := "draws"[i] || CASE WHEN "draws"[i] = '' THEN '' ELSE ',' END || "lot_sources"["j"] || ':' || "part";
+        END IF;
+        "group_left" := "group_left" + "lefts_now"["j"];
+      END IF;
+      "j" := "j" + 1;
+    END LOOP;
+    "prepaid"[i] := "p_units"[i] - "need";
+    "lefts"[i] := "group_left";
+    IF "p_stops"[i] AND "need" > 0 THEN
+      "short_stop" := true;
+    END IF;
+  END LOOP;
 
-  IF NOT "lots_throughout"
-     OR EXISTS (SELECT FROM generate_series(1, "n") AS i WHERE "p_stops"[i] AND "prepaid"[i] < "p_units"[i]) THEN
+  IF NOT "lots_throughout" OR "short_stop" THEN
     RETURN QUERY SELECT c.* FROM generate_series(1, "n") AS i,
       LATERAL charge_call("p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_units"[i] * "p_prices"[i], "p_request_ids"[i],
                           "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],

@@ -407,10 +407,10 @@ describe("a batch of calls of tools with plans", () => {
     const { user } = await funded(balance);
     const batch = `batch${++batches}`;
     const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
-    const item = (requestId: string, units: number, { stopWhenOut = false, at = t.clock.now(), free = dailyFree } = {}) => ({
+    const item = (requestId: string, units: number, { stopWhenOut = false, at = t.clock.now(), free = dailyFree, toolId = "daily" } = {}) => ({
       userId: user.userId,
       apiKeyId: key!.id,
-      toolId: "daily",
+      toolId,
       units,
       amount: 10_000n * BigInt(units),
       requestId: `${batch}-${requestId}`,
@@ -469,6 +469,47 @@ describe("a batch of calls of tools with plans", () => {
       ["b", 5, 5, "0.00"],
       ["c", 6, 6, "0.00"],
       ["d", 1, 0, "0.01"],
+    ]);
+    await expectConsistent();
+  });
+
+  it("two users' calls of two tools, interleaved in one batch, each draw from their own user's lots of their own tool", async () => {
+    const a = await batchOf("1");
+    const b = await batchOf("1");
+    const noFree = { freeUnits: 0, freeFrom: dailyFree.freeFrom, freeUntil: dailyFree.freeUntil };
+    const grant = (userId: number, toolId: string, packageId: string) =>
+      grantPackage(t.database.db, { userId, terms: packageTerms(t.app.catalog.get(toolId)!, packageId)!, count: 1, at: t.clock.now(), idempotencyKey: `mixed-${userId}-${toolId}` });
+    await grant(a.user.userId, "units", "big");
+    await grant(b.user.userId, "daily", "starter");
+    const outcomes = await chargeBatch(t.database.db, [
+      a.item("a1", 2),
+      b.item("b1", 4),
+      a.item("a2", 5, { toolId: "units", free: noFree }),
+      b.item("b2", 2),
+      a.item("a3", 2),
+      a.item("a4", 1, { toolId: "units", free: noFree }),
+    ]);
+    expect(outcomes).toMatchObject([
+      { ok: true, prepaidUnits: 2, prepaidLeft: 1, prepaidDraws: [{ source: "free", units: 2 }] },
+      { ok: true, prepaidUnits: 4, prepaidLeft: 9, prepaidDraws: [{ source: "free", units: 3 }, { source: "grant", units: 1 }] },
+      { ok: true, prepaidUnits: 5, prepaidLeft: 95, prepaidDraws: [{ source: "grant", units: 5 }] },
+      { ok: true, prepaidUnits: 2, prepaidLeft: 7, prepaidDraws: [{ source: "grant", units: 2 }] },
+      { ok: true, prepaidUnits: 1, prepaidLeft: 0, prepaidDraws: [{ source: "free", units: 1 }], balance: 990_000n },
+      { ok: true, prepaidUnits: 1, prepaidLeft: 94, prepaidDraws: [{ source: "grant", units: 1 }] },
+    ]);
+    expect((await lotsOf(a.user.userId)).map((l) => [l.toolId, l.source, l.unitsLeft])).toEqual([
+      ["units", "grant", 94],
+      ["daily", "free", 0],
+    ]);
+    expect((await lotsOf(b.user.userId)).map((l) => [l.toolId, l.source, l.unitsLeft])).toEqual([
+      ["daily", "grant", 7],
+      ["daily", "free", 0],
+    ]);
+    expect(await a.usage()).toEqual([
+      ["a1", 2, 2, "0.00"],
+      ["a2", 5, 5, "0.00"],
+      ["a3", 2, 1, "0.01"],
+      ["a4", 1, 1, "0.00"],
     ]);
     await expectConsistent();
   });
