@@ -8,7 +8,8 @@
 -- (prepaid_exhausted). The balance must cover what is taken from it and the key's spend limit
 -- (lifetime, or the day's or month's in Beijing time) allow it. Writes the ledger entry, the key's
 -- spend, the usage row (pending: a hold until settle_call; or succeeded, for a built-in tool that
--- already answered) and each lot's draw with its `lot_moves` row; a refused call writes nothing.
+-- already answered) and each lot's draw, recorded on the usage row when one package or grant paid
+-- all the prepaid units, else with a `lot_moves` row per lot; a refused call writes nothing.
 -- The user's row is locked before the lots are read and every writer that takes units out of a
 -- lot holds that lock, so the lots are read without locks of their own. The prepaid columns are
 -- null for a flat-priced tool; `o_prepaid_draws` says where the units came from, in draw order, as
@@ -33,6 +34,8 @@ DECLARE
   "lot_ids" bigint[];
   "takes" bigint[];
   "draws" text;
+  -- The lot recorded on the usage row: a package or grant that paid all the prepaid units (null: lot_moves rows record the draws).
+  "row_lot" bigint;
 BEGIN
   IF "p_price" IS NOT NULL THEN
     SELECT u.balance INTO "balance" FROM users u WHERE u.id = "p_user_id" FOR UPDATE;
@@ -57,6 +60,7 @@ BEGIN
         "lot_ids" := "lot_ids" || "lot".id;
         "takes" := "takes" || "take";
         "draws" := concat_ws(',', nullif("draws", ''), "lot".source || ':' || "take");
+        "row_lot" := CASE WHEN cardinality("lot_ids") = 1 AND "lot".source <> 'free' THEN "lot".id END;
       END IF;
     END LOOP;
     IF "need" > 0 AND "p_stop" THEN
@@ -117,16 +121,18 @@ BEGIN
       VALUES ("p_user_id", -"amount", "balance", 'charge', "p_tool_id", "p_request_id", 'usage:' || "p_request_id", "p_created_at");
   END IF;
   INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
-                             spend_period_start, prepaid_units)
+                             spend_period_start, prepaid_units, drawn_lot_id, drawn_lot_units)
     VALUES ("p_user_id", "p_key_id", "p_tool_id", "p_units", "amount",
             CASE WHEN "p_http_status" IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
             "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at",
-            "counted_period", "p_units" - "need")
+            "counted_period", "p_units" - "need", "row_lot", CASE WHEN "row_lot" IS NOT NULL THEN "takes"[1] ELSE 0 END)
     RETURNING id INTO "usage_id";
   -- A lot at a time, by its id: cheaper than a join with the arrays for the one lot most calls draw.
   FOR k IN 1..coalesce(cardinality("lot_ids"), 0) LOOP
     UPDATE unit_lots SET units_left = units_left - "takes"[k] WHERE id = "lot_ids"[k];
-    INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "usage_id", "takes"[k], 'draw', "p_created_at");
+    IF "row_lot" IS NULL THEN
+      INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at) VALUES ("lot_ids"[k], "usage_id", "takes"[k], 'draw', "p_created_at");
+    END IF;
   END LOOP;
   RETURN QUERY SELECT 'ok'::text, "usage_id", "balance",
                       CASE WHEN "p_price" IS NOT NULL THEN "p_units" - "need" END, "left_before" - ("p_units" - "need"), "draws";

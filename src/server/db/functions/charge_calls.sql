@@ -2,11 +2,13 @@
 -- in id order, admits each call in arrival order while the locked balance covers it and its key's
 -- spend limit allows it, then writes balances, ledger entries, key spend and usage rows at once.
 -- A refused call writes nothing. src/server/modules/ledger/charges.ts calls it for two calls or more.
--- `p_prepaid_units`: the units charge_calls_prepaid drew from lots for each call, written with its usage row.
+-- `p_prepaid_units`: the units charge_calls_prepaid drew from lots for each call, written with its
+-- usage row; `p_drawn_lot_ids` and `p_drawn_lot_units`: the one package or grant that paid them, if one did.
 CREATE OR REPLACE FUNCTION "charge_calls"(
   "p_user_ids" bigint[], "p_key_ids" bigint[], "p_tool_ids" text[], "p_units" bigint[], "p_amounts" bigint[],
   "p_request_ids" text[], "p_created_ats" timestamptz[], "p_http_statuses" int[], "p_latencies" int[],
-  "p_completed_ats" timestamptz[], "p_prepaid_units" bigint[] DEFAULT NULL
+  "p_completed_ats" timestamptz[], "p_prepaid_units" bigint[] DEFAULT NULL, "p_drawn_lot_ids" bigint[] DEFAULT NULL,
+  "p_drawn_lot_units" bigint[] DEFAULT NULL
 ) RETURNS TABLE ("o_outcome" text, "o_usage_id" bigint, "o_balance_after" bigint)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -109,11 +111,11 @@ BEGIN
          WHERE api_keys.id = d.id AND p.id = d.id),
        usage AS (
          INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms, completed_at,
-                                    spend_period_start, prepaid_units)
+                                    spend_period_start, prepaid_units, drawn_lot_id, drawn_lot_units)
          SELECT "p_user_ids"[i], "p_key_ids"[i], "p_tool_ids"[i], "p_units"[i], "p_amounts"[i],
                 CASE WHEN "p_http_statuses"[i] IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
                 "p_request_ids"[i], "p_created_ats"[i], "p_http_statuses"[i], "p_latencies"[i], "p_completed_ats"[i],
-                "counted_periods"[i], coalesce("p_prepaid_units"[i], 0)
+                "counted_periods"[i], coalesce("p_prepaid_units"[i], 0), "p_drawn_lot_ids"[i], coalesce("p_drawn_lot_units"[i], 0)
          FROM generate_series(1, "n") AS i
          WHERE "outcomes"[i] = 'ok'
          ORDER BY i

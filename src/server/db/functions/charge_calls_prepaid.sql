@@ -4,8 +4,9 @@
 -- Then each user's calls of a tool, in arrival order, take their units from that user's usable lots
 -- of it in draw order, each seeing what the calls before it left (a loop over arrays in memory: a
 -- statement of window functions and joins cost more than the loop's few steps a call), the rests
--- are charged through charge_calls (which writes each usage row with its prepaid units), and one
--- statement writes the lots' draws and their moves. A call charge_calls refuses writes nothing and
+-- are charged through charge_calls (which writes each usage row with its prepaid units, and the lot
+-- that paid them when one package or grant did), and one statement writes the lots' draws and the
+-- moves of the others. A call charge_calls refuses writes nothing and
 -- draws nothing; the later calls of its batch were drawn as if it had, so they may have drawn from
 -- a later source than it leaves free: never more than it had. Where drawing ahead does not hold (a
 -- lot starts or ends between the batch's first and last call, or a key that stops would find its
@@ -34,6 +35,12 @@ DECLARE
   "draw_lots" bigint[] := '{}';
   "draw_takes" bigint[] := '{}';
   "drawn_count" int := 0;
+  -- Per draw: recorded on its call's usage row (a package or grant that paid all the call's prepaid units), else by a lot_moves row.
+  "draw_on_rows" boolean[] := '{}';
+  "row_lots" bigint[] := array_fill(NULL::bigint, ARRAY["n"]);
+  "row_units" bigint[] := array_fill(0::bigint, ARRAY["n"]);
+  "first_draw" int;
+  "first_source" text;
   "prepaid" bigint[] := array_fill(0::bigint, ARRAY["n"]);
   "lefts" bigint[] := array_fill(0::bigint, ARRAY["n"]);
   "draws" text[] := array_fill(''::text, ARRAY["n"]);
@@ -76,6 +83,7 @@ BEGIN
     "need" := "p_units"[i];
     "group_left" := 0;
     "draws"[i] := '';
+    "first_draw" := "drawn_count" + 1;
     "j" := array_position("lot_users", "p_user_ids"[i]);
     WHILE "j" IS NOT NULL AND "j" <= "lot_count" AND "lot_users"["j"] = "p_user_ids"[i] LOOP
       IF "lot_tools"["j"] = "p_tool_ids"[i] THEN
@@ -87,12 +95,21 @@ BEGIN
           "draw_items"["drawn_count"] := i;
           "draw_lots"["drawn_count"] := "lot_ids"["j"];
           "draw_takes"["drawn_count"] := "part";
+          "draw_on_rows"["drawn_count"] := false;
+          IF "drawn_count" = "first_draw" THEN
+            "first_source" := "lot_sources"["j"];
+          END IF;
           "draws"[i] := "draws"[i] || CASE WHEN "draws"[i] = '' THEN '' ELSE ',' END || "lot_sources"["j"] || ':' || "part";
         END IF;
         "group_left" := "group_left" + "lefts_now"["j"];
       END IF;
       "j" := "j" + 1;
     END LOOP;
+    IF "drawn_count" = "first_draw" AND "first_source" <> 'free' THEN
+      "draw_on_rows"["first_draw"] := true;
+      "row_lots"[i] := "draw_lots"["first_draw"];
+      "row_units"[i] := "draw_takes"["first_draw"];
+    END IF;
     "prepaid"[i] := "p_units"[i] - "need";
     "lefts"[i] := "group_left";
     IF "p_stops"[i] AND "need" > 0 THEN
@@ -113,18 +130,18 @@ BEGIN
     INTO "outcomes", "usage_ids", "afters"
     FROM charge_calls("p_user_ids", "p_key_ids", "p_tool_ids", "p_units",
                       (SELECT array_agg(("p_units"[i] - "prepaid"[i]) * "p_prices"[i] ORDER BY i) FROM generate_series(1, "n") AS i),
-                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats", "prepaid")
+                      "p_request_ids", "p_created_ats", "p_http_statuses", "p_latencies", "p_completed_ats", "prepaid", "row_lots", "row_units")
          WITH ORDINALITY AS c(o_outcome, o_usage_id, o_balance_after, k);
 
   WITH drawn AS (
-         SELECT d.lot, d.take, d.item, d.o FROM unnest("draw_items", "draw_lots", "draw_takes") WITH ORDINALITY AS d(item, lot, take, o)
+         SELECT d.lot, d.take, d.item, d.on_row, d.o FROM unnest("draw_items", "draw_lots", "draw_takes", "draw_on_rows") WITH ORDINALITY AS d(item, lot, take, on_row, o)
           WHERE "outcomes"[d.item] = 'ok'),
        lots AS (
          UPDATE unit_lots SET units_left = unit_lots.units_left - t.total
            FROM (SELECT lot, sum(take) AS total FROM drawn GROUP BY lot) AS t
           WHERE unit_lots.id = t.lot)
   INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
-    SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d ORDER BY d.o;
+    SELECT d.lot, "usage_ids"[d.item], d.take, 'draw', "p_created_ats"[d.item] FROM drawn d WHERE NOT d.on_row ORDER BY d.o;
 
   RETURN QUERY SELECT r.outcome, r.usage_id, r.balance_after,
                       CASE WHEN r.outcome = 'ok' THEN r.prepaid END,

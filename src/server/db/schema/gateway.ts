@@ -37,10 +37,17 @@ export const usageRecords = pgTable(
      */
     spendPeriodStart: timestamp("spend_period_start", { withTimezone: true }),
     /**
-     * Of `units`, those paid from prepaid lots (lot_moves names which); `amount` pays the rest. A
+     * Of `units`, those paid from prepaid lots (`drawn_lot_id` or lot_moves names which); `amount` pays the rest. A
      * trigger gives back to the lots what a refund or a smaller final `units` no longer needs.
      */
     prepaidUnits: bigint("prepaid_units", { mode: "number" }).notNull().default(0),
+    /**
+     * The package or grant lot that paid all of the call's prepaid units, and how many it gave, when
+     * one such lot did: the draw is recorded here instead of in a `lot_moves` row (what the call
+     * gives back still is). Null and 0 when no lot paid, several did, or a free quota did.
+     */
+    drawnLotId: bigint("drawn_lot_id", { mode: "number" }),
+    drawnLotUnits: bigint("drawn_lot_units", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),

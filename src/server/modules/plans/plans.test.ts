@@ -10,8 +10,9 @@ import { apiKeys, lotMoves, unitLots, usageRecords, users } from "../../db/schem
 import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestApp, type TestApp } from "../../testing/test-app";
+import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithKey } from "../../testing/keys";
-import type { TestUser } from "../../testing/users";
+import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch, grantPackage, refundAbandonedCalls, refundBatch } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
@@ -193,11 +194,10 @@ describe("held units", () => {
     expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([96]);
     const moves = await t.database.db.select().from(lotMoves).orderBy(lotMoves.id);
     const [usage] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId));
-    expect(moves.filter((m) => m.usageId === usage!.id).map((m) => [m.kind, m.units])).toEqual([
-      ["draw", 10],
-      ["return", -6],
-    ]);
-    expect(usage).toMatchObject({ units: 4, prepaidUnits: 4, amount: 0n, status: "succeeded" });
+    const [lot] = await lotsOf(user.userId);
+    // One package paid the whole hold: its draw is on the usage row, what went back a move of its own.
+    expect(usage).toMatchObject({ units: 4, prepaidUnits: 4, amount: 0n, status: "succeeded", drawnLotId: lot!.id, drawnLotUnits: 10 });
+    expect(moves.filter((m) => m.usageId === usage!.id).map((m) => [m.lotId, m.kind, m.units])).toEqual([[lot!.id, "return", -6]]);
     await expectConsistent();
   });
 
@@ -681,5 +681,39 @@ describe("what a user sees", () => {
     ]);
     const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=metered", headers: user.headers })).body.trim().split("\r\n");
     expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual(["balance,0,0,0,1", "free 5/5 on 2026-03-01 ×2 + balance ×2,2,0,0,2", "free 3/5 on 2026-03-01,2,0,0,0", "free 1/5 on 2026-03-01,1,0,0,0"]);
+  });
+});
+
+describe("admin ledger verify", () => {
+  it("reports a lot whose units left differ from its moves, and a call whose prepaid units differ from the draw on its row", async () => {
+    const probe = await createTestDatabase();
+    try {
+      const { userId } = await createUserWithSession({ database: probe, clock: t.clock }, { balance: "1" });
+      await probe.db.execute(sql`insert into api_keys (id, user_id, name, key_hash, prefix, last4) values (900001, ${userId}, 'probe', 'probe-hash', 'tg_probe', '0000')`);
+      const terms = packageTerms(t.app.catalog.get("daily")!, "starter")!;
+      const at = t.clock.now();
+      const {
+        lots: [paid],
+      } = await grantPackage(probe.db, { userId, terms, count: 1, at, idempotencyKey: "verify-paid" });
+      const {
+        lots: [edited],
+      } = await grantPackage(probe.db, { userId, terms: { ...terms, validDays: 60 }, count: 1, at, idempotencyKey: "verify-edited" });
+      const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: at, freeUntil: at, stopWhenOut: false };
+      const call = { userId, apiKeyId: 900001, toolId: "daily", units: 3, amount: 30_000n, requestId: "verify-call", at, ended: { httpStatus: 200, latencyMs: 1, at }, prepaid };
+      expect(await chargeBatch(probe.db, [call])).toMatchObject([{ ok: true, prepaidUnits: 3, prepaidDraws: [{ source: "grant", units: 3 }] }]);
+      expect((await verifyLedger(probe.db)).problems).toEqual([]);
+
+      await probe.db.update(usageRecords).set({ drawnLotUnits: 4 }).where(eq(usageRecords.requestId, "verify-call"));
+      await probe.db.update(unitLots).set({ unitsLeft: 5 }).where(eq(unitLots.id, edited!.id));
+      expect((await verifyLedger(probe.db)).problems).toEqual(
+        expect.arrayContaining([
+          { type: "lot_mismatch", lotId: paid!.id, userId, used: 3, moved: 4 },
+          { type: "lot_mismatch", lotId: edited!.id, userId, used: 5, moved: 0 },
+          { type: "prepaid_mismatch", requestId: "verify-call", userId, prepaidUnits: 3, drawn: 4 },
+        ]),
+      );
+    } finally {
+      await probe.close();
+    }
   });
 });
