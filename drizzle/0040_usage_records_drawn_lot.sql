@@ -1,6 +1,7 @@
--- A call that one package or grant paid records that lot and its units on its usage row instead of in a lot_moves row (issue 37's plans path: a row fewer, and three index entries, per call). Functions written by npm run db:function-migration from src/server/db/functions/charge_call.sql, charge_calls.sql, charge_calls_prepaid.sql, return_prepaid_units.sql.
+-- A call whose prepaid units one package or grant paid records that lot and its units on its usage row instead of in a lot_moves row (issue 37's plans path: a row fewer, and three index entries, per call). Functions written by npm run db:function-migration from src/server/db/functions/charge_call.sql, charge_calls.sql, charge_calls_prepaid.sql, return_prepaid_units.sql.
 ALTER TABLE "usage_records" ADD COLUMN "drawn_lot_id" bigint;--> statement-breakpoint
-ALTER TABLE "usage_records" ADD COLUMN "drawn_lot_units" bigint DEFAULT 0 NOT NULL;
+ALTER TABLE "usage_records" ADD COLUMN "drawn_lot_units" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "usage_records" ADD CONSTRAINT "usage_records_drawn_lot" CHECK (("usage_records"."drawn_lot_id" is null) = ("usage_records"."drawn_lot_units" = 0));
 --> statement-breakpoint
 -- Charges one call (docs/decisions/028, 054); src/server/modules/ledger/charges.ts calls it, and
 -- charge_calls and charge_calls_prepaid are its batch forms. A tool at a flat price (`p_price`
@@ -346,7 +347,7 @@ BEGIN
     ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
   SELECT min(a), max(a) INTO "first_at", "last_at" FROM unnest("p_created_ats") AS a;
 
-  -- The lots any call of the batch could draw, locked, in draw order; `usable_throughout`: at every call's time.
+  -- The lots any call of the batch could draw, locked, in draw order; `lots_throughout`: every one usable at every call's time.
   SELECT coalesce(array_agg(l.id ORDER BY l.o), '{}'), coalesce(array_agg(l.user_id ORDER BY l.o), '{}'), coalesce(array_agg(l.tool_id ORDER BY l.o), '{}'),
          coalesce(array_agg(l.source::text ORDER BY l.o), '{}'), coalesce(array_agg(l.units_left ORDER BY l.o), '{}'),
          coalesce(bool_and(l.effective_at <= "first_at" AND l.expires_at > "last_at"), true)

@@ -63,7 +63,7 @@ BEGIN
     ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
   SELECT min(a), max(a) INTO "first_at", "last_at" FROM unnest("p_created_ats") AS a;
 
-  -- The lots any call of the batch could draw, locked, in draw order; `usable_throughout`: at every call's time.
+  -- The lots any call of the batch could draw, locked, in draw order; `lots_throughout`: every one usable at every call's time.
   SELECT coalesce(array_agg(l.id ORDER BY l.o), '{}'), coalesce(array_agg(l.user_id ORDER BY l.o), '{}'), coalesce(array_agg(l.tool_id ORDER BY l.o), '{}'),
          coalesce(array_agg(l.source::text ORDER BY l.o), '{}'), coalesce(array_agg(l.units_left ORDER BY l.o), '{}'),
          coalesce(bool_and(l.effective_at <= "first_at" AND l.expires_at > "last_at"), true)

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./core";
 
 export const USAGE_STATUSES = ["pending", "succeeded", "refunded"] as const;
@@ -53,6 +53,7 @@ export const usageRecords = pgTable(
     index("usage_records_user_created_idx").on(t.userId, t.createdAt, t.id),
     // Only calls charged before an upstream ran are ever pending; the sweeper looks for old ones.
     index("usage_records_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    check("usage_records_drawn_lot", sql`(${t.drawnLotId} is null) = (${t.drawnLotUnits} = 0)`),
   ],
 );
 

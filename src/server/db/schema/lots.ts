@@ -8,7 +8,7 @@ export const lotSource = pgEnum("lot_source", LOT_SOURCES);
 /**
  * Prepaid units of one tool for one user (docs/decisions/054): a period's free quota, a package
  * bought from the balance, or a package an operator granted. Calls draw from lots before the
- * balance (charge_call); every change of `units_left` is recorded in the same statement, by a row
+ * balance (charge_call); every change of `units_left` is recorded in the same transaction, by a row
  * of `lot_moves` or on the usage row of the call it paid (`drawn_lot_id`), so `units_granted -
  * units_left` is always the sum of the lot's moves (LOT_LEDGER in modules/ledger/lots.ts).
  */
@@ -54,7 +54,8 @@ export const lotMoveKind = pgEnum("lot_move_kind", LOT_MOVE_KINDS);
 /**
  * Append-only: units taken out of a lot (positive: a call's draw, an operator's refund of what was
  * left) or put back (negative: what a call did not use, or all of a failed call's draw). A call that
- * one package or grant paid whole records its draw on its usage row instead (`drawn_lot_id`).
+ * one package or grant paid all of its prepaid units records that draw on its usage row instead
+ * (`drawn_lot_id`).
  */
 export const lotMoves = pgTable(
   "lot_moves",
