@@ -6,6 +6,8 @@
  * before it (bench/gateway/README.md, "Comparing two builds"). Each DIR must be the `dist/` of its
  * own checkout (a `git worktree` of the commit before): a build migrates with the `drizzle/` folder
  * of the checkout it sits in, so a `dist/` copied into another checkout runs that one's SQL.
+ * `--runs N` makes the whole comparison N times over, on fresh servers and databases, and ends with
+ * each figure's N values and their median: one run's ratio moves by ±10% with this machine's minute.
  */
 import { parseArgs } from "node:util";
 import { Client } from "undici";
@@ -26,6 +28,8 @@ const { values: args } = parseArgs({
     db: { type: "string", default: "pglite" },
     calls: { type: "string", default: "20000" },
     rounds: { type: "string", default: "6" },
+    /** Whole comparisons one after another, each on fresh servers and databases; with more than one, the medians of their ratios at the end. */
+    runs: { type: "string", default: "1" },
     connections: { type: "string", default: "100" },
     keys: { type: "string", default: "10" },
     /**
@@ -42,6 +46,7 @@ if (!args.a) {
   console.error("--a must name a build folder (the compiled dist/ of the build to compare against)");
   process.exit(2);
 }
+const A_DIST = args.a;
 /** NAME=VALUE pairs from --env-a or --env-b. */
 function envOf(option: "env-a" | "env-b"): Record<string, string> {
   return Object.fromEntries(
@@ -59,7 +64,7 @@ if (args.db !== "pglite" && args.db !== "postgres") {
   console.error(`--db must be pglite or postgres, not ${JSON.stringify(args.db)}`);
   process.exit(2);
 }
-const whole = (option: "calls" | "rounds" | "connections" | "keys") => {
+const whole = (option: "calls" | "rounds" | "connections" | "keys" | "runs") => {
   const value = Number(args[option]);
   if (!Number.isInteger(value) || value < 1) {
     console.error(`--${option} must be a whole number of at least 1`);
@@ -68,6 +73,7 @@ const whole = (option: "calls" | "rounds" | "connections" | "keys") => {
   return value;
 };
 const ROUNDS = whole("rounds");
+const RUNS = whole("runs");
 const CALLS = Math.ceil(whole("calls") / ROUNDS) * ROUNDS;
 const CONNECTIONS = whole("connections");
 const ALONE_CALLS = Math.ceil(Math.min(CALLS, 3000) / ROUNDS) * ROUNDS;
@@ -94,59 +100,90 @@ async function prepared(label: string, dist: string, database: string, env: Reco
   return { label, phone, grant, bench, server, client, keys, price, target, connection: new Client(bench.base), many: [] as Sample[], alone: [] as Sample[] };
 }
 
-const sides = [
-  await prepared(args["label-a"]!, args.a, "tollgate_bench_a", envOf("env-a"), args["grant-a"]),
-  await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b"), args["grant-b"]),
-] as const;
-try {
-  for (const side of sides) {
-    await load(side.target, "/v1/tools/echo", side.keys, 2000, CONNECTIONS);
-    await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, 300);
-  }
-  const before = await Promise.all(sides.map(async (side) => parseMoney(await side.client.balance())));
-  const lotUnits = (side: (typeof sides)[number]) => {
-    const listed = side.bench.cli("packages", "list", side.phone, "--json");
-    return (JSON.parse(listed.out) as { source: string; unitsLeft: number }[]).filter((lot) => lot.source === "grant").reduce((sum, lot) => sum + lot.unitsLeft, 0);
-  };
-  const unitsBefore = sides.map((side) => (side.grant ? lotUnits(side) : 0));
-  for (let round = 0; round < ROUNDS; round++) {
-    // Which goes first changes each round, so neither always follows the other's load.
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      side.alone.push(await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, ALONE_CALLS / ROUNDS));
+/** B against A in one comparison: throughput and CPU per call as ratios, the one-connection p50 as a difference in ms. */
+type RunResult = { throughput: number; cpu: number; p50: number; problems: number };
+
+/** One comparison: both builds' servers made afresh, loaded in turns, their money checked. */
+async function compareOnce(): Promise<RunResult> {
+  const sides = [
+    await prepared(args["label-a"]!, A_DIST, "tollgate_bench_a", envOf("env-a"), args["grant-a"]),
+    await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b"), args["grant-b"]),
+  ] as const;
+  try {
+    for (const side of sides) {
+      await load(side.target, "/v1/tools/echo", side.keys, 2000, CONNECTIONS);
+      await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, 300);
+    }
+    const before = await Promise.all(sides.map(async (side) => parseMoney(await side.client.balance())));
+    const lotUnits = (side: (typeof sides)[number]) => {
+      const listed = side.bench.cli("packages", "list", side.phone, "--json");
+      return (JSON.parse(listed.out) as { source: string; unitsLeft: number }[]).filter((lot) => lot.source === "grant").reduce((sum, lot) => sum + lot.unitsLeft, 0);
+    };
+    const unitsBefore = sides.map((side) => (side.grant ? lotUnits(side) : 0));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Which goes first changes each round, so neither always follows the other's load.
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        side.alone.push(await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, ALONE_CALLS / ROUNDS));
+      }
+    }
+    const many = sides.map((side) => summarize(`${side.label}, ${CONNECTIONS} connections`, side.many));
+    const alone = sides.map((side) => summarize(`${side.label}, 1 connection`, side.alone));
+    console.log(`\n${sides[0].label} (${args.a}) against ${sides[1].label} (${args.b}) on ${db}: ${CALLS} metered calls each in ${ROUNDS} alternating rounds, then ${ALONE_CALLS} at one connection`);
+    console.table([...many, ...alone].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
+    const cpu = (r: (typeof many)[number]) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
+    console.log(`throughput ${sides[1].label} / ${sides[0].label}: ${((many[1]!.requestsPerSecond / many[0]!.requestsPerSecond) * 100).toFixed(1)}%`);
+    console.log(`CPU per call ${sides[1].label} / ${sides[0].label}: ${(cpu(many[1]!) / cpu(many[0]!)).toFixed(3)}× (${cpu(many[0]!)} → ${cpu(many[1]!)} µs)`);
+    const result: RunResult = {
+      throughput: many[1]!.requestsPerSecond / many[0]!.requestsPerSecond,
+      cpu: cpu(many[1]!) / cpu(many[0]!),
+      p50: alone[1]!.p50 - alone[0]!.p50,
+      problems: 0,
+    };
+    console.log(`p50 at one connection: ${sides[1].label} − ${sides[0].label} = ${result.p50.toFixed(3)} ms`);
+
+    let problems = 0;
+    for (const [i, side] of sides.entries()) {
+      const after = parseMoney(await side.client.balance());
+      const served = side.many.concat(side.alone).reduce((n, s) => n + s.ok, 0);
+      // Calls paid from a granted lot leave the balance alone and take one unit each from the lot.
+      const expected = side.grant ? before[i]! : before[i]! - side.price * BigInt(served);
+      const unitsMissing = side.grant ? unitsBefore[i]! - served - lotUnits(side) : 0;
+      const errors = many[i]!.errors + many[i]!.other + alone[i]!.other;
+      side.server.kill("SIGTERM");
+      await new Promise((resolve) => side.server.once("exit", resolve));
+      const verify = side.bench.cli("ledger", "verify");
+      const units = side.grant ? `, lot units difference ${unitsMissing}` : "";
+      console.log(`${side.label}: balance difference ${formatMoney(after - expected)}${units}, ${errors} calls refused or failed; ${verify.out.trim() || verify.err.trim()}`);
+      if (after !== expected || unitsMissing !== 0 || errors > 0 || verify.code !== 0) problems++;
+    }
+    return { ...result, problems };
+  } finally {
+    for (const side of sides) {
+      await side.connection.close();
+      if (side.server.exitCode === null) side.server.kill("SIGTERM");
+      side.bench.cleanup();
     }
   }
-  const many = sides.map((side) => summarize(`${side.label}, ${CONNECTIONS} connections`, side.many));
-  const alone = sides.map((side) => summarize(`${side.label}, 1 connection`, side.alone));
-  console.log(`\n${sides[0].label} (${args.a}) against ${sides[1].label} (${args.b}) on ${db}: ${CALLS} metered calls each in ${ROUNDS} alternating rounds, then ${ALONE_CALLS} at one connection`);
-  console.table([...many, ...alone].map((r) => ({ ...r, requestsPerSecond: Math.round(r.requestsPerSecond) })));
-  const cpu = (r: (typeof many)[number]) => r.serverCpuPerCallUs + r.postgresCpuPerCallUs;
-  console.log(`throughput ${sides[1].label} / ${sides[0].label}: ${((many[1]!.requestsPerSecond / many[0]!.requestsPerSecond) * 100).toFixed(1)}%`);
-  console.log(`CPU per call ${sides[1].label} / ${sides[0].label}: ${(cpu(many[1]!) / cpu(many[0]!)).toFixed(3)}× (${cpu(many[0]!)} → ${cpu(many[1]!)} µs)`);
-  console.log(`p50 at one connection: ${sides[1].label} − ${sides[0].label} = ${(alone[1]!.p50 - alone[0]!.p50).toFixed(3)} ms`);
-
-  let problems = 0;
-  for (const [i, side] of sides.entries()) {
-    const after = parseMoney(await side.client.balance());
-    const served = side.many.concat(side.alone).reduce((n, s) => n + s.ok, 0);
-    // Calls paid from a granted lot leave the balance alone and take one unit each from the lot.
-    const expected = side.grant ? before[i]! : before[i]! - side.price * BigInt(served);
-    const unitsMissing = side.grant ? unitsBefore[i]! - served - lotUnits(side) : 0;
-    const errors = many[i]!.errors + many[i]!.other + alone[i]!.other;
-    side.server.kill("SIGTERM");
-    await new Promise((resolve) => side.server.once("exit", resolve));
-    const verify = side.bench.cli("ledger", "verify");
-    const units = side.grant ? `, lot units difference ${unitsMissing}` : "";
-    console.log(`${side.label}: balance difference ${formatMoney(after - expected)}${units}, ${errors} calls refused or failed; ${verify.out.trim() || verify.err.trim()}`);
-    if (after !== expected || unitsMissing !== 0 || errors > 0 || verify.code !== 0) problems++;
-  }
-  process.exitCode = problems === 0 ? 0 : 1;
-} finally {
-  for (const side of sides) {
-    await side.connection.close();
-    if (side.server.exitCode === null) side.server.kill("SIGTERM");
-    side.bench.cleanup();
-  }
 }
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const results: RunResult[] = [];
+for (let run = 1; run <= RUNS; run++) {
+  if (RUNS > 1) console.log(`\nrun ${run} of ${RUNS}, ${new Date().toISOString().slice(11, 19)} UTC`);
+  results.push(await compareOnce());
+}
+if (RUNS > 1) {
+  const [b, a] = [args["label-b"], args["label-a"]];
+  console.log(`\n${RUNS} runs on ${db}, ${b} against ${a}:`);
+  console.log(`throughput ${b} / ${a}: ${results.map((r) => (r.throughput * 100).toFixed(1)).join(", ")}%; median ${(median(results.map((r) => r.throughput)) * 100).toFixed(1)}%`);
+  console.log(`CPU per call ${b} / ${a}: ${results.map((r) => r.cpu.toFixed(3)).join(", ")}×; median ${median(results.map((r) => r.cpu)).toFixed(3)}×`);
+  console.log(`p50 at one connection, ${b} − ${a}: ${results.map((r) => r.p50.toFixed(3)).join(", ")} ms; median ${median(results.map((r) => r.p50)).toFixed(3)} ms`);
+}
+process.exitCode = results.every((r) => r.problems === 0) ? 0 : 1;
