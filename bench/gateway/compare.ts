@@ -8,6 +8,10 @@
  * of the checkout it sits in, so a `dist/` copied into another checkout runs that one's SQL.
  * `--runs N` makes the whole comparison N times over, on fresh servers and databases, and ends with
  * each figure's N values and their median: one run's ratio moves by ±10% with this machine's minute.
+ * Every other run makes B's server first and lets it lead the rounds, so a side's position (which an
+ * A/A series on PGlite showed to be worth about 5%) falls on both.
+ * `--batch-sizes` turns the metrics on for both servers and prints the mean size of each one's charge
+ * batches at 100 connections (a batch's fixed cost is most of a small batch's).
  */
 import { parseArgs } from "node:util";
 import { Client } from "undici";
@@ -30,6 +34,8 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "6" },
     /** Whole comparisons one after another, each on fresh servers and databases; with more than one, the medians of their ratios at the end. */
     runs: { type: "string", default: "1" },
+    /** Both servers with METRICS_TOKEN set, to print the mean size of their charge batches at 100 connections (tollgate_charge_batch_size). */
+    "batch-sizes": { type: "boolean", default: false },
     connections: { type: "string", default: "100" },
     keys: { type: "string", default: "10" },
     /**
@@ -79,9 +85,18 @@ const CONNECTIONS = whole("connections");
 const ALONE_CALLS = Math.ceil(Math.min(CALLS, 3000) / ROUNDS) * ROUNDS;
 const db = args.db;
 
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+
+/** The server's charge batches so far, from its metrics: how many, and the calls they held. */
+async function chargeBatches(base: string): Promise<{ batches: number; calls: number }> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, "m"))?.[1] ?? Number.NaN);
+  return { batches: value("tollgate_charge_batch_size_count"), calls: value("tollgate_charge_batch_size_sum") };
+}
+
 /** One build's server, signed up, topped up and holding its keys. */
 async function prepared(label: string, dist: string, database: string, env: Record<string, string>, grant?: string) {
-  const bench = await benchServer({ db, logLevel: "warn", dist, database, env });
+  const bench = await benchServer({ db, logLevel: "warn", dist, database, env: args["batch-sizes"] ? { ...env, METRICS_TOKEN } : env });
   const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1");
   if (codes.code !== 0) throw new Error(`${label}: could not create a redemption code: ${codes.err}`);
   const server = await bench.start();
@@ -101,14 +116,16 @@ async function prepared(label: string, dist: string, database: string, env: Reco
 }
 
 /** B against A in one comparison: throughput and CPU per call as ratios, the one-connection p50 as a difference in ms. */
-type RunResult = { throughput: number; cpu: number; p50: number; problems: number };
+type RunResult = { throughput: number; cpu: number; p50: number; meanBatches: number[]; problems: number };
 
 /** One comparison: both builds' servers made afresh, loaded in turns, their money checked. */
-async function compareOnce(): Promise<RunResult> {
-  const sides = [
-    await prepared(args["label-a"]!, A_DIST, "tollgate_bench_a", envOf("env-a"), args["grant-a"]),
-    await prepared(args["label-b"]!, args.b!, "tollgate_bench_b", envOf("env-b"), args["grant-b"]),
-  ] as const;
+async function compareOnce(swapped: boolean): Promise<RunResult> {
+  const prepareA = () => prepared(args["label-a"]!, A_DIST, swapped ? "tollgate_bench_b" : "tollgate_bench_a", envOf("env-a"), args["grant-a"]);
+  const prepareB = () => prepared(args["label-b"]!, args.b!, swapped ? "tollgate_bench_a" : "tollgate_bench_b", envOf("env-b"), args["grant-b"]);
+  const [first, second] = swapped ? [await prepareB(), await prepareA()] : [await prepareA(), await prepareB()];
+  const sides = (swapped ? [second, first] : [first, second]) as [typeof first, typeof first];
+  /** The sides in the order they were made, which leads the first round. */
+  const started = [first, second];
   try {
     for (const side of sides) {
       await load(side.target, "/v1/tools/echo", side.keys, 2000, CONNECTIONS);
@@ -120,12 +137,15 @@ async function compareOnce(): Promise<RunResult> {
       return (JSON.parse(listed.out) as { source: string; unitsLeft: number }[]).filter((lot) => lot.source === "grant").reduce((sum, lot) => sum + lot.unitsLeft, 0);
     };
     const unitsBefore = sides.map((side) => (side.grant ? lotUnits(side) : 0));
+    const batchesBefore = args["batch-sizes"] ? await Promise.all(sides.map((side) => chargeBatches(side.bench.base))) : [];
     for (let round = 0; round < ROUNDS; round++) {
       // Which goes first changes each round, so neither always follows the other's load.
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
+      for (const side of round % 2 === 0 ? started : [...started].reverse()) side.many.push(await load(side.target, "/v1/tools/echo", side.keys, CALLS / ROUNDS, CONNECTIONS));
     }
+    const batchesAfter = args["batch-sizes"] ? await Promise.all(sides.map((side) => chargeBatches(side.bench.base))) : [];
+    const meanBatches = batchesAfter.map((after, i) => (after.calls - batchesBefore[i]!.calls) / (after.batches - batchesBefore[i]!.batches));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (const side of round % 2 === 0 ? started : [...started].reverse()) {
         side.alone.push(await oneAtATime(side.target, side.connection, "/v1/tools/echo", side.keys[0]!, ALONE_CALLS / ROUNDS));
       }
     }
@@ -140,8 +160,10 @@ async function compareOnce(): Promise<RunResult> {
       throughput: many[1]!.requestsPerSecond / many[0]!.requestsPerSecond,
       cpu: cpu(many[1]!) / cpu(many[0]!),
       p50: alone[1]!.p50 - alone[0]!.p50,
+      meanBatches,
       problems: 0,
     };
+    if (args["batch-sizes"]) console.log(`mean charge batch at ${CONNECTIONS} connections: ${sides.map((side, i) => `${side.label} ${meanBatches[i]!.toFixed(1)} calls`).join(", ")}`);
     console.log(`p50 at one connection: ${sides[1].label} − ${sides[0].label} = ${result.p50.toFixed(3)} ms`);
 
     let problems = 0;
@@ -177,7 +199,8 @@ const median = (values: number[]) => {
 const results: RunResult[] = [];
 for (let run = 1; run <= RUNS; run++) {
   if (RUNS > 1) console.log(`\nrun ${run} of ${RUNS}, ${new Date().toISOString().slice(11, 19)} UTC`);
-  results.push(await compareOnce());
+  // Every other run makes and leads with B: an A/A run on PGlite favoured the second-made side by about 5%.
+  results.push(await compareOnce(run % 2 === 0));
 }
 if (RUNS > 1) {
   const [b, a] = [args["label-b"], args["label-a"]];
@@ -185,5 +208,6 @@ if (RUNS > 1) {
   console.log(`throughput ${b} / ${a}: ${results.map((r) => (r.throughput * 100).toFixed(1)).join(", ")}%; median ${(median(results.map((r) => r.throughput)) * 100).toFixed(1)}%`);
   console.log(`CPU per call ${b} / ${a}: ${results.map((r) => r.cpu.toFixed(3)).join(", ")}×; median ${median(results.map((r) => r.cpu)).toFixed(3)}×`);
   console.log(`p50 at one connection, ${b} − ${a}: ${results.map((r) => r.p50.toFixed(3)).join(", ")} ms; median ${median(results.map((r) => r.p50)).toFixed(3)} ms`);
+  if (args["batch-sizes"]) console.log(`mean charge batch, ${a} / ${b}: ${results.map((r) => r.meanBatches.map((m) => m.toFixed(1)).join(" / ")).join(", ")} calls`);
 }
 process.exitCode = results.every((r) => r.problems === 0) ? 0 : 1;
