@@ -13,7 +13,7 @@ import { expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { queryRows } from "../../src/server/db/client";
 import { unitLots, usageRecords } from "../../src/server/db/schema/index";
-import { grantPackage, LOT_LEDGER } from "../../src/server/modules/ledger/index";
+import { grantPackage } from "../../src/server/modules/ledger/index";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
 import { crashFixture } from "../../src/server/testing/crash-fixture";
 import { readyUrl, withServerDatabase } from "../../src/server/testing/server-process";
@@ -92,7 +92,7 @@ it("killed with SIGKILL while calls hold units from lots and restarted: the swee
     const swept = await queryRows<{ calls: string; net: string }>(
       database.db,
       sql`select count(distinct m.usage_id)::text as calls, coalesce(sum(m.units), 0)::text as net
-          from ${LOT_LEDGER} m join usage_records u on u.id = m.usage_id where u.user_id = ${user.userId} and u.status = 'refunded'`,
+          from lot_ledger m join usage_records u on u.id = m.usage_id where u.user_id = ${user.userId} and u.status = 'refunded'`,
     );
     expect(Number(swept[0]!.calls)).toBeGreaterThan(0);
     expect(swept[0]!.net).toBe("0");

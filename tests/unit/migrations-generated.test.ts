@@ -15,7 +15,7 @@ it("generating a migration from the schema finds nothing to migrate", () => {
   fs.rmSync(path.join(root, out), { recursive: true, force: true });
   fs.cpSync(path.join(root, "drizzle"), path.join(root, out), { recursive: true });
   const config = path.join(root, out, "drizzle.config.ts");
-  fs.writeFileSync(config, `export default { dialect: "postgresql", schema: "./src/server/db/schema/*.ts", out: "./${out}" };\n`);
+  fs.writeFileSync(config, `export default { dialect: "postgresql", schema: "./src/server/db/schema/index.ts", out: "./${out}" };\n`);
   try {
     const before = fs.readdirSync(path.join(root, out)).sort();
     const printed = execFileSync(path.join(root, "node_modules/.bin/drizzle-kit"), ["generate", "--config", config, "--name", "unexpected"], { cwd: root, encoding: "utf8" });

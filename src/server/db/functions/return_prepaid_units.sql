@@ -1,7 +1,7 @@
 -- Gives back to their lots the prepaid units a call no longer needs, whichever writer settles it
 -- (settle_call, a batch refund, the abandoned-call sweep, an operator's refund): all of them when
 -- the call is refunded, those beyond its final units when it used fewer than it held. A call's draws
--- are its usage row's lot (`drawn_lot_id`) or its `lot_moves` rows, net of what it gave back. Units go
+-- are its rows of the `lot_ledger` view, net of what it gave back. Units go
 -- back to the lots last drawn first, so what a call used is what it drew first; a lot that has
 -- expired meanwhile takes them back and they expire with it. Runs as the BEFORE UPDATE trigger
 -- usage_records_return_prepaid_units (drizzle/0025), only on rows with prepaid units.
@@ -18,10 +18,8 @@ BEGIN
   END IF;
   FOR "drawn" IN
     SELECT m.lot_id, sum(m.units) AS net
-      FROM (SELECT OLD.drawn_lot_id AS lot_id, OLD.drawn_lot_units AS units, 0::bigint AS id WHERE OLD.drawn_lot_id IS NOT NULL
-            UNION ALL
-            SELECT m.lot_id, m.units, m.id FROM lot_moves m WHERE m.usage_id = OLD.id) AS m
-     GROUP BY m.lot_id HAVING sum(m.units) > 0 ORDER BY min(m.id) DESC
+      FROM lot_ledger m WHERE m.usage_id = OLD.id
+     GROUP BY m.lot_id HAVING sum(m.units) > 0 ORDER BY min(m.o) DESC
   LOOP
     EXIT WHEN "give" = 0;
     "back" := least("drawn".net, "give");

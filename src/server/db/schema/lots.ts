@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, check, index, pgEnum, pgTable, pgView, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const LOT_SOURCES = ["free", "package", "grant"] as const;
 export type LotSource = (typeof LOT_SOURCES)[number];
@@ -10,7 +10,7 @@ export const lotSource = pgEnum("lot_source", LOT_SOURCES);
  * bought from the balance, or a package an operator granted. Calls draw from lots before the
  * balance (charge_call); every change of `units_left` is recorded in the same transaction, by a row
  * of `lot_moves` or on the usage row of the call it paid (`drawn_lot_id`), so `units_granted -
- * units_left` is always the sum of the lot's moves (LOT_LEDGER in modules/ledger/lots.ts).
+ * units_left` is always the sum of the lot's moves (the `lot_ledger` view).
  */
 export const unitLots = pgTable(
   "unit_lots",
@@ -69,4 +69,23 @@ export const lotMoves = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
   (t) => [index("lot_moves_usage_idx").on(t.usageId).where(sql`${t.usageId} is not null`), index("lot_moves_lot_idx").on(t.lotId), check("lot_moves_units_nonzero", sql`${t.units} <> 0`)],
+);
+
+/**
+ * Every lot's moves (decision 054) in one relation: the `lot_moves` rows, and the draws recorded on
+ * usage rows (`drawn_lot_id`: one package or grant paid all of a call's prepaid units). `o` orders a
+ * call's moves: its usage row's draw comes first. A free quota's draws are always `lot_moves` rows,
+ * so what reads one free lot's draws reads those alone. Read by the return trigger, `admin ledger
+ * verify`, `admin stats` and the billing details.
+ */
+export const lotLedger = pgView("lot_ledger", {
+  lotId: bigint("lot_id", { mode: "number" }).notNull(),
+  usageId: bigint("usage_id", { mode: "number" }),
+  units: bigint("units", { mode: "number" }).notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  o: bigint("o", { mode: "number" }).notNull(),
+}).as(
+  sql`select lot_id, usage_id, units, created_at, id as o from lot_moves
+  union all
+  select drawn_lot_id, id, drawn_lot_units, created_at, 0 from usage_records where drawn_lot_id is not null`,
 );

@@ -3,7 +3,6 @@ import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
 import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
-import { LOT_LEDGER } from "../ledger/index";
 
 export interface BillingFilter {
   userId: number;
@@ -86,7 +85,7 @@ function lotPart(row: LotPartRow): PaidPart {
 }
 
 /**
- * The lots each call drew from, net of what its settlement gave back (LOT_LEDGER by usage id), in
+ * The lots each call drew from, net of what its settlement gave back (the `lot_ledger` view by usage id), in
  * the order it drew them; a lot it gave everything back to is left out. For a free quota, also how
  * much of it the calls that drew from it before, and this one, used: a period's free lot holds at
  * most its quota's worth of calls, and its draws are all `lot_moves` rows, so that running sum reads
@@ -100,7 +99,7 @@ async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidP
     db,
     sql`with mine as (
           select m.usage_id, m.lot_id, sum(m.units) as units, min(m.o) as first_move
-          from ${LOT_LEDGER} m where m.usage_id in (${ids}) group by m.usage_id, m.lot_id),
+          from lot_ledger m where m.usage_id in (${ids}) group by m.usage_id, m.lot_id),
         free_running as (
           select m.usage_id, m.lot_id, sum(sum(m.units)) over (partition by m.lot_id order by min(m.id)) as used
           from lot_moves m join unit_lots l on l.id = m.lot_id and l.source = 'free'

@@ -2,16 +2,6 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Db, type Tx } from "../../db/client";
 import { credit, debit } from "./ledger";
 
-/**
- * Every lot's moves (decision 054), as one relation of (lot_id, usage_id, units, created_at, o): the
- * `lot_moves` rows, and the draws recorded on usage rows (`drawn_lot_id`: one package or grant paid
- * all of a call's prepaid units). `o` orders a call's moves: its usage row's draw comes first. A free
- * quota's draws are always `lot_moves` rows, so what reads one free lot's draws reads those alone.
- */
-export const LOT_LEDGER = sql.raw(`(select lot_id, usage_id, units, created_at, id as o from lot_moves
-  union all
-  select drawn_lot_id, id, drawn_lot_units, created_at, 0 from usage_records where drawn_lot_id is not null)`);
-
 /** A package as the catalog sells it (the catalog's `packages`, with its price in micro-units). */
 export interface PackageTerms {
   toolId: string;

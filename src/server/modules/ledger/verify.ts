@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../db/client";
-import { LOT_LEDGER } from "./lots";
 
 export type LedgerProblem =
   | { type: "balance_mismatch"; userId: number; balance: bigint; ledgerSum: bigint }
@@ -56,14 +55,14 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
       const lots = await queryRows<{ id: string; user_id: string; used: string; moved: string }>(
         tx,
         sql`select l.id::text, l.user_id::text, (l.units_granted - l.units_left)::text as used, coalesce(m.moved, 0)::text as moved
-            from unit_lots l left join (select lot_id, sum(units) as moved from ${LOT_LEDGER} m group by lot_id) m on m.lot_id = l.id
+            from unit_lots l left join (select lot_id, sum(units) as moved from lot_ledger m group by lot_id) m on m.lot_id = l.id
             where l.units_granted - l.units_left <> coalesce(m.moved, 0)
             order by l.id limit ${REPORT_LIMIT}`,
       );
       const draws = await queryRows<{ request_id: string; user_id: string; prepaid_units: string; drawn: string }>(
         tx,
         sql`select u.request_id, u.user_id::text, u.prepaid_units::text, coalesce(m.drawn, 0)::text as drawn
-            from usage_records u full join (select usage_id, sum(units) as drawn from ${LOT_LEDGER} m where usage_id is not null group by usage_id) m on m.usage_id = u.id
+            from usage_records u full join (select usage_id, sum(units) as drawn from lot_ledger m where usage_id is not null group by usage_id) m on m.usage_id = u.id
             where coalesce(u.prepaid_units, -1) <> coalesce(m.drawn, 0) and (u.prepaid_units > 0 or m.drawn is not null)
             order by u.id limit ${REPORT_LIMIT}`,
       );

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beijingDate, beijingDayStart } from "#shared/beijing-time";
 import { queryRows, type Db } from "../../db/client";
-import { LOT_LEDGER } from "../ledger/index";
 
 const DAY_MS = 86_400_000;
 
@@ -105,7 +104,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
       );
       const drawn = await queryRows<{ source: string; units: string }>(
         tx,
-        sql`select l.source::text as source, sum(m.units)::text as units from ${LOT_LEDGER} m join unit_lots l on l.id = m.lot_id
+        sql`select l.source::text as source, sum(m.units)::text as units from lot_ledger m join unit_lots l on l.id = m.lot_id
             where m.usage_id is not null and ${inRange("m.created_at")} group by 1 order by 1`,
       );
       const days = new Map(byDay.map((d) => [d.day, d]));
