@@ -126,11 +126,12 @@ export async function grantPackage(db: Db, input: { userId: number; terms: Packa
   });
 }
 
-export type LotRefund = { ok: true; refunded: bigint; units: number; balance: bigint } | { ok: false; reason: "unknown" | "not_bought" | "refunded" | "empty" };
+export type LotRefund = { ok: true; refunded: bigint; units: number; balance: bigint } | { ok: false; reason: "unknown" | "not_bought" | "refunded" | "empty" | "held" };
 
 /**
  * An operator's refund of a bought lot's unused units (`admin packages refund`), once: the price
- * paid pro rata to the units left (rounded down to the micro-unit), and the lot is emptied.
+ * paid pro rata to the units left (rounded down to the micro-unit), and the lot is emptied. Refused
+ * while a call of the lot's user and tool holds prepaid units.
  */
 export async function refundLot(db: Db, input: { lotId: number; reason: string; at: Date }): Promise<LotRefund> {
   return db.transaction(async (tx) => {
@@ -143,6 +144,13 @@ export async function refundLot(db: Db, input: { lotId: number; reason: string; 
     if (lot.source !== "package") return { ok: false, reason: "not_bought" };
     if (lot.refundedAt) return { ok: false, reason: "refunded" };
     if (lot.unitsLeft === 0) return { ok: false, reason: "empty" };
+    // A call in flight gives back what it does not use when it ends, and a refunded lot could not be
+    // drawn or refunded again: those units would be lost. New draws wait on the user's lock held here.
+    const [inFlight] = await queryRows<{ held: boolean }>(
+      tx,
+      sql`select exists (select from usage_records where status = 'pending' and user_id = ${row.user_id} and tool_id = ${lot.toolId} and prepaid_units > 0) as held`,
+    );
+    if (inFlight!.held) return { ok: false, reason: "held" };
     const refunded = (lot.pricePaid * BigInt(lot.unitsLeft)) / BigInt(lot.unitsGranted);
     await tx.execute(sql`
       with emptied as (update unit_lots set units_left = 0, refunded_at = ${input.at.toISOString()}::timestamptz where id = ${lot.id} returning id)

@@ -11,7 +11,7 @@ import { adminCli } from "../../testing/admin-cli";
 import { tempDataDir } from "../../testing/temp-dir";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithSession } from "../../testing/users";
-import { buyPackage, chargeBatch } from "../ledger/index";
+import { buyPackage, chargeBatch, refundBatch } from "../ledger/index";
 import { verifyLedger } from "../ledger/verify";
 
 let database: Database;
@@ -103,6 +103,35 @@ describe("tollgate admin packages", () => {
     expect(grant!.source).toBe("grant");
     expect((await cli("packages", "refund", String(grant!.id), "--reason", "x")).err).toMatch(/only a bought package is refunded/);
     expect((await cli("packages", "refund", "12345678", "--reason", "x")).err).toMatch(/there is no lot with this id/);
+    expect((await verifyLedger(database.db)).problems).toEqual([]);
+  });
+
+  it("refuses to refund a lot while a call holds units of its tool, and refunds them all once the call gave them back", async () => {
+    const user = await createUserWithSession({ database, clock }, { balance: "5" });
+    const bought = await buyPackage(database.db, {
+      userId: user.userId,
+      terms: { toolId: "ocr", packageId: "starter", name: "Starter", units: 10, price: 1_000_000n, validDays: 30 },
+      at: clock.now(),
+      idempotencyKey: "held-refund",
+    });
+    if (!bought.ok) throw new Error("the purchase was refused");
+    const keyId = await insertApiKey(database.db, user.userId, clock.now());
+    const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: clock.now(), freeUntil: clock.now(), stopWhenOut: false };
+    // Held before its upstream answers: pending, with 8 of the lot's units.
+    const [held] = await chargeBatch(database.db, [
+      { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 8, amount: 80_000n, requestId: "holds-eight", at: clock.now(), prepaid },
+    ]);
+    if (!held?.ok) throw new Error("the hold was refused");
+    expect(held.prepaidUnits).toBe(8);
+    const refused = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
+    expect([refused.code, refused.err]).toEqual([1, `lot ${bought.lot.id}: calls of this tool still in flight hold units from the user's lots; refund it once they have ended (a call's hold ends with the call); nothing was refunded`]);
+    expect(await balanceOf(user.userId)).toBe(4_000_000n);
+    // The call fails: its 8 units go back to the lot, and the refund then pays for all 10.
+    await refundBatch(database.db, [
+      { usageId: held.usageId, userId: user.userId, apiKeyId: keyId, amount: 0n, requestId: "holds-eight", at: clock.now(), finalStatus: "refunded", units: 8, httpStatus: 502, latencyMs: 1 },
+    ]);
+    const refund = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
+    expect(refund.out).toBe(`refunded 1.00 for 10 unused units of lot ${bought.lot.id}; balance now 5.00`);
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 });

@@ -78,6 +78,7 @@ const REFUSALS = {
   not_bought: "only a bought package is refunded: a free quota or a grant cost nothing",
   refunded: "this lot was refunded before",
   empty: "this lot has no units left to refund",
+  held: "calls of this tool still in flight hold units from the user's lots; refund it once they have ended (a call's hold ends with the call)",
 } as const;
 
 export const packagesRefundCommand: CliCommand = {
