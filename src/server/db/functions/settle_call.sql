@@ -12,8 +12,9 @@ DECLARE
   "charged_at" timestamptz;
   "counted_period" timestamptz;
   "balance" bigint;
+  "prepaid" bigint;
 BEGIN
-  SELECT u.api_key_id, u.created_at, u.spend_period_start INTO "key_id", "charged_at", "counted_period"
+  SELECT u.api_key_id, u.created_at, u.spend_period_start, u.prepaid_units INTO "key_id", "charged_at", "counted_period", "prepaid"
     FROM usage_records u WHERE u.id = "p_usage_id" AND u.status = 'pending' FOR UPDATE;
   IF NOT FOUND THEN
     RETURN false;
@@ -31,6 +32,10 @@ BEGIN
       period_spent = CASE WHEN coalesce("counted_period", spend_period_start(api_keys.spend_limit_period, "charged_at")) = api_keys.period_start
                           THEN greatest(api_keys.period_spent - "p_refund", 0) ELSE api_keys.period_spent END
     WHERE api_keys.id = "key_id";
+  ELSIF "prepaid" > 0 THEN
+    -- Units the call gives back go to its lots (the return trigger), which charges draw on under
+    -- the user's lock: taken first here too, or a charge and this could each hold a lot the other needs.
+    PERFORM FROM users WHERE users.id = "p_user_id" FOR UPDATE;
   END IF;
   UPDATE usage_records SET status = "p_final_status", amount = usage_records.amount - "p_refund", units = "p_units",
     http_status = "p_http_status", latency_ms = "p_latency", completed_at = "p_at"

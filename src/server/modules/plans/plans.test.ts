@@ -14,6 +14,7 @@ import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithKey } from "../../testing/keys";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch, grantPackage, refundAbandonedCalls, refundBatch } from "../ledger/index";
+import { settleOne } from "../ledger/refunds";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
 
@@ -198,6 +199,24 @@ describe("held units", () => {
     // One package paid the whole hold: its draw is on the usage row, what went back a move of its own.
     expect(usage).toMatchObject({ units: 4, prepaidUnits: 4, amount: 0n, status: "succeeded", drawnLotId: lot!.id, drawnLotUnits: 10 });
     expect(moves.filter((m) => m.usageId === usage!.id).map((m) => [m.lotId, m.kind, m.units])).toEqual([[lot!.id, "return", -6]]);
+    await expectConsistent();
+  });
+
+  it("a settlement that gives units back but no money locks the user first, as charges do, so the two cannot deadlock over lots", async () => {
+    const { user } = await funded("1");
+    expect((await buy(user, "units", "big")).statusCode).toBe(201);
+    const [key] = await t.database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const at = new Date(START);
+    const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: at, freeUntil: at, stopWhenOut: false };
+    const [held] = await chargeBatch(t.database.db, [{ userId: user.userId, apiKeyId: key!.id, toolId: "units", units: 10, amount: 100_000n, requestId: "held-ten", at, prepaid }]);
+    if (!held?.ok) throw new Error("the hold was refused");
+    const usersLocked = await t.database.db.transaction(async (tx) => {
+      const settled = await settleOne(tx, { usageId: held.usageId, userId: user.userId, apiKeyId: key!.id, amount: 0n, requestId: "held-ten", at, finalStatus: "succeeded", units: 4, httpStatus: 200, latencyMs: 1 });
+      expect(settled).toBe(true);
+      return queryRows<{ mode: string }>(tx, sql`select mode from pg_locks where locktype = 'relation' and relation = 'users'::regclass and pid = pg_backend_pid()`);
+    });
+    expect(usersLocked.map((l) => l.mode)).toContain("RowShareLock");
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([96]);
     await expectConsistent();
   });
 
