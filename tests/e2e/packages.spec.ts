@@ -95,7 +95,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await card.getByTestId("buy-package-submit").click();
   const tooDear = await opened(page.getByRole("dialog", { name: "Buy Bulk for QR code?" }));
   await tooDear.getByTestId("buy-package-pay").click();
-  await expect(tooDear.getByTestId("buy-package-refusal")).toHaveText("the package costs 100.00 and the balance is 49.00: top up, then buy again");
+  await expect(tooDear.getByTestId("buy-package-refusal")).toHaveText("the package costs ¥100.00 and your balance is ¥49.00: top up, then buy again");
   await tooDear.getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByTestId("header-balance")).toHaveText("¥49.00");
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { formatMoney } from "#shared/money";
+import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { lotsResponseSchema, purchaseBodySchema, purchaseResponseSchema } from "#shared/plans";
 import { AppError } from "../../errors";
 import { buyPackage } from "../ledger/index";
@@ -41,7 +42,7 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
       const now = app.clock.now();
       const bought = await buyPackage(app.db, { userId: request.user.userId, terms, at: now, idempotencyKey: key });
       if (!bought.ok) {
-        throw new AppError(402, "insufficient_balance", `the package costs ${formatMoney(terms.price)} and the balance is ${formatMoney(bought.balance)}: top up, then buy again`);
+        throw new AppError(402, "insufficient_balance", `the package costs ${CURRENCY_SYMBOL}${formatMoney(terms.price)} and your balance is ${CURRENCY_SYMBOL}${formatMoney(bought.balance)}: top up, then buy again`);
       }
       if (!bought.replayed) app.metrics.packageSold(terms.toolId, terms.price);
       reply.code(201);
