@@ -75,29 +75,35 @@ describe("tollgate admin packages", () => {
     expect([nobody.code, nobody.err]).toEqual([1, expect.stringMatching(/no user with phone or id "99999999"/)]);
   });
 
-  it("refunds a bought lot's unused units pro rata, once; a grant is not refunded", async () => {
+  /** A user with ¥5 who bought a Starter package of `units` ocr units for ¥1, a key, and the terms its calls draw with. */
+  async function boughtStarter(units: number) {
     const user = await createUserWithSession({ database, clock }, { balance: "5" });
     const bought = await buyPackage(database.db, {
       userId: user.userId,
-      terms: { toolId: "ocr", packageId: "starter", name: "Starter", units: 3, price: 1_000_000n, validDays: 30 },
+      terms: { toolId: "ocr", packageId: "starter", name: "Starter", units, price: 1_000_000n, validDays: 30 },
       at: clock.now(),
-      idempotencyKey: "refund-me",
+      idempotencyKey: `starter-${units}`,
     });
     if (!bought.ok) throw new Error("the purchase was refused");
-    // One call draws one unit of it.
     const keyId = await insertApiKey(database.db, user.userId, clock.now());
     const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: clock.now(), freeUntil: clock.now(), stopWhenOut: false };
+    return { user, lot: bought.lot, keyId, prepaid };
+  }
+
+  it("refunds a bought lot's unused units pro rata, once; a grant is not refunded", async () => {
+    const { user, lot, keyId, prepaid } = await boughtStarter(3);
+    // One call draws one unit of it.
     const ended = { httpStatus: 200, latencyMs: 1, at: clock.now() };
     const [charged] = await chargeBatch(database.db, [
       { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 1, amount: 10_000n, requestId: "one-draw", at: clock.now(), ended, prepaid },
     ]);
     expect(charged).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 2 });
-    const refund = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
+    const refund = await cli("packages", "refund", String(lot.id), "--reason", "tool retired");
     expect(refund.code).toBe(0);
-    expect(refund.out).toBe(`refunded 0.666666 for 2 unused units of lot ${bought.lot.id}; balance now 4.666666`);
+    expect(refund.out).toBe(`refunded 0.666666 for 2 unused units of lot ${lot.id}; balance now 4.666666`);
     expect(await balanceOf(user.userId)).toBe(4_666_666n);
-    const twice = await cli("packages", "refund", String(bought.lot.id), "--reason", "again");
-    expect([twice.code, twice.err]).toEqual([1, `lot ${bought.lot.id}: this lot was refunded before; nothing was refunded`]);
+    const twice = await cli("packages", "refund", String(lot.id), "--reason", "again");
+    expect([twice.code, twice.err]).toEqual([1, `lot ${lot.id}: this lot was refunded before; nothing was refunded`]);
     await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "gift");
     const [grant] = JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out) as { id: number; source: string }[];
     expect(grant!.source).toBe("grant");
@@ -107,31 +113,22 @@ describe("tollgate admin packages", () => {
   });
 
   it("refuses to refund a lot while a call holds units of its tool, and refunds them all once the call gave them back", async () => {
-    const user = await createUserWithSession({ database, clock }, { balance: "5" });
-    const bought = await buyPackage(database.db, {
-      userId: user.userId,
-      terms: { toolId: "ocr", packageId: "starter", name: "Starter", units: 10, price: 1_000_000n, validDays: 30 },
-      at: clock.now(),
-      idempotencyKey: "held-refund",
-    });
-    if (!bought.ok) throw new Error("the purchase was refused");
-    const keyId = await insertApiKey(database.db, user.userId, clock.now());
-    const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: clock.now(), freeUntil: clock.now(), stopWhenOut: false };
+    const { user, lot, keyId, prepaid } = await boughtStarter(10);
     // Held before its upstream answers: pending, with 8 of the lot's units.
     const [held] = await chargeBatch(database.db, [
       { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 8, amount: 80_000n, requestId: "holds-eight", at: clock.now(), prepaid },
     ]);
     if (!held?.ok) throw new Error("the hold was refused");
     expect(held.prepaidUnits).toBe(8);
-    const refused = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
-    expect([refused.code, refused.err]).toEqual([1, `lot ${bought.lot.id}: calls of this tool still in flight hold units from the user's lots; refund it once they have ended (a call's hold ends with the call); nothing was refunded`]);
+    const refused = await cli("packages", "refund", String(lot.id), "--reason", "tool retired");
+    expect([refused.code, refused.err]).toEqual([1, `lot ${lot.id}: calls of this tool still in flight hold units from the user's lots; refund it once they have ended (a call's hold ends with the call); nothing was refunded`]);
     expect(await balanceOf(user.userId)).toBe(4_000_000n);
     // The call fails: its 8 units go back to the lot, and the refund then pays for all 10.
     await refundBatch(database.db, [
       { usageId: held.usageId, userId: user.userId, apiKeyId: keyId, amount: 0n, requestId: "holds-eight", at: clock.now(), finalStatus: "refunded", units: 8, httpStatus: 502, latencyMs: 1 },
     ]);
-    const refund = await cli("packages", "refund", String(bought.lot.id), "--reason", "tool retired");
-    expect(refund.out).toBe(`refunded 1.00 for 10 unused units of lot ${bought.lot.id}; balance now 5.00`);
+    const refund = await cli("packages", "refund", String(lot.id), "--reason", "tool retired");
+    expect(refund.out).toBe(`refunded 1.00 for 10 unused units of lot ${lot.id}; balance now 5.00`);
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 });
