@@ -143,14 +143,15 @@ export async function refundLot(db: Db, input: { lotId: number; reason: string; 
     const lot = lotOf(locked!);
     if (lot.source !== "package") return { ok: false, reason: "not_bought" };
     if (lot.refundedAt) return { ok: false, reason: "refunded" };
-    if (lot.unitsLeft === 0) return { ok: false, reason: "empty" };
     // A call in flight gives back what it does not use when it ends, and a refunded lot could not be
     // drawn or refunded again: those units would be lost. New draws wait on the user's lock held here.
+    // Asked before whether the lot is empty: one whose every unit a call holds is not empty for good.
     const [inFlight] = await queryRows<{ held: boolean }>(
       tx,
       sql`select exists (select from usage_records where status = 'pending' and user_id = ${row.user_id} and tool_id = ${lot.toolId} and prepaid_units > 0) as held`,
     );
     if (inFlight!.held) return { ok: false, reason: "held" };
+    if (lot.unitsLeft === 0) return { ok: false, reason: "empty" };
     const refunded = (lot.pricePaid * BigInt(lot.unitsLeft)) / BigInt(lot.unitsGranted);
     await tx.execute(sql`
       with emptied as (update unit_lots set units_left = 0, refunded_at = ${input.at.toISOString()}::timestamptz where id = ${lot.id} returning id)

@@ -13,7 +13,7 @@ import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createTestDatabase } from "../../testing/test-database";
 import { createUserWithKey } from "../../testing/keys";
 import { createUserWithSession, type TestUser } from "../../testing/users";
-import { chargeBatch, grantPackage, refundAbandonedCalls, refundBatch } from "../ledger/index";
+import { chargeBatch, grantPackage, refundAbandonedCalls, refundBatch, refundLot } from "../ledger/index";
 import { settleOne } from "../ledger/refunds";
 import { verifyLedger } from "../ledger/verify";
 import { packageTerms } from "./lots";
@@ -651,6 +651,17 @@ describe("what a user sees", () => {
       '"package Starter, expires 2026-03-31 ×6 + balance ×1",0,6,0,1',
       '"free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4",3,4,0,0',
     ]);
+  });
+
+  it("a refund of a lot whose every unit a call in flight holds is refused as held, not as empty", async () => {
+    const { user } = await funded("2");
+    const bought = (await buy(user, "chars", "starter")).json();
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const prepaid = { price: 1_000n, freeUnits: 0, freeFrom: t.clock.now(), freeUntil: t.clock.now(), stopWhenOut: false };
+    const hold = { userId: user.userId, apiKeyId: key!.id, toolId: "chars", units: 10, amount: 10_000n, requestId: "holds-all-ten", at: t.clock.now(), prepaid };
+    const [held] = await chargeBatch(t.database.db, [hold]);
+    expect(held).toMatchObject({ ok: true, prepaidUnits: 10, prepaidLeft: 0 });
+    expect(await refundLot(t.database.db, { lotId: bought.lot.id, reason: "x", at: t.clock.now() })).toEqual({ ok: false, reason: "held" });
   });
 
   it("the call log counts every unit a call used and those its lots paid; a call lots paid whole is not said to be uncharged", async () => {
