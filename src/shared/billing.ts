@@ -3,7 +3,7 @@ import { userText } from "./text";
 
 export const BILLING_PAGE_MAX = 100;
 
-/** GET /api/v1/console/billing and billing.csv: one row per charged call. */
+/** GET /api/v1/console/billing and billing.csv: one row per charged call or package bought. */
 export const billingQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe("Start of the range, inclusive"),
   to: z.iso.datetime({ offset: true }).optional().describe("End of the range, exclusive"),
@@ -46,24 +46,38 @@ export const paidPartSchema = z.object({
 });
 export type PaidPart = z.infer<typeof paidPartSchema>;
 
+/** A package bought from the balance, listed in billing details beside the calls (decision 060). */
+export const purchaseSchema = z.object({
+  lotId: z.number().int(),
+  packageId: z.string(),
+  name: z.string().describe("The package's name when it was bought"),
+  expiresAt: z.string().describe("When its units expire (ISO 8601)"),
+  refundedAt: z.string().nullable().describe("When the site's operator refunded its unused units to the balance (a credit in charge details); null if not"),
+});
+export type PurchaseRow = z.infer<typeof purchaseSchema>;
+
 export const billingRowSchema = z.object({
-  id: z.number().int(),
+  kind: z.enum(["call", "purchase"]).describe("call: a charged call; purchase: a package bought from the balance"),
+  id: z.number().int().describe("The call's id, or for a purchase its lot's id"),
   time: z.string(),
   toolId: z.string(),
-  keyId: z.number().int(),
-  keyName: z.string(),
-  units: z.number().int(),
-  amount: z.string().describe("What the call cost, a decimal string"),
-  requestId: z.string(),
+  keyId: z.number().int().nullable().describe("null for a purchase"),
+  keyName: z.string().nullable().describe("null for a purchase"),
+  units: z.number().int().describe("The units the call used, or the units the package holds"),
+  amount: z.string().describe("What the call or the package cost, a decimal string"),
+  requestId: z.string().nullable().describe("null for a purchase"),
   llm: llmChargeSchema.nullable().describe("For a call to an LLM tool: its model, tokens and the amount of each"),
-  paidBy: z.array(paidPartSchema).describe("What paid for the call, in the order it was drawn: free quota, packages and grants, then the balance (amount)"),
+  paidBy: z.array(paidPartSchema).describe("What paid for the call, in the order it was drawn: free quota, packages and grants, then the balance (amount); for a purchase, the balance"),
+  purchase: purchaseSchema.nullable().describe("For a purchase: the package; null for a call"),
 });
 export type BillingRow = z.infer<typeof billingRowSchema>;
 
 export const billingPageSchema = z.object({
   items: z.array(billingRowSchema),
   nextCursor: z.string().nullable(),
-  total: z.object({ calls: z.number().int(), amount: z.string() }).describe("For the whole filter, across all pages"),
+  total: z
+    .object({ calls: z.number().int(), purchases: z.number().int(), amount: z.string() })
+    .describe("For the whole filter, across all pages: the charged calls, the packages bought, and what they cost together"),
 });
 export type BillingPage = z.infer<typeof billingPageSchema>;
 
@@ -71,4 +85,5 @@ export const BILLING_CSV_HEADER = [
   ...["time", "tool", "key", "units", "amount", "request_id"],
   ...["model", "input_tokens", "cached_input_tokens", "output_tokens", "input_amount", "cached_input_amount", "output_amount", "tokens_origin"],
   ...["paid_by", "free_units", "package_units", "grant_units", "balance_units"],
+  "package_bought",
 ] as const;

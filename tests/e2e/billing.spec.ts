@@ -60,7 +60,7 @@ test("a key created in the console is used for a call; billing details shows the
   const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
   // The LLM columns (model, tokens, amounts, origin) stay empty for a tool priced per call.
   expect(text.trim().split("\r\n")).toEqual([
-    "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units",
-    `${beijingIso(chargedAt)},qrcode,billing e2e,1,0.002,${requestId},,,,,,,,,balance,0,0,0,1`,
+    "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units,package_bought",
+    `${beijingIso(chargedAt)},qrcode,billing e2e,1,0.002,${requestId},,,,,,,,,balance,0,0,0,1,`,
   ]);
 });

@@ -113,6 +113,12 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(row.getByTestId("billing-paid-by")).toHaveText(`package Starter, expires ${beijingDate(expiresAt)}`);
   await expect(row).toContainText("¥0.00");
   await expect(rowOf(echo.headers()["x-request-id"]!).getByTestId("billing-paid-by")).toHaveText("free 1/2 today");
+  // The purchase is there too, below the calls, paid from the balance and counted in the total.
+  const purchase = page.getByTestId("billing-table").getByRole("row").filter({ has: page.getByTestId("billing-purchase") });
+  await expect(purchase.getByTestId("billing-purchase")).toHaveText(`package Starter bought, expires ${beijingDate(expiresAt)}`);
+  await expect(purchase).toContainText("¥1.00");
+  await expect(purchase.getByTestId("billing-paid-by")).toHaveText("balance");
+  await expect(page.getByTestId("billing-total")).toHaveText("2 calls and 1 packages, ¥1.00 in total");
 
   // The call log says the package paid, not that the call went uncharged, and counts its unit.
   await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);

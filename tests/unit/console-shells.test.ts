@@ -58,7 +58,7 @@ describe("the console pages' HTML", () => {
     expect(apply).toContain('<p lang="en">Some tools need approval before your API keys may call them.');
     expect(consoleFrame("/console/api-keys")).toContain('<p lang="en">Keys authenticate your calls to the tools.');
     // The two money pages say plainly which way the money goes (issue 42).
-    expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every charged call: what it cost and which key made it.');
+    expect(consoleFrame("/console/billing-details")).toContain('<p lang="en">Every charged call: what it cost and which key made it, and every package bought from your balance.');
     expect(consoleFrame("/console/billing-details")).toContain('<p lang="zh-CN">每一次扣费的调用：');
     expect(consoleFrame("/console/info")).toContain('<p lang="en">Your balance and how long it lasts, your calls over the last 30 days,');
     expect(consoleFrame("/console/charge-details")).toContain('<span lang="en">Charge details</span>');

@@ -78,7 +78,7 @@ export const enConsole = {
     wait: { seconds: "{{n}} seconds", minutes: "{{n}} minutes", hours: "{{n}} hours" },
   },
   billing: {
-    intro: "Every charged call: what it cost and which key made it. Failed and refused calls are not charged: find them under All calls.",
+    intro: "Every charged call: what it cost and which key made it, and every package bought from your balance. Failed and refused calls are not charged: find them under All calls.",
     from: "From",
     to: "To",
     tool: "Tool",
@@ -89,6 +89,9 @@ export const enConsole = {
     exportFailed: "The export failed. Please try again.",
     rangeInvalid: "The start date must not be after the end date.",
     total: "{{calls}} calls, {{amount}} in total",
+    totalWithPurchases: "{{calls}} calls and {{purchases}} packages, {{amount}} in total",
+    purchase: "package {{name}} bought, expires {{date}}",
+    purchaseRefunded: "package {{name}} bought, expires {{date}}; unused units refunded on {{refunded}}",
     empty: "No charged calls yet.",
     loadMore: "Load more",
     columns: { time: "Time", tool: "Tool", key: "Key", units: "Units", amount: "Amount", paidBy: "Paid by", requestId: "Request ID" },
@@ -338,7 +341,7 @@ export const enConsole = {
     loadMore: "Load more",
     empty: "No credits yet",
     columns: { time: "Time", method: "Method", amount: "Amount", status: "Status", reference: "Reference" },
-    methods: { redemption: "Redemption code", operator: "Operator credit", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
+    methods: { redemption: "Redemption code", operator: "Operator credit", package_refund: "Package refund", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
     statuses: { succeeded: "Succeeded", pending: "Pending", closed: "Closed" },
   },
   applications: {

@@ -99,7 +99,7 @@ export const zhCN: Messages = {
     tryIt: "在线试用",
   },
   billing: {
-    intro: "每一次扣费的调用：费用及所用密钥。失败和被拒绝的调用不收费：请在“全部调用”中查看。",
+    intro: "每一次扣费的调用：费用及所用密钥；以及每一次用余额购买的次数包。失败和被拒绝的调用不收费：请在“全部调用”中查看。",
     from: "开始日期",
     to: "结束日期",
     tool: "工具",
@@ -110,6 +110,9 @@ export const zhCN: Messages = {
     exportFailed: "导出失败，请重试。",
     rangeInvalid: "开始日期不能晚于结束日期。",
     total: "共 {{calls}} 次调用，合计 {{amount}}",
+    totalWithPurchases: "共 {{calls}} 次调用、{{purchases}} 个次数包，合计 {{amount}}",
+    purchase: "购买次数包 {{name}}，{{date}} 到期",
+    purchaseRefunded: "购买次数包 {{name}}，{{date}} 到期；未用部分已于 {{refunded}} 退款",
     empty: "暂无计费调用。",
     loadMore: "加载更多",
     columns: { time: "时间", tool: "工具", key: "密钥", units: "用量", amount: "金额", paidBy: "支付来源", requestId: "请求 ID" },
@@ -367,7 +370,7 @@ export const zhCN: Messages = {
     loadMore: "加载更多",
     empty: "暂无充值记录",
     columns: { time: "时间", method: "方式", amount: "金额", status: "状态", reference: "参考号" },
-    methods: { redemption: "兑换码", operator: "人工充值", alipay: "支付宝", wechat: "微信支付", referral_bonus: "邀请奖励" },
+    methods: { redemption: "兑换码", operator: "人工充值", package_refund: "次数包退款", alipay: "支付宝", wechat: "微信支付", referral_bonus: "邀请奖励" },
     statuses: { succeeded: "成功", pending: "待支付", closed: "已关闭" },
   },
   applications: {

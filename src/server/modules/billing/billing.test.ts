@@ -51,7 +51,7 @@ describe("GET /api/v1/console/billing", () => {
       ["echo", "primary", "0.0001", 1],
       ["echo", "primary", "0.0001", 1],
     ]);
-    expect(body.total).toEqual({ calls: 4, amount: "0.0023" });
+    expect(body.total).toEqual({ calls: 4, purchases: 0, amount: "0.0023" });
     expect(body.items[0].requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.nextCursor).toBeNull();
   });
@@ -65,9 +65,9 @@ describe("GET /api/v1/console/billing", () => {
 
   it("filters by tool, by key and by date range, with totals for the filter", async () => {
     const byTool = (await billing(alice, "?toolId=qrcode")).json();
-    expect(byTool.total).toEqual({ calls: 1, amount: "0.002" });
+    expect(byTool.total).toEqual({ calls: 1, purchases: 0, amount: "0.002" });
     const byKey = (await billing(alice, `?keyId=${keys.alicePrimary!.id}`)).json();
-    expect(byKey.total).toEqual({ calls: 3, amount: "0.0003" });
+    expect(byKey.total).toEqual({ calls: 3, purchases: 0, amount: "0.0003" });
     const all = (await billing(alice)).json().items;
     const from = encodeURIComponent(all[2].time);
     const to = encodeURIComponent(all[0].time);
@@ -93,7 +93,7 @@ describe("GET /api/v1/console/billing", () => {
     expect(backwards.json().message).toMatch(/start of the range must be before its end/);
     expect((await billing(alice, "?limit=1000")).statusCode).toBe(400);
     // Times and cursors the database cannot do arithmetic on are the caller's mistake (400), not a 500.
-    const forged = Buffer.from(JSON.stringify({ at: "99999999999999999999", id: 1 })).toString("base64url");
+    const forged = Buffer.from(JSON.stringify({ at: "99999999999999999999", rank: 1, id: 1 })).toString("base64url");
     expect((await billing(alice, `?cursor=${forged}`)).json()).toEqual({ code: "bad_request", message: "the cursor is not valid: start again from the first page" });
     for (const [query, message] of [
       ["?to=0000-01-01T00:00:00Z", "to must be a time in the years 1 to 9999"],
@@ -120,10 +120,10 @@ describe("GET /api/v1/console/billing.csv", () => {
     expect(res.headers["content-disposition"]).toMatch(/attachment; filename="billing-\d{4}-\d{2}-\d{2}\.csv"/);
     const lines = res.body.trim().split("\r\n");
     expect(lines[0]).toBe(
-      "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units",
+      "time,tool,key,units,amount,request_id,model,input_tokens,cached_input_tokens,output_tokens,input_amount,cached_input_amount,output_amount,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units,package_bought",
     );
     expect(lines).toHaveLength(5);
-    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36},{9}balance,0,0,0,1$/);
+    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,qrcode,"ci, ""nightly""",1,0\.002,[0-9a-f-]{36},{9}balance,0,0,0,1,$/);
     const filtered = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=echo", headers: alice.headers });
     expect(filtered.body.trim().split("\r\n")).toHaveLength(4);
   });

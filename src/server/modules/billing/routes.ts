@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { beijingDate, beijingIso } from "#shared/beijing-time";
-import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow, type PaidPart } from "#shared/billing";
+import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow, type PaidPart, type PurchaseRow } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
 import { csvStream, type CsvCell } from "../../lib/csv";
 import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
@@ -27,20 +27,37 @@ function paidByCell(parts: PaidPart[]): string {
 const unitsBySource = (parts: PaidPart[]): CsvCell[] =>
   (["free", "package", "grant", "balance"] as const).map((source) => ({ numeric: parts.reduce((sum, part) => sum + (part.source === source ? part.units : 0), 0) }));
 
+/** A package bought: its name and when its units expire; empty for a call. */
+const packageBoughtCell = (purchase: PurchaseRow | null): string => (purchase ? `${purchase.name}, expires ${beijingDate(purchase.expiresAt)}` : "");
+
+/** One billing row as CSV cells; a purchase has no key, request id or LLM usage. */
+const csvCells = (row: BillingRow): CsvCell[] => [
+  beijingIso(row.time),
+  row.toolId,
+  row.keyName ?? "",
+  { numeric: row.units },
+  { numeric: row.amount },
+  row.requestId ?? "",
+  ...llmCells(row.llm),
+  paidByCell(row.paidBy),
+  ...unitsBySource(row.paidBy),
+  packageBoughtCell(row.purchase),
+];
+
 const filterQuery = billingQuerySchema.omit({ cursor: true, limit: true });
 
 function filterFor(userId: number, query: { from?: string; to?: string; toolId?: string; keyId?: number }): BillingFilter {
   return { userId, ...timeRange(query), toolId: query.toolId || undefined, keyId: query.keyId };
 }
 
-/** /console/billing-details: one row per charged call, filtered, paged, totalled and exportable. */
+/** /console/billing-details: one row per charged call or package bought, filtered, paged, totalled and exportable. */
 const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/console/billing",
     {
       schema: {
         tags: ["billing"],
-        summary: "Charged calls, newest first, with the total for the filter",
+        summary: "Charged calls and packages bought, newest first, with the total for the filter",
         querystring: billingQuerySchema,
         response: { 200: billingPageSchema },
       },
@@ -61,7 +78,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ["billing"],
-        summary: "The filtered charged calls as CSV (time, tool, key, units, amount, request id; for LLM calls the model, tokens and amount of each, and their origin; what paid for each), streamed",
+        summary: "The filtered charged calls and packages bought as CSV (time, tool, key, units, amount, request id; for LLM calls the model, tokens and amount of each, and their origin; what paid for each; the package bought), streamed",
         querystring: filterQuery,
       },
     },
@@ -72,7 +89,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
         .header("cache-control", "no-store")
         .header("content-disposition", `attachment; filename="billing-${stamp}.csv"`)
         .type("text/csv; charset=utf-8")
-        .send(csvStream(BILLING_CSV_HEADER, rows, (row: BillingRow) => [beijingIso(row.time), row.toolId, row.keyName, { numeric: row.units }, { numeric: row.amount }, row.requestId, ...llmCells(row.llm), paidByCell(row.paidBy), ...unitsBySource(row.paidBy)]));
+        .send(csvStream(BILLING_CSV_HEADER, rows, csvCells));
     },
   );
 };

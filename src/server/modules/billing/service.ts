@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
-import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
+import { beforeTimeRankId, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface BillingFilter {
   userId: number;
@@ -13,7 +13,7 @@ export interface BillingFilter {
 }
 
 /** Charged calls only: a refunded call cost nothing and is not billed. */
-function conditions(filter: BillingFilter): SQL[] {
+function callConditions(filter: BillingFilter): SQL[] {
   const where = [sql`u.user_id = ${filter.userId}`, sql`u.status <> 'refunded'`];
   if (filter.from) where.push(sql`u.created_at >= ${filter.from.toISOString()}::timestamptz`);
   if (filter.to) where.push(sql`u.created_at < ${filter.to.toISOString()}::timestamptz`);
@@ -22,7 +22,21 @@ function conditions(filter: BillingFilter): SQL[] {
   return where;
 }
 
+/** Packages bought from the balance; none under a key's filter, as no key buys them. A grant cost nothing and is not billed. */
+function purchaseConditions(filter: BillingFilter): SQL[] | null {
+  if (filter.keyId) return null;
+  const where = [sql`p.user_id = ${filter.userId}`, sql`p.source = 'package'`];
+  if (filter.from) where.push(sql`p.created_at >= ${filter.from.toISOString()}::timestamptz`);
+  if (filter.to) where.push(sql`p.created_at < ${filter.to.toISOString()}::timestamptz`);
+  if (filter.toolId) where.push(sql`p.tool_id = ${filter.toolId}`);
+  return where;
+}
+
+/** Where a purchase and a call share a time, the call is listed above it: the package was bought first. */
+const RANK = { purchase: 0, call: 1 } as const;
+
 interface Row {
+  kind: "call" | "purchase";
   id: number | string;
   at_micros: string;
   tool_id: string;
@@ -40,6 +54,10 @@ interface Row {
   cached_input_amount: string | null;
   output_amount: string | null;
   origin: "reported" | "counted" | null;
+  package_id: string | null;
+  label: string | null;
+  expires_ms: string | null;
+  refunded_ms: string | null;
 }
 
 function llmCharge(r: Row): LlmChargeRow | null {
@@ -124,51 +142,86 @@ function paidBy(lots: PaidPart[], balanceUnits: number): PaidPart[] {
   return [...lots, { source: "balance", name: null, units: balanceUnits, expiresAt: null, packageId: null, free: null }];
 }
 
-/** One page, newest first, continuing after `cursor` (keyset on (created_at, id): stable under inserts). */
+const calls = (where: SQL[], limit: number) => sql`(
+  select 'call' as kind, u.id, u.created_at, u.tool_id, u.api_key_id,
+         -- An LLM call's units are the micro-units it was held and charged (decision 051): its usage is its tokens.
+         k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.prepaid_units, u.amount, u.request_id,
+         l.model, l.input_tokens, l.cached_input_tokens, l.output_tokens, l.input_amount, l.cached_input_amount, l.output_amount, l.origin,
+         null as package_id, null as label, null::timestamptz as expires_at, null::timestamptz as refunded_at
+  from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id
+  where ${sql.join(where, sql` and `)}
+  order by u.created_at desc, u.id desc
+  limit ${limit})`;
+
+const purchases = (where: SQL[], limit: number) => sql`(
+  select 'purchase', p.id, p.created_at, p.tool_id, null, null, p.units_granted, 0, p.price_paid, null,
+         null, null, null, null, null, null, null, null,
+         p.package_id, p.label, p.expires_at, p.refunded_at
+  from unit_lots p
+  where ${sql.join(where, sql` and `)}
+  order by p.created_at desc, p.id desc
+  limit ${limit})`;
+
+const billingRow = (r: Row, lotParts: Map<number, PaidPart[]>): BillingRow => {
+  const common = { id: Number(r.id), time: new Date(Number(BigInt(r.at_micros) / 1000n)).toISOString(), toolId: r.tool_id, units: Number(r.units), amount: formatMoney(BigInt(r.amount)), llm: null };
+  if (r.kind === "purchase") {
+    const purchase = { lotId: Number(r.id), packageId: r.package_id!, name: r.label!, expiresAt: isoOfMs(r.expires_ms!), refundedAt: r.refunded_ms === null ? null : isoOfMs(r.refunded_ms) };
+    return { ...common, kind: "purchase", keyId: null, keyName: null, requestId: null, paidBy: paidBy([], Number(r.units)), purchase };
+  }
+  return {
+    ...common,
+    kind: "call",
+    keyId: Number(r.api_key_id),
+    keyName: r.key_name,
+    requestId: r.request_id,
+    llm: llmCharge(r),
+    paidBy: paidBy(lotParts.get(Number(r.id)) ?? [], Number(r.units) - Number(r.prepaid_units)),
+    purchase: null,
+  };
+};
+
+/**
+ * One page, newest first, continuing after `cursor`: the charged calls and the packages bought,
+ * merged (keyset on (created_at, rank, id), each kind read in its own index order: stable under inserts).
+ */
 export async function listBilling(db: Db, filter: BillingFilter, page: { cursor?: string; limit: number }) {
-  const where = conditions(filter);
-  if (page.cursor) where.push(beforeTimeId(sql`u.created_at`, sql`u.id`, page.cursor));
+  const callWhere = callConditions(filter);
+  const purchaseWhere = purchaseConditions(filter);
+  if (page.cursor) {
+    callWhere.push(beforeTimeRankId(sql`u.created_at`, RANK.call, sql`u.id`, page.cursor));
+    purchaseWhere?.push(beforeTimeRankId(sql`p.created_at`, RANK.purchase, sql`p.id`, page.cursor));
+  }
+  const limit = page.limit + 1;
   const rows = await queryRows<Row>(
     db,
-    sql`select u.id, (extract(epoch from u.created_at) * 1000000)::bigint::text as at_micros, u.tool_id, u.api_key_id,
-               -- An LLM call's units are the micro-units it was held and charged (decision 051): its usage is its tokens.
-               k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.prepaid_units, u.amount::text as amount, u.request_id,
-               l.model, l.input_tokens, l.cached_input_tokens, l.output_tokens, l.input_amount::text as input_amount,
-               l.cached_input_amount::text as cached_input_amount, l.output_amount::text as output_amount, l.origin
-        from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id
-        where ${sql.join(where, sql` and `)}
-        order by u.created_at desc, u.id desc
-        limit ${page.limit + 1}`,
+    sql`select kind, id, (extract(epoch from created_at) * 1000000)::bigint::text as at_micros, tool_id, api_key_id, key_name, units, prepaid_units,
+               amount::text as amount, request_id, model, input_tokens, cached_input_tokens, output_tokens, input_amount::text as input_amount,
+               cached_input_amount::text as cached_input_amount, output_amount::text as output_amount, origin, package_id, label,
+               (extract(epoch from expires_at) * 1000)::bigint::text as expires_ms, (extract(epoch from refunded_at) * 1000)::bigint::text as refunded_ms
+        from (${calls(callWhere, limit)} ${purchaseWhere ? sql`union all ${purchases(purchaseWhere, limit)}` : sql``}) billed
+        order by created_at desc, case kind when 'call' then ${RANK.call} else ${RANK.purchase} end desc, id desc
+        limit ${limit}`,
   );
   const items = rows.slice(0, page.limit);
   const last = items[items.length - 1];
-  const lotParts = await lotPartsOf(db, items.map((r) => Number(r.id)));
+  const lotParts = await lotPartsOf(db, items.filter((r) => r.kind === "call").map((r) => Number(r.id)));
   return {
-    items: items.map(
-      (r): BillingRow => ({
-        id: Number(r.id),
-        time: new Date(Number(BigInt(r.at_micros) / 1000n)).toISOString(),
-        toolId: r.tool_id,
-        keyId: Number(r.api_key_id),
-        keyName: r.key_name,
-        units: Number(r.units),
-        amount: formatMoney(BigInt(r.amount)),
-        requestId: r.request_id,
-        llm: llmCharge(r),
-        paidBy: paidBy(lotParts.get(Number(r.id)) ?? [], Number(r.units) - Number(r.prepaid_units)),
-      }),
-    ),
-    nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, id: Number(last.id) }) : null,
+    items: items.map((r) => billingRow(r, lotParts)),
+    nextCursor: rows.length > page.limit && last ? encodeCursor({ at: last.at_micros, rank: RANK[last.kind], id: Number(last.id) }) : null,
   };
 }
 
-export async function billingTotal(db: Db, filter: BillingFilter): Promise<{ calls: number; amount: string }> {
-  const [row] = await queryRows<{ calls: string; amount: string }>(
+/** The filter's charged calls, packages bought, and what they cost together. */
+export async function billingTotal(db: Db, filter: BillingFilter): Promise<{ calls: number; purchases: number; amount: string }> {
+  const purchaseWhere = purchaseConditions(filter);
+  const [row] = await queryRows<{ calls: string; purchases: string; amount: string }>(
     db,
-    sql`select count(*)::text as calls, coalesce(sum(u.amount), 0)::text as amount
-        from usage_records u where ${sql.join(conditions(filter), sql` and `)}`,
+    sql`select c.calls::text as calls, p.purchases::text as purchases, (c.amount + p.amount)::text as amount
+        from (select count(*) as calls, coalesce(sum(u.amount), 0) as amount from usage_records u where ${sql.join(callConditions(filter), sql` and `)}) c,
+             (select count(*) as purchases, coalesce(sum(p.price_paid), 0) as amount from unit_lots p
+              where ${purchaseWhere ? sql.join(purchaseWhere, sql` and `) : sql`false`}) p`,
   );
-  return { calls: Number(row?.calls ?? 0), amount: formatMoney(BigInt(row?.amount ?? "0")) };
+  return { calls: Number(row?.calls ?? 0), purchases: Number(row?.purchases ?? 0), amount: formatMoney(BigInt(row?.amount ?? "0")) };
 }
 
 export function allBilling(db: Db, filter: BillingFilter): AsyncGenerator<BillingRow> {

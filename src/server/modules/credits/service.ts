@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { formatMoney } from "#shared/money";
 import { CREDIT_KINDS, type CreditRow, type CreditStatus } from "#shared/money-api";
 import { queryRows, type Db } from "../../db/client";
+import { LOT_REFUND_KEY_PREFIX, PACKAGE_REFUND_METHOD } from "../ledger/index";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface CreditsFilter {
@@ -20,10 +21,15 @@ interface Cursor {
 const validCursor = (v: Record<string, unknown>) =>
   typeof v.at === "string" && /^\d{1,17}$/.test(v.at) && typeof v.key === "string" && /^[lo]\d{1,20}$/.test(v.key);
 
-const creditKinds = sql.join(
+/**
+ * Money put into the balance: credits of the credit kinds, and the operators' refunds of a
+ * package's unused units (known by their idempotency key: before decision 060 their method read
+ * "operator", as an operator's refund of a call does, which is not listed: the call leaves billing details instead).
+ */
+const isCredit = sql`amount > 0 and (kind in (${sql.join(
   CREDIT_KINDS.map((k) => sql`${k}::ledger_kind`),
   sql`, `,
-);
+)}) or (kind = 'refund' and idempotency_key like ${`${LOT_REFUND_KEY_PREFIX}%`}))`;
 
 /**
  * Every credit of the user (succeeded), plus payments started but not confirmed (pending, or
@@ -32,9 +38,9 @@ const creditKinds = sql.join(
 function rowsQuery(filter: CreditsFilter, now: Date): SQL {
   return sql`
     select created_at, row_key, method, amount, status, reference from (
-      select created_at, 'l' || id as row_key, method, amount, 'succeeded' as status, reference
+      select created_at, 'l' || id as row_key, case when kind = 'refund' then ${PACKAGE_REFUND_METHOD}::text else method end as method, amount, 'succeeded' as status, reference
       from ledger_entries
-      where user_id = ${filter.userId} and kind in (${creditKinds}) and amount > 0
+      where user_id = ${filter.userId} and ${isCredit}
       union all
       select created_at, 'o' || id, provider, amount,
              case when status = 'pending' and expires_at > ${now.toISOString()}::timestamptz then 'pending' else 'closed' end,
@@ -104,7 +110,7 @@ export async function totalCredited(db: Db, filter: CreditsFilter): Promise<bigi
   const [row] = await queryRows<{ total: string }>(
     db,
     sql`select coalesce(sum(amount), 0)::text as total from ledger_entries
-        where user_id = ${filter.userId} and kind in (${creditKinds}) and amount > 0
+        where user_id = ${filter.userId} and ${isCredit}
         ${range.length > 0 ? sql`and ${sql.join(range, sql` and `)}` : sql``}`,
   );
   return BigInt(row?.total ?? "0");

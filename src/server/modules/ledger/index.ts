@@ -4,4 +4,4 @@ export { refundAbandonedCalls, refundBatch, refundChargedCall, resolveUnanswered
 export { countTopUp, recordTopUp, type TopUpOptions } from "./topup";
 export { LedgerReconciler, reportMoneyHealthPeriodically, stuckHolds } from "./health";
 export { settleTiered, type TieredSuccess } from "./tiers";
-export { buyPackage, grantPackage, lotOf, refundLot, userLots, type Lot, type LotRow, type PackageTerms, type Purchase } from "./lots";
+export { buyPackage, grantPackage, LOT_REFUND_KEY_PREFIX, lotOf, PACKAGE_REFUND_METHOD, refundLot, userLots, type Lot, type LotRow, type PackageTerms, type Purchase } from "./lots";

@@ -126,6 +126,10 @@ export async function grantPackage(db: Db, input: { userId: number; terms: Packa
   });
 }
 
+/** An operator's refund of a package's unused units, in the ledger: its method, and its idempotency key but for the lot's id. */
+export const PACKAGE_REFUND_METHOD = "package_refund";
+export const LOT_REFUND_KEY_PREFIX = "lot-refund:";
+
 export type LotRefund = { ok: true; refunded: bigint; units: number; balance: bigint } | { ok: false; reason: "unknown" | "not_bought" | "refunded" | "empty" | "held" };
 
 /**
@@ -163,9 +167,9 @@ export async function refundLot(db: Db, input: { lotId: number; reason: string; 
         userId: Number(row.user_id),
         amount: refunded,
         kind: "refund",
-        method: "operator",
+        method: PACKAGE_REFUND_METHOD,
         reference: `${input.reason} (package ${lot.label}, ${lot.unitsLeft} of ${lot.unitsGranted} units unused)`,
-        idempotencyKey: `lot-refund:${lot.id}`,
+        idempotencyKey: `${LOT_REFUND_KEY_PREFIX}${lot.id}`,
         at: input.at,
       });
       balance = posted.balance;

@@ -640,17 +640,69 @@ describe("what a user sees", () => {
       ["units", [{ source: "grant", name: "Big", units: 3, expiresAt: expires, packageId: "big", free: null }]],
       ["chars", [{ ...starter, units: 6 }, { ...balance, units: 1 }]],
       ["chars", [{ ...free, units: 3, free: { used: 3, of: 3, period: "month", periodStart: "2026-02-28T16:00:00.000Z" } }, { ...starter, units: 4 }]],
+      ["chars", [{ ...balance, units: 10 }]], // the package bought
     ]);
 
     const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv", headers: user.headers })).body.trim().split("\r\n");
-    expect(csv[0]).toMatch(/,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units$/);
+    expect(csv[0]).toMatch(/,tokens_origin,paid_by,free_units,package_units,grant_units,balance_units,package_bought$/);
     // After the request id and the eight cells of an LLM call, empty here.
-    expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual([
-      "balance,0,0,0,1",
-      '"grant Big, expires 2026-03-31",0,0,3,0',
-      '"package Starter, expires 2026-03-31 ×6 + balance ×1",0,6,0,1',
-      '"free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4",3,4,0,0',
+    expect(csv.slice(1, -1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual([
+      "balance,0,0,0,1,",
+      '"grant Big, expires 2026-03-31",0,0,3,0,',
+      '"package Starter, expires 2026-03-31 ×6 + balance ×1",0,6,0,1,',
+      '"free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4",3,4,0,0,',
     ]);
+    expect(csv.at(-1)).toBe('2026-03-01T16:00:00+08:00,chars,,10,0.05,,,,,,,,,,balance,0,0,0,10,"Starter, expires 2026-03-31"');
+  });
+
+  it("billing details list each package bought among the calls, in the total; a key's filter leaves them out; an operator's refund of one is a credit in charge details", async () => {
+    const { user, secret } = await funded("2");
+    const bought = (await buy(user, "chars", "starter")).json();
+    t.clock.advance(60_000);
+    await call(secret, "echo");
+    t.clock.advance(60_000);
+    await call(secret, "echo"); // at the same instant as the next purchase: listed above it
+    expect((await buy(user, "daily", "starter")).statusCode).toBe(201);
+
+    type Row = { kind: string; id: number; toolId: string; keyName: string | null; requestId: string | null; units: number; amount: string; purchase: unknown };
+    const billing = async (query = "") => (await t.app.inject({ url: `/api/v1/console/billing${query}`, headers: user.headers })).json();
+    const all = await billing();
+    expect(all.items.map((row: Row) => [row.kind, row.toolId, row.amount])).toEqual([
+      ["call", "echo", "0.01"],
+      ["purchase", "daily", "0.05"],
+      ["call", "echo", "0.01"],
+      ["purchase", "chars", "0.05"],
+    ]);
+    expect(all.total).toEqual({ calls: 2, purchases: 2, amount: "0.12" });
+    const expiresAt = "2026-03-31T08:00:00.000Z";
+    expect(all.items[3]).toMatchObject({
+      ...{ kind: "purchase", id: bought.lot.id, keyId: null, keyName: null, requestId: null, units: 10, llm: null },
+      paidBy: [{ source: "balance", units: 10 }],
+      purchase: { lotId: bought.lot.id, packageId: "starter", name: "Starter", expiresAt, refundedAt: null },
+    });
+    expect((await billing("?toolId=daily")).total).toEqual({ calls: 0, purchases: 1, amount: "0.05" });
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const byKey = await billing(`?keyId=${key!.id}`);
+    expect([byKey.items.map((row: Row) => row.kind), byKey.total]).toEqual([["call", "call"], { calls: 2, purchases: 0, amount: "0.02" }]);
+
+    // A page at a time, across both kinds and the two rows that share an instant: each row once, in order.
+    const paged: Row[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Row[]; nextCursor: string | null } = await billing(`?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      paged.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(paged.map((row) => [row.kind, row.id])).toEqual(all.items.map((row: Row) => [row.kind, row.id]));
+
+    const refunded = await refundLot(t.database.db, { lotId: bought.lot.id, reason: "tool retired", at: t.clock.now() });
+    expect(refunded).toMatchObject({ ok: true, refunded: 50_000n, units: 10 });
+    expect((await billing("?toolId=chars")).items[0].purchase).toMatchObject({ refundedAt: t.clock.now().toISOString() });
+    const credits = (await t.app.inject({ url: "/api/v1/console/credits", headers: user.headers })).json();
+    expect(credits.items[0]).toMatchObject({ method: "package_refund", amount: "0.05", status: "succeeded", reference: "tool retired (package Starter, 10 of 10 units unused)" });
+    const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=chars", headers: user.headers })).body.trim().split("\r\n");
+    expect(csv[1]).toBe('2026-03-01T16:00:00+08:00,chars,,10,0.05,,,,,,,,,,balance,0,0,0,10,"Starter, expires 2026-03-31"');
+    await expectConsistent();
   });
 
   it("a refund of a lot whose every unit a call in flight holds is refused as held, not as empty", async () => {
@@ -710,7 +762,7 @@ describe("what a user sees", () => {
       [["free", 1, { ...free, used: 1 }]],
     ]);
     const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=metered", headers: user.headers })).body.trim().split("\r\n");
-    expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual(["balance,0,0,0,1", "free 5/5 on 2026-03-01 ×2 + balance ×2,2,0,0,2", "free 3/5 on 2026-03-01,2,0,0,0", "free 1/5 on 2026-03-01,1,0,0,0"]);
+    expect(csv.slice(1).map((line) => line.replace(/^.*?,{9}/, ""))).toEqual(["balance,0,0,0,1,", "free 5/5 on 2026-03-01 ×2 + balance ×2,2,0,0,2,", "free 3/5 on 2026-03-01,2,0,0,0,", "free 1/5 on 2026-03-01,1,0,0,0,"]);
   });
 });
 

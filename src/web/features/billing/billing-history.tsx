@@ -12,10 +12,11 @@ import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { LlmCharge } from "./llm-charge";
 import { PaidBy } from "./paid-by";
+import { PurchaseNote } from "./purchase-note";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
 import { TableTime } from "../../components/table-time";
 
-/** One row per charged call, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
+/** One row per charged call or package bought, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
 export function BillingHistory() {
   const t = useT();
   const token = useSession((s) => s.token);
@@ -88,11 +89,13 @@ export function BillingHistory() {
         <Typography.Paragraph type="danger">{t("billing.rangeInvalid")}</Typography.Paragraph>
       ) : total ? (
         <Typography.Paragraph strong data-testid="billing-total">
-          {t("billing.total", { calls: total.calls, amount: withCurrency(total.amount) })}
+          {total.purchases > 0
+            ? t("billing.totalWithPurchases", { calls: total.calls, purchases: total.purchases, amount: withCurrency(total.amount) })
+            : t("billing.total", { calls: total.calls, amount: withCurrency(total.amount) })}
         </Typography.Paragraph>
       ) : null}
       <Table<BillingRow>
-        rowKey="id"
+        rowKey={(row) => `${row.kind}-${row.id}`}
         dataSource={rows}
         loading={query.isLoading}
         pagination={false}
@@ -102,8 +105,17 @@ export function BillingHistory() {
         columns={[
           // On a phone the table scrolls sideways under its time column, which stays.
           { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
-          { title: t("billing.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
-          { title: t("billing.columns.key"), dataIndex: "keyName" },
+          {
+            title: t("billing.columns.tool"),
+            dataIndex: "toolId",
+            render: (id: string, row) => (
+              <>
+                {toolName(id)}
+                {row.purchase ? <PurchaseNote purchase={row.purchase} toolId={id} /> : null}
+              </>
+            ),
+          },
+          { title: t("billing.columns.key"), dataIndex: "keyName", render: (name: string | null) => name ?? "—" },
           {
             title: t("billing.columns.units"),
             dataIndex: "units",
@@ -115,7 +127,7 @@ export function BillingHistory() {
           {
             title: t("billing.columns.requestId"),
             dataIndex: "requestId",
-            render: (id: string) => <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>,
+            render: (id: string | null) => (id === null ? "—" : <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>),
           },
         ]}
       />

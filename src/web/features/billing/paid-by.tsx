@@ -1,10 +1,8 @@
 import { useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import type { PaidPart } from "#shared/billing";
 import { beijingDate } from "#shared/beijing-time";
-import { packageName } from "#shared/tool-text";
-import { useLanguage, useT } from "../../i18n";
-import { toolsQueryOptions } from "../../lib/api/list-tools";
+import { useT } from "../../i18n";
+import { usePackageName } from "../../lib/api/list-tools";
 
 /** A free quota's Beijing month (`2026-03`) or day (`2026-03-05`). */
 const periodOf = (free: NonNullable<PaidPart["free"]>, at: string | number) => beijingDate(new Date(at)).slice(0, free.period === "month" ? 7 : 10);
@@ -15,14 +13,9 @@ const periodOf = (free: NonNullable<PaidPart["free"]>, at: string | number) => b
  */
 export function PaidBy({ parts, toolId }: { parts: PaidPart[]; toolId: string }) {
   const t = useT();
-  const language = useLanguage((s) => s.language);
   // When the row was first shown: whether its quota's period is "this month" or "today".
   const [now] = useState(() => Date.now());
-  const tool = useQuery(toolsQueryOptions()).data?.find((candidate) => candidate.id === toolId);
-  const name = (part: PaidPart) => {
-    const pkg = tool?.packages.find((candidate) => candidate.id === part.packageId);
-    return pkg ? packageName(pkg, language) : (part.name ?? "");
-  };
+  const packageName = usePackageName();
   const words = (part: PaidPart) => {
     if (part.free) {
       const period = periodOf(part.free, part.free.periodStart);
@@ -30,7 +23,7 @@ export function PaidBy({ parts, toolId }: { parts: PaidPart[]; toolId: string })
       const current = period === periodOf(part.free, now);
       return t(`billing.paidBy.free.${part.free.period}${current ? "Current" : ""}`, counts);
     }
-    if (part.source === "package" || part.source === "grant") return t(`billing.paidBy.${part.source}`, { name: name(part), date: beijingDate(part.expiresAt!) });
+    if (part.source === "package" || part.source === "grant") return t(`billing.paidBy.${part.source}`, { name: packageName(toolId, part.packageId, part.name ?? ""), date: beijingDate(part.expiresAt!) });
     return t("billing.paidBy.balance");
   };
   const text = parts.length === 1 ? words(parts[0]!) : parts.map((part) => t("billing.paidBy.part", { source: words(part), units: part.units.toLocaleString("en-US") })).join(" + ");

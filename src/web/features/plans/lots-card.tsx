@@ -4,9 +4,8 @@ import { Card, Space, Switch, Table, Tag, Typography } from "antd";
 import { beijingDateTime } from "#shared/beijing-time";
 import type { PublicTool } from "#shared/catalog";
 import type { LotView } from "#shared/plans";
-import { packageName } from "#shared/tool-text";
 import { useLanguage, useT, type MessageKey, type Translate } from "../../i18n";
-import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
+import { toolsQueryOptions, usePackageName, useToolName } from "../../lib/api/list-tools";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { lotsQueryOptions } from "../../lib/api/list-lots";
@@ -63,10 +62,8 @@ export function LotsCard() {
   const toolOf = (id: string): PublicTool | undefined => tools?.find((tool) => tool.id === id);
   const shown = (lots.data ?? []).filter((lot) => showAll || lot.usable);
 
-  const lotName = (lot: LotView) => {
-    const pkg = toolOf(lot.toolId)?.packages.find((candidate) => candidate.id === lot.packageId);
-    return pkg ? packageName(pkg, language) : lot.name;
-  };
+  const packageName = usePackageName();
+  const lotName = (lot: LotView) => packageName(lot.toolId, lot.packageId, lot.name);
   const origin = (lot: LotView) => {
     if (lot.source === "free") return t("plans.origin.free", { from: beijingDateTime(lot.effectiveAt) });
     if (lot.source === "package") return t("plans.origin.package", { price: withCurrency(lot.pricePaid) });

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { PublicTool } from "#shared/catalog";
-import { toolText } from "#shared/tool-text";
+import { packageName, toolText } from "#shared/tool-text";
 import { useLanguage } from "../../i18n";
 import { api } from "../http";
 
@@ -25,6 +25,22 @@ export function useToolName(): (toolId: string, fallback?: string) => string {
     (toolId, fallback) => {
       const tool = tools?.find((candidate) => candidate.id === toolId);
       return tool ? toolText(tool, language).name : (fallback ?? toolId);
+    },
+    [tools, language],
+  );
+}
+
+/**
+ * A package's name in the reader's language, from the catalog; `fallback` (its name when it was
+ * bought or granted) until the catalog has loaded, or once the tool no longer sells it.
+ */
+export function usePackageName(): (toolId: string, packageId: string | null, fallback: string) => string {
+  const tools = useQuery(toolsQueryOptions()).data;
+  const language = useLanguage((s) => s.language);
+  return useCallback(
+    (toolId, packageId, fallback) => {
+      const pkg = tools?.find((tool) => tool.id === toolId)?.packages.find((candidate) => candidate.id === packageId);
+      return pkg ? packageName(pkg, language) : fallback;
     },
     [tools, language],
   );
