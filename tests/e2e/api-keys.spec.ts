@@ -69,11 +69,15 @@ test("renames, disables, enables and deletes a key", async ({ page, request }) =
   await rowNamed(page, "staging").getByTestId("edit-key").click();
   const editDialog = page.getByRole("dialog", { name: "Edit API key" });
   await editDialog.getByLabel("Name").fill("staging (old)");
+  await editDialog.getByLabel("Stop: refuse the call (402)").check();
   await page.getByTestId("save-key").click();
   await expect(editDialog).toBeHidden();
   await expect(toastText(page, "Key saved")).toBeVisible();
   const row = rowNamed(page, "staging (old)");
   await expect(row).toBeVisible();
+  // The list says which keys stop when the free quota and packages run out; the others pay from the balance.
+  await expect(row.getByTestId("key-prepaid-stop")).toHaveText("stops when prepaid units run out");
+  await expect(rowNamed(page, "keep me").getByTestId("key-prepaid-stop")).toHaveCount(0);
 
   await row.getByTestId("toggle-key").click();
   await expect(row.getByTestId("key-status")).toHaveText("disabled");

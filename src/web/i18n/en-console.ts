@@ -220,6 +220,7 @@ export const enConsole = {
     whenPrepaidRunsOutHelp: "Prepaid units are a tool's free quota and your packages; a call uses them before the balance.",
     prepaidBalance: "Pay from the balance",
     prepaidStop: "Stop: refuse the call (402)",
+    stopsWhenPrepaidRunsOut: "stops when prepaid units run out",
     nameRequired: "name is required",
     nameTooLong: "use 64 characters or fewer for the name",
     spendLimitMalformed: "spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)",

@@ -249,6 +249,7 @@ export const zhCN: Messages = {
     whenPrepaidRunsOutHelp: "预付用量指工具的免费额度和您的次数包，调用时先于余额使用。",
     prepaidBalance: "从余额扣费",
     prepaidStop: "停止：拒绝调用（402）",
+    stopsWhenPrepaidRunsOut: "预付用量用完即停止",
     nameRequired: "请输入名称",
     nameTooLong: "名称最多 64 个字符",
     spendLimitMalformed: "消费限额须为金额，例如 100 或 12.50（最多 6 位小数）",

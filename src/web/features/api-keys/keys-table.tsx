@@ -85,10 +85,13 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
       title: t("apiKeys.colStatus"),
       dataIndex: "status",
       key: "status",
-      render: (status: ApiKeyStatus) => (
-        <Tag color={STATUS[status].color} data-testid="key-status" data-status={status}>
-          {t(STATUS[status].label)}
-        </Tag>
+      render: (status: ApiKeyStatus, key) => (
+        <>
+          <Tag color={STATUS[status].color} data-testid="key-status" data-status={status}>
+            {t(STATUS[status].label)}
+          </Tag>
+          {key.whenPrepaidRunsOut === "stop" ? <Tag data-testid="key-prepaid-stop">{t("apiKeys.stopsWhenPrepaidRunsOut")}</Tag> : null}
+        </>
       ),
     },
     { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => beijingDateTime(at) },
