@@ -19,6 +19,8 @@ function describeProblem(p: LedgerProblem): string {
       return `user ${p.userId}: lot ${p.lotId} has ${p.used} units used but its moves sum to ${p.moved}`;
     case "prepaid_mismatch":
       return `user ${p.userId}: call ${p.requestId} records ${p.prepaidUnits} prepaid units but its lots gave ${p.drawn}`;
+    case "foreign_draw":
+      return `user ${p.userId}: call ${p.requestId} drew units from lot ${p.lotId}, which is not a lot of this user and tool, or is a free quota of another period`;
   }
 }
 

@@ -9,7 +9,9 @@ export type LedgerProblem =
   /** A lot whose units used (granted − left) differ from the sum of its moves. */
   | { type: "lot_mismatch"; lotId: number; userId: number; used: number; moved: number }
   /** A call whose prepaid units differ from what its lot moves drew (net of what they gave back). */
-  | { type: "prepaid_mismatch"; requestId: string; userId: number; prepaidUnits: number; drawn: number };
+  | { type: "prepaid_mismatch"; requestId: string; userId: number; prepaidUnits: number; drawn: number }
+  /** A call that drew from a lot of another user or another tool, or from a free quota of another period than the call's. */
+  | { type: "foreign_draw"; requestId: string; userId: number; lotId: number };
 
 export interface LedgerReport {
   users: number;
@@ -66,6 +68,14 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
             where coalesce(u.prepaid_units, -1) <> coalesce(m.drawn, 0) and (u.prepaid_units > 0 or m.drawn is not null)
             order by u.id limit ${REPORT_LIMIT}`,
       );
+      const foreign = await queryRows<{ request_id: string; user_id: string; lot_id: string }>(
+        tx,
+        sql`select distinct u.request_id, u.user_id::text, l.id::text as lot_id
+            from lot_ledger m join usage_records u on u.id = m.usage_id join unit_lots l on l.id = m.lot_id
+            where m.units > 0 and (l.user_id <> u.user_id or l.tool_id <> u.tool_id
+                  or (l.source = 'free' and not (u.created_at >= l.effective_at and u.created_at < l.expires_at)))
+            order by u.request_id limit ${REPORT_LIMIT}`,
+      );
       return {
         users: Number(counts!.users),
         entries: Number(counts!.entries),
@@ -92,6 +102,7 @@ export async function verifyLedger(db: Db): Promise<LedgerReport> {
             prepaidUnits: Number(r.prepaid_units),
             drawn: Number(r.drawn),
           })),
+          ...foreign.map((r) => ({ type: "foreign_draw" as const, requestId: r.request_id, userId: Number(r.user_id), lotId: Number(r.lot_id) })),
         ],
       };
     },

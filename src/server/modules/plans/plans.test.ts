@@ -767,7 +767,7 @@ describe("what a user sees", () => {
 });
 
 describe("admin ledger verify", () => {
-  it("reports a lot whose units left differ from its moves, and a call whose prepaid units differ from the draw on its row", async () => {
+  it("reports a lot whose units left differ from its moves, a call whose prepaid units differ from the draw on its row, and a call that drew another user's lot", async () => {
     const probe = await createTestDatabase();
     try {
       const { userId } = await createUserWithSession({ database: probe, clock: t.clock }, { balance: "1" });
@@ -794,6 +794,19 @@ describe("admin ledger verify", () => {
           { type: "prepaid_mismatch", requestId: "verify-call", userId, prepaidUnits: 3, drawn: 4 },
         ]),
       );
+
+      // A draw from another user's lot, or from a lot of another tool, is reported whatever the counts say.
+      const { userId: other } = await createUserWithSession({ database: probe, clock: t.clock }, { balance: "1" });
+      const {
+        lots: [theirs],
+      } = await grantPackage(probe.db, { userId: other, terms, count: 1, at, idempotencyKey: "verify-theirs" });
+      await probe.db.update(usageRecords).set({ drawnLotId: theirs!.id, drawnLotUnits: 3 }).where(eq(usageRecords.requestId, "verify-call"));
+      await probe.db.update(unitLots).set({ unitsLeft: terms.units - 3 }).where(eq(unitLots.id, theirs!.id));
+      await probe.db.update(unitLots).set({ unitsLeft: terms.units }).where(eq(unitLots.id, paid!.id));
+      expect((await verifyLedger(probe.db)).problems).toEqual([
+        { type: "lot_mismatch", lotId: edited!.id, userId, used: 5, moved: 0 },
+        { type: "foreign_draw", requestId: "verify-call", userId, lotId: theirs!.id },
+      ]);
     } finally {
       await probe.close();
     }
