@@ -40,11 +40,14 @@ export function beforeTimeId(time: SQL, id: SQL, text: string): SQL {
 
 /**
  * The same, for one of two kinds of rows merged into one list ordered by (`time`, rank, `id`): the
- * rows of the kind ranked `rank` (0 or 1) after `text`.
+ * rows of the kind ranked `rank` (0 or 1) after `text`. Said as a bound on (`time`, `id`) alone, so
+ * the database seeks to it in an index on them rather than reading every newer row.
  */
 export function beforeTimeRankId(time: SQL, rank: 0 | 1, id: SQL, text: string): SQL {
   const cursor = decodeCursor<Required<TimeIdCursor>>(text, validTimeRankId);
-  return sql`(${time}, ${rank}::int, ${id}) < (${cursorTime(cursor)}, ${cursor.rank}::int, ${cursor.id}::bigint)`;
+  if (cursor.rank === rank) return sql`(${time}, ${id}) < (${cursorTime(cursor)}, ${cursor.id}::bigint)`;
+  // Rows of this kind at the cursor's instant come after it when they rank below its row.
+  return cursor.rank > rank ? sql`${time} <= ${cursorTime(cursor)}` : sql`${time} < ${cursorTime(cursor)}`;
 }
 
 /** Every row behind a paged query, a page at a time, so an export never holds the whole list. */
