@@ -73,7 +73,7 @@ function commandHelp(command: CliCommand): string {
   return [`usage: tollgate admin ${command.usage}`, "", ...wrap(command.summary, HELP_WIDTH), "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
 
-/** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
+/** A word that parseArgs would take for an option but is a negative number: amounts, counts and ids are never negative. */
 const NEGATIVE_NUMBER = /^-\d/;
 
 /** Finds the command whose name matches the longest run of leading words. */
@@ -166,14 +166,30 @@ export async function runCli(
   return code;
 }
 
+/** The names of a command's positionals as its usage writes them, in order: `lot-id`, `phone|user-id`, `amount`. */
+function positionalNames(command: CliCommand): string[] {
+  const words = command.usage.slice(command.name.length);
+  const end = words.search(/\s(\[|--)/);
+  return [...(end === -1 ? words : words.slice(0, end)).matchAll(/<([^>]+)>/g)].map((m) => m[1]!);
+}
+
+/** What the operator reads for a negative number: where an id was asked for, that ids are never negative. */
+function negativeMessage(command: CliCommand, word: string, positional: number): string {
+  const name = positionalNames(command)[positional];
+  if (name !== undefined && /(^|-)id$/.test(name)) return `"${word}": a ${name.replace(/\|/g, " or ").replace(/-/g, " ")} is never negative`;
+  const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
+  return `"${word}": amounts and counts are never negative${instead}`;
+}
+
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
   const takesValue = (word: string | undefined) => word?.startsWith("--") && !word.includes("=") && command.options?.[word.slice(2)] === true;
-  const negative = rest.find((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
-  if (negative !== undefined) {
-    const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
-    err(`"${negative}": amounts and counts are never negative${instead}\nusage: tollgate admin ${command.usage}`);
+  const negativeAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
+  if (negativeAt !== -1) {
+    // Its place among the positionals: the words before it that are neither options nor their values.
+    const positional = rest.slice(0, negativeAt).filter((word, i) => !word.startsWith("-") && !takesValue(rest[i - 1])).length;
+    err(`${negativeMessage(command, rest[negativeAt]!, positional)}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   let parsed;

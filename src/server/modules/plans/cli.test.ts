@@ -123,6 +123,10 @@ describe("tollgate admin packages", () => {
     expect(grant!.source).toBe("grant");
     expect((await cli("packages", "refund", String(grant!.id), "--reason", "x")).err).toMatch(/only a bought package is refunded/);
     expect((await cli("packages", "refund", "12345678", "--reason", "x")).err).toMatch(/there is no lot with this id/);
+    // A negative lot id is spoken of as an id, not an amount.
+    const negative = await cli("packages", "refund", "-3", "--reason", "x");
+    expect([negative.code, negative.err.split("\n")[0]]).toEqual([64, '"-3": a lot id is never negative']);
+    expect((await cli("packages", "refund", "--reason", "x", "-3")).err.split("\n")[0]).toBe('"-3": a lot id is never negative');
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 
