@@ -1,9 +1,10 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
+import fs from "node:fs";
 import { databaseLocation, loadConfigOrExit } from "../config";
 import { hasPgliteDatabase, openDatabase } from "../db/client";
 import { hasBeenMigrated } from "../db/migrations";
 import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
-import { runViaControlSocket } from "./control-socket";
+import { controlSocketPath, runViaControlSocket } from "./control-socket";
 import { helpAnswer, runCli } from "./run";
 
 /** A PostgreSQL URL as the operator may read it back: without its password. */
@@ -32,8 +33,11 @@ async function main(): Promise<number> {
     return answer.code;
   }
   // Checked before the configuration is loaded: loading it makes DATA_DIR and writes a secret there.
+  // A folder with a server's admin socket is the server's to answer for (it may run on a database
+  // of its own elsewhere); if that server has gone, the check is made again below.
   const location = databaseLocation();
-  if (location && !location.databaseUrl && !hasPgliteDatabase(location.dataDir)) {
+  const embedded = (dataDir: string) => hasPgliteDatabase(dataDir) || fs.existsSync(controlSocketPath(dataDir));
+  if (location && !location.databaseUrl && !embedded(location.dataDir)) {
     console.error(noDatabaseHere(`in ${location.dataDir}`, "DATA_DIR"));
     return 1;
   }
@@ -43,6 +47,10 @@ async function main(): Promise<number> {
     const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
     const viaServer = await runViaControlSocket(config.dataDir, argv, io);
     if (viaServer !== null) return viaServer;
+    if (!hasPgliteDatabase(config.dataDir)) {
+      console.error(noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
+      return 1;
+    }
   }
   const database = openDatabase(config);
   try {

@@ -62,6 +62,15 @@ describe("on the embedded database", () => {
     expect(fs.readdirSync(dataDir)).toEqual(["notes.txt"]);
   });
 
+  it("refuses a DATA_DIR whose admin socket no server answers on, and makes no database there", () => {
+    const dataDir = newDir();
+    fs.writeFileSync(path.join(dataDir, "admin.sock"), "");
+    const result = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, "ledger", "verify");
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(new RegExp(`^no Tollgate database in ${dataDir}: `));
+    expect(fs.existsSync(path.join(dataDir, "pglite"))).toBe(false);
+  });
+
   it("answers --help without a database, and uses the database `npm run migrate` made", () => {
     const dataDir = newDir();
     const help = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, "packages", "--help");
