@@ -137,6 +137,17 @@ describe("tollgate admin calls refund, for a call paid with prepaid units", () =
     await ledgerIsExact();
   });
 
+  it("gives a call's units back once when five operators race to refund it", async () => {
+    const { user, key } = await createUserWithKey(t, { balance: "1" });
+    await buy(user, "chars");
+    const paid = await call(key.secret, "chars", { text: "汉字汉字汉字汉字汉" });
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => cli("calls", "refund", paid.requestId, "--reason", `race ${i}`)));
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1, 1, 1, 1]);
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft).sort()).toEqual([10, 3]);
+    expect(await balanceOf(user.userId)).toBe(950_000n);
+    await ledgerIsExact();
+  });
+
   it("gives back the balance's part as money and the lots' part as units, in one refund", async () => {
     const { user, key } = await createUserWithKey(t, { balance: "1" });
     // Five characters: the month's 3 free, then 2 from the balance (0.002).
