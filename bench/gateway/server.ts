@@ -76,6 +76,10 @@ export async function benchServer(options: {
     DATABASE_URL: databaseUrl ?? "",
     ...options.env,
   };
+  // As an operator sets up a new site: the database is made and migrated before the first
+  // `tollgate admin` command (codes are created before the server starts), since the CLI makes none.
+  const migrated = spawnSync(PROJECT_NODE, [path.join(dist, "migrate.js")], { env, encoding: "utf8" });
+  if (migrated.status !== 0) throw new Error(`could not migrate the benchmark's database: ${migrated.stderr}`);
   return {
     base,
     dataDir,

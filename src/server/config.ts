@@ -171,6 +171,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parsed.data;
 }
 
+/**
+ * Where the database is, read from the environment alone: `loadConfig` would make DATA_DIR and
+ * write a local secret into it, and the CLI must first know whether a database is there at all.
+ * null when the two variables do not parse (`loadConfig` then says why).
+ */
+export function databaseLocation(env: Record<string, string | undefined> = process.env): { dataDir: string; databaseUrl?: string } | null {
+  const parsed = envSchema.pick({ DATA_DIR: true, DATABASE_URL: true }).safeParse(env);
+  return parsed.success ? { dataDir: path.resolve(parsed.data.DATA_DIR), databaseUrl: parsed.data.DATABASE_URL } : null;
+}
+
 /** On embedded defaults the secret lives beside the data, so codes and stored responses survive a restart. */
 function localSecret(dataDir: string): string {
   const file = path.join(dataDir, ".session-secret");

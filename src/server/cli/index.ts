@@ -1,21 +1,63 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
-import { loadConfigOrExit } from "../config";
-import { openDatabase } from "../db/client";
+import fs from "node:fs";
+import { databaseLocation, loadConfigOrExit } from "../config";
+import { hasPgliteDatabase, openDatabase } from "../db/client";
+import { hasBeenMigrated } from "../db/migrations";
 import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
-import { runViaControlSocket } from "./control-socket";
-import { runCli } from "./run";
+import { controlSocketPath, runViaControlSocket } from "./control-socket";
+import { helpAnswer, runCli } from "./run";
+
+/** A PostgreSQL URL as the operator may read it back: without its password. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = "";
+  return parsed.toString();
+}
+
+/**
+ * Why the CLI will not run here, or null: it never makes a database. A wrong or missing DATA_DIR
+ * (or DATABASE_URL) would otherwise give a new, empty one, where `ledger verify` says ok and
+ * `codes create` prints codes the real server rejects. A database is made by the server's first
+ * start or by `npm run migrate`.
+ */
+function noDatabaseHere(where: string, what: string): string {
+  return `no Tollgate database ${where}: start the server once with this ${what} (or run \`npm run migrate\`), or set ${what} to the server's; nothing was done`;
+}
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  // Help, and words that name no command, need no database: answered wherever the CLI runs.
+  const answer = helpAnswer(argv);
+  if (answer) {
+    (answer.stream === "out" ? console.log : console.error)(answer.text);
+    return answer.code;
+  }
+  // Checked before the configuration is loaded: loading it makes DATA_DIR and writes a secret there.
+  // A folder with a server's admin socket is the server's to answer for (it may run on a database
+  // of its own elsewhere); if that server has gone, the check is made again below.
+  const location = databaseLocation();
+  const embedded = (dataDir: string) => hasPgliteDatabase(dataDir) || fs.existsSync(controlSocketPath(dataDir));
+  if (location && !location.databaseUrl && !embedded(location.dataDir)) {
+    console.error(noDatabaseHere(`in ${location.dataDir}`, "DATA_DIR"));
+    return 1;
+  }
   const config = loadConfigOrExit();
   securePrivateDataDir(config.dataDir);
-  const argv = process.argv.slice(2);
   if (!config.databaseUrl) {
     const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
     const viaServer = await runViaControlSocket(config.dataDir, argv, io);
     if (viaServer !== null) return viaServer;
+    if (!hasPgliteDatabase(config.dataDir)) {
+      console.error(noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
+      return 1;
+    }
   }
   const database = openDatabase(config);
   try {
+    if (!(await hasBeenMigrated(database.db))) {
+      console.error(config.databaseUrl ? noDatabaseHere(`at ${withoutPassword(config.databaseUrl)} (it has no Tollgate tables)`, "DATABASE_URL") : noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
+      return 1;
+    }
     await database.migrate();
     return await runCli(argv, { database, config });
   } finally {

@@ -21,8 +21,12 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-function help(commands: CliCommand[]): string {
+function commandList(commands: CliCommand[]): string[] {
   const width = Math.max(...commands.map((c) => c.name.length));
+  return commands.map((c) => `  ${c.name.padEnd(width)}  ${wrap(c.summary, HELP_WIDTH - width - 4).join(`\n${" ".repeat(width + 4)}`)}`);
+}
+
+function help(commands: CliCommand[]): string {
   const group = (c: CliCommand) => c.name.split(" ")[0];
   // The first example of each group of commands (`codes …`, `users …`).
   const examples = commands.filter((c, i) => i === 0 || group(c) !== group(commands[i - 1]!)).map((c) => c.examples[0]);
@@ -30,7 +34,7 @@ function help(commands: CliCommand[]): string {
     "usage: tollgate admin <command> [arguments]",
     "",
     "commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${wrap(c.summary, HELP_WIDTH - width - 4).join(`\n${" ".repeat(width + 4)}`)}`),
+    ...commandList(commands),
     "",
     "examples:",
     ...examples.map((e) => `  tollgate admin ${e}`),
@@ -40,11 +44,36 @@ function help(commands: CliCommand[]): string {
   ].join("\n");
 }
 
+/** The commands of a group (`packages`: `packages grant`, `packages list`, …): their usages and every example. */
+function groupHelp(name: string, members: CliCommand[]): string {
+  return [
+    `usage: tollgate admin ${name} <command> [arguments]`,
+    "",
+    "commands:",
+    ...commandList(members),
+    "",
+    "usages:",
+    ...members.map((c) => `  tollgate admin ${c.usage}`),
+    "",
+    "examples:",
+    ...members.flatMap((c) => c.examples.map((e) => `  tollgate admin ${e}`)),
+    "",
+    `tollgate admin ${name} <command> --help shows one command's arguments and examples.`,
+  ].join("\n");
+}
+
+/** The commands whose names start with these words as a group (`packages`), or none. */
+function groupOf(words: string[], commands: CliCommand[]): CliCommand[] {
+  if (words.length === 0) return [];
+  const prefix = `${words.join(" ")} `;
+  return commands.filter((c) => c.name.startsWith(prefix));
+}
+
 function commandHelp(command: CliCommand): string {
   return [`usage: tollgate admin ${command.usage}`, "", ...wrap(command.summary, HELP_WIDTH), "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
 
-/** A word that parseArgs would take for an option but is a negative number: amounts and counts are never negative. */
+/** A word that parseArgs would take for an option but is a negative number: amounts, counts and ids are never negative. */
 const NEGATIVE_NUMBER = /^-\d/;
 
 /** Finds the command whose name matches the longest run of leading words. */
@@ -83,6 +112,33 @@ function printable(write: (line: string) => void): (line: string) => void {
   return (line) => write(line.split("\n").map((row) => row.split("\t").map(escapeUnprintable).join("\t")).join("\n"));
 }
 
+/** The words before the first option: a command's name, then its positionals. */
+function headOf(argv: string[]): string[] {
+  const words = argv.slice(1);
+  const firstOption = words.findIndex((w) => w.startsWith("-"));
+  return firstOption === -1 ? words : words.slice(0, firstOption);
+}
+
+/**
+ * What `tollgate <argv>` prints when it runs no command (help asked for, or no command named), with
+ * its exit code; null when it names a command to run. Needs no database, so the CLI answers it where
+ * there is none.
+ */
+export function helpAnswer(argv: string[], commands: CliCommand[] = COMMANDS): { text: string; code: number; stream: "out" | "err" } | null {
+  const asksHelp = argv.includes("--help") || argv.includes("-h");
+  const head = headOf(argv);
+  const found = argv[0] === "admin" ? resolve(head, commands) : null;
+  if (found && asksHelp) return { text: commandHelp(found.command), code: 0, stream: "out" };
+  const group = argv[0] === "admin" && !found ? groupOf(head, commands) : [];
+  if (group.length > 0) {
+    const name = head.join(" ");
+    return asksHelp ? { text: groupHelp(name, group), code: 0, stream: "out" } : { text: `${name}: give one of its commands\n\n${groupHelp(name, group)}`, code: 64, stream: "err" };
+  }
+  if (argv[0] !== "admin" || argv.length < 2 || asksHelp) return { text: help(commands), code: asksHelp ? 0 : 64, stream: asksHelp ? "out" : "err" };
+  if (!found) return { text: `unknown command: ${head.join(" ")}\n\n${help(commands)}`, code: 64, stream: "err" };
+  return null;
+}
+
 /** Runs `tollgate <argv>` against an open database; returns the exit code. */
 export async function runCli(
   argv: string[],
@@ -91,23 +147,14 @@ export async function runCli(
 ): Promise<number> {
   const out = printable(deps.out ?? ((line: string) => process.stdout.write(`${line}\n`)));
   const err = printable(deps.err ?? ((line: string) => process.stderr.write(`${line}\n`)));
-  const asksHelp = argv.includes("--help") || argv.includes("-h");
+  const answer = helpAnswer(argv, commands);
+  if (answer) {
+    (answer.stream === "out" ? out : err)(answer.text);
+    return answer.code;
+  }
   const words = argv.slice(1);
-  const firstOption = words.findIndex((w) => w.startsWith("-"));
-  const head = firstOption === -1 ? words : words.slice(0, firstOption);
-  const found = argv[0] === "admin" ? resolve(head, commands) : null;
-  if (found && asksHelp) {
-    out(commandHelp(found.command));
-    return 0;
-  }
-  if (argv[0] !== "admin" || argv.length < 2 || asksHelp) {
-    (asksHelp ? out : err)(help(commands));
-    return asksHelp ? 0 : 64;
-  }
-  if (!found) {
-    err(`unknown command: ${head.join(" ")}\n\n${help(commands)}`);
-    return 64;
-  }
+  const head = headOf(argv);
+  const found = resolve(head, commands)!;
   const { command } = found;
   const rest = words.slice(head.length - found.rest.length);
   const clock = deps.clock ?? systemClock;
@@ -119,14 +166,30 @@ export async function runCli(
   return code;
 }
 
+/** The names of a command's positionals as its usage writes them, in order: `lot-id`, `phone|user-id`, `amount`. */
+function positionalNames(command: CliCommand): string[] {
+  const words = command.usage.slice(command.name.length);
+  const end = words.search(/\s(\[|--)/);
+  return [...(end === -1 ? words : words.slice(0, end)).matchAll(/<([^>]+)>/g)].map((m) => m[1]!);
+}
+
+/** What the operator reads for a negative number: where an id was asked for, that ids are never negative. */
+function negativeMessage(command: CliCommand, word: string, positional: number): string {
+  const name = positionalNames(command)[positional];
+  if (name !== undefined && /(^|-)id$/.test(name)) return `"${word}": a ${name.replace(/\|/g, " or ").replace(/-/g, " ")} is never negative`;
+  const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
+  return `"${word}": amounts and counts are never negative${instead}`;
+}
+
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
   const takesValue = (word: string | undefined) => word?.startsWith("--") && !word.includes("=") && command.options?.[word.slice(2)] === true;
-  const negative = rest.find((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
-  if (negative !== undefined) {
-    const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
-    err(`"${negative}": amounts and counts are never negative${instead}\nusage: tollgate admin ${command.usage}`);
+  const negativeAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
+  if (negativeAt !== -1) {
+    // Its place among the positionals: the words before it that are neither options nor their values.
+    const positional = rest.slice(0, negativeAt).filter((word, i) => !word.startsWith("-") && !takesValue(rest[i - 1])).length;
+    err(`${negativeMessage(command, rest[negativeAt]!, positional)}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   let parsed;

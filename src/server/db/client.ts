@@ -232,9 +232,21 @@ function startFromBuiltTemplate(dataDir: string): void {
   copy(template, dataDir);
 }
 
+/** The embedded database's own folder inside DATA_DIR. */
+export const pgliteDataDir = (dataDir: string) => path.join(dataDir, "pglite");
+
+/**
+ * Whether DATA_DIR holds an embedded database: PostgreSQL's data directory layout, which PGlite
+ * keeps, starts with the file PG_VERSION, written by initdb (or copied from the built template).
+ * A folder without it is new, or one an initdb never finished.
+ */
+export function hasPgliteDatabase(dataDir: string): boolean {
+  return fs.existsSync(path.join(pgliteDataDir(dataDir), "PG_VERSION"));
+}
+
 export function openDatabase(config: { databaseUrl?: string; dataDir: string }, log?: DatabaseLog): Database {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, undefined, log);
-  const dataDir = path.join(config.dataDir, "pglite");
+  const dataDir = pgliteDataDir(config.dataDir);
   startFromBuiltTemplate(dataDir);
   return openPglite({ dataDir, onThread: true });
 }

@@ -25,3 +25,12 @@ export async function applyMigrations(db: AnyDb, folder: string): Promise<void> 
     }
   });
 }
+
+/** Whether migrations were ever applied to this database: one with none holds no Tollgate data. */
+export async function hasBeenMigrated(db: AnyDb): Promise<boolean> {
+  const rows = async (query: ReturnType<typeof sql>) => ((await db.execute(query)) as unknown as { rows: { ok: boolean }[] }).rows;
+  const [table] = await rows(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as ok`);
+  if (table?.ok !== true) return false;
+  const [applied] = await rows(sql`select exists (select from drizzle.__drizzle_migrations) as ok`);
+  return applied?.ok === true;
+}

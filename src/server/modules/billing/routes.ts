@@ -3,25 +3,13 @@ import { beijingDate, beijingIso } from "#shared/beijing-time";
 import { BILLING_CSV_HEADER, billingPageSchema, billingQuerySchema, type BillingRow, type LlmChargeRow, type PaidPart, type PurchaseRow } from "#shared/billing";
 import { timeRange } from "../../lib/time-range";
 import { csvStream, type CsvCell } from "../../lib/csv";
-import { allBilling, billingTotal, listBilling, type BillingFilter } from "./service";
+import { allBilling, billingTotal, listBilling, paidByWords, type BillingFilter } from "./service";
 
 /** An LLM call's model, tokens, amounts and their origin; empty cells for any other call. */
 const llmCells = (llm: LlmChargeRow | null): CsvCell[] =>
   llm
     ? [llm.model, ...[llm.inputTokens, llm.cachedInputTokens, llm.outputTokens, llm.inputAmount, llm.cachedInputAmount, llm.outputAmount].map((numeric) => ({ numeric })), llm.origin]
     : Array<CsvCell>(8).fill("");
-
-/** A free quota's period as a file read later names it: `2026-03` or `2026-03-05` (Beijing). */
-const periodName = (free: NonNullable<PaidPart["free"]>) => beijingDate(free.periodStart).slice(0, free.period === "month" ? 7 : 10);
-
-/** What paid for a call, in English: `free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4`. */
-function paidByCell(parts: PaidPart[]): string {
-  const words = (part: PaidPart) => {
-    if (part.free) return `free ${part.free.used}/${part.free.of} ${part.free.period === "month" ? "in" : "on"} ${periodName(part.free)}`;
-    return part.source === "balance" ? "balance" : `${part.source} ${part.name}, expires ${beijingDate(part.expiresAt!)}`;
-  };
-  return parts.length === 1 ? words(parts[0]!) : parts.map((part) => `${words(part)} ×${part.units}`).join(" + ");
-}
 
 /** The units each kind of source paid, as numbers: free, packages, grants, the balance. */
 const unitsBySource = (parts: PaidPart[]): CsvCell[] =>
@@ -39,7 +27,7 @@ const csvCells = (row: BillingRow): CsvCell[] => [
   { numeric: row.amount },
   row.requestId ?? "",
   ...llmCells(row.llm),
-  paidByCell(row.paidBy),
+  paidByWords(row.paidBy),
   ...unitsBySource(row.paidBy),
   packageBoughtCell(row.purchase),
 ];

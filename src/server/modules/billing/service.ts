@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
+import { beijingDate } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
 import { beforeTimeRankId, encodeCursor, everyRow } from "../../lib/keyset";
@@ -109,7 +110,7 @@ function lotPart(row: LotPartRow): PaidPart {
  * most its quota's worth of calls, and its draws are all `lot_moves` rows, so that running sum reads
  * few rows, by lot_moves' index on the lot.
  */
-async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidPart[]>> {
+export async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidPart[]>> {
   const parts = new Map<number, PaidPart[]>();
   if (usageIds.length === 0) return parts;
   const ids = sql.join(usageIds.map((id) => sql`${id}`), sql`, `);
@@ -137,10 +138,23 @@ async function lotPartsOf(db: Db, usageIds: number[]): Promise<Map<number, PaidP
 }
 
 /** A call's lots, then the balance for the units they did not cover (the whole call when no lot paid). */
-function paidBy(lots: PaidPart[], balanceUnits: number): PaidPart[] {
+export function paidBy(lots: PaidPart[], balanceUnits: number): PaidPart[] {
   if (balanceUnits <= 0 && lots.length > 0) return lots;
   return [...lots, { source: "balance", name: null, units: balanceUnits, expiresAt: null, packageId: null, free: null }];
 }
+
+/** A free quota's period as a file read later names it: `2026-03` or `2026-03-05` (Beijing). */
+const periodName = (free: NonNullable<PaidPart["free"]>) => beijingDate(free.periodStart).slice(0, free.period === "month" ? 7 : 10);
+
+/** What paid for a call, in English (the billing CSV's cell, `admin calls show`): `free 3/3 in 2026-03 ×3 + package Starter, expires 2026-03-31 ×4`. */
+export function paidByWords(parts: PaidPart[]): string {
+  const words = (part: PaidPart) => {
+    if (part.free) return `free ${part.free.used}/${part.free.of} ${part.free.period === "month" ? "in" : "on"} ${periodName(part.free)}`;
+    return part.source === "balance" ? "balance" : `${part.source} ${part.name}, expires ${beijingDate(part.expiresAt!)}`;
+  };
+  return parts.length === 1 ? words(parts[0]!) : parts.map((part) => `${words(part)} ×${part.units}`).join(" + ");
+}
+
 
 const calls = (where: SQL[], limit: number) => sql`(
   select 'call' as kind, u.id, u.created_at, u.tool_id, u.api_key_id,

@@ -87,7 +87,7 @@ describe("tollgate admin calls show", () => {
     expect(shown.out).toMatch(/^status +not charged$/m);
     expect(shown.out).toMatch(/^outcome +key_disabled \(HTTP 401\)$/m);
     expect(shown.out).toMatch(/^error +invalid_key: the API key is missing, unknown, disabled or expired$/m);
-    expect(shown.out).toMatch(/^upstream +no answer$/m);
+    expect(shown.out).toMatch(/^upstream +never reached: the gateway refused the call \(invalid_key\) before the tool was called$/m);
     expect(shown.out).toMatch(new RegExp(`^user +${user.userId}$`, "m"));
     expect(await cli("calls", "show", "no-such-request")).toMatchObject({ code: 1 });
   });

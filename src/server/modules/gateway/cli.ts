@@ -1,14 +1,17 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { beijingDateTime } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import type { Db } from "../../db/client";
 import { requiredReason } from "../../lib/cli/args";
-import { UsageError, type CliCommand } from "../../lib/cli/command";
+import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
-import { ledgerEntries, llmUsage, usageRecords } from "../../db/schema/index";
-import { refundChargedCall } from "../ledger/index";
+import { ledgerEntries, llmUsage, operatorAudit, usageRecords } from "../../db/schema/index";
+import { refundChargedCall, type CallLot } from "../ledger/index";
 import { callLogEntry, type CallLogEntry } from "../calls/index";
 import { escapeUnprintable } from "#shared/text";
+import type { PaidPart } from "#shared/billing";
+import { lotPartsOf, paidBy, paidByWords } from "../billing/index";
+import { loadCatalog } from "../catalog/index";
 
 function oneRequestId(positionals: string[]): string {
   const [requestId, ...extra] = positionals;
@@ -18,13 +21,42 @@ function oneRequestId(positionals: string[]): string {
 
 const ms = (us: number | null) => (us === null ? "-" : `${us / 1000} ms`);
 
+/**
+ * Whether the gateway itself refused the call (a 4xx of its own: a key, balance, quota or limit
+ * refusal), so nothing of the tool's reached the caller and nothing was charged.
+ */
+const refusedByGateway = (log: CallLogEntry) => log.errorCode !== null && log.httpStatus < 500;
+
+/** Whether the catalog the server runs with has the tool as a built-in (run in the server); null when it cannot be read. */
+function isBuiltin(config: CliContext["config"], toolId: string): boolean | null {
+  try {
+    const tool = loadCatalog(config.toolsCatalog).find((t) => t.id === toolId);
+    return tool ? tool.handler.type === "builtin" : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What became of the call at the tool. A refused call never reached the upstream, unless it was
+ * sent before its hold committed (decision 038) or ran first as a built-in tool: then its answer
+ * was dropped, and the caller got none of it.
+ */
+function upstreamField(log: CallLogEntry, builtin: boolean | null): string {
+  if (!refusedByGateway(log)) return log.upstreamStatus === null ? "no answer" : `HTTP ${log.upstreamStatus}`;
+  if (log.upstreamStatus === null) return `never reached: the gateway refused the call (${log.errorCode}) before the tool was called`;
+  return builtin
+    ? `none (a built-in tool): it ran before the charge, which was refused (${log.errorCode}); its answer (${log.upstreamStatus}) was dropped and the caller got none of it`
+    : `HTTP ${log.upstreamStatus}, dropped: the call was sent before its hold committed, the hold was refused (${log.errorCode}), and the caller got none of the answer`;
+}
+
 /** The call log's row (kept CALL_LOG_RETENTION_DAYS): outcome, upstream status and the start of a failed upstream's body, escaped. */
-function logFields(log: CallLogEntry | null): [string, string][] {
+function logFields(log: CallLogEntry | null, builtin: boolean | null): [string, string][] {
   if (!log) return [["log", "none (older than the call log keeps, or never written)"]];
   return [
     ["outcome", `${log.outcome} (HTTP ${log.httpStatus})`],
     ["error", log.errorCode === null ? "-" : `${log.errorCode}: ${escapeUnprintable(log.errorMessage ?? "")}`],
-    ["upstream", log.upstreamStatus === null ? "no answer" : `HTTP ${log.upstreamStatus}`],
+    ["upstream", upstreamField(log, builtin)],
     ["upstream body", log.upstreamErrorExcerpt === null ? "-" : escapeUnprintable(log.upstreamErrorExcerpt)],
     ["client", log.clientIp],
     ["took", `${ms(log.totalUs)} in all, ${ms(log.upstreamUs)} upstream`],
@@ -37,6 +69,8 @@ const logDocument = (log: CallLogEntry | null) =>
     outcome: log.outcome,
     httpStatus: log.httpStatus,
     upstreamStatus: log.upstreamStatus,
+    /** The gateway refused the call: whatever the tool answered (upstreamStatus) never reached the caller. */
+    refused: refusedByGateway(log),
     error: log.errorCode === null ? null : { code: log.errorCode, message: log.errorMessage },
     upstreamErrorExcerpt: log.upstreamErrorExcerpt,
     clientIp: log.clientIp,
@@ -68,6 +102,8 @@ export const callsShowCommand: CliCommand = {
     const keys = [`usage:${requestId}`, `refund:${requestId}`, `operator-refund:${requestId}`];
     const entries = call ? await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id) : [];
     const [tokens] = call ? await ctx.db.select().from(llmUsage).where(eq(llmUsage.usageId, call.id)) : [];
+    // What paid: the lots the call drew (net of what it gave back), then the balance; as the billing details say it.
+    const paid = call && call.status !== "refunded" ? paidBy((await lotPartsOf(ctx.db, [call.id])).get(call.id) ?? [], call.units - call.prepaidUnits) : null;
     const llm = tokens && {
       model: tokens.model,
       inputTokens: tokens.inputTokens,
@@ -93,6 +129,7 @@ export const callsShowCommand: CliCommand = {
       createdAt: at.toISOString(),
       completedAt: call?.completedAt?.toISOString() ?? null,
       llm: llm ?? null,
+      paidBy: paid,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
       log: logDocument(log),
     };
@@ -115,7 +152,8 @@ export const callsShowCommand: CliCommand = {
         ["amount", amount],
         ["at", beijingDateTime(at)],
         ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
-        ...logFields(log),
+        ["paid by", paidByField(call?.status ?? null, paid)],
+        ...logFields(log, log && refusedByGateway(log) ? isBuiltin(ctx.config, who.toolId) : null),
         ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`)],
       ],
       { json: options.json === true, document },
@@ -124,14 +162,47 @@ export const callsShowCommand: CliCommand = {
   },
 };
 
+/** What paid for the call, or why nothing did. */
+function paidByField(status: string | null, paid: PaidPart[] | null): string {
+  if (status === null) return "nothing: the call was never charged";
+  if (status === "refunded") return "nothing: the call was refunded (its units back to their lots, its money to the balance)";
+  if (status === "pending") return `so far (still running): ${paidByWords(paid!)}`;
+  return paidByWords(paid!);
+}
+
+/** A lot as the operator reads it: `package Starter (lot 7)`, `free quota (lot 8)`. */
+const lotName = (lot: CallLot) => `${lot.source === "free" ? "free quota" : `${lot.source} ${escapeUnprintable(lot.label)}`} (lot ${lot.id})`;
+
+/** Why no lot a call drew from can take its units back. */
+function unusableLots(lots: CallLot[], now: Date): string {
+  const unusable = lots.filter((lot) => lot.refundedAt !== null || lot.expiresAt.getTime() <= now.getTime());
+  const why = unusable.map((lot) =>
+    lot.refundedAt !== null
+      ? `${lotName(lot)} was refunded by an operator ${beijingDateTime(lot.refundedAt)}`
+      : `${lotName(lot)} expired ${beijingDateTime(lot.expiresAt)}`,
+  );
+  return (
+    `the call was paid with units of ${why.join(" and ")}: units given back to ${unusable.length > 1 ? "them" : "it"} could never be used, so nothing was refunded. ` +
+    "Grant the user a package instead (`tollgate admin packages grant`), or credit the money (`tollgate admin credit`)"
+  );
+}
+
 /** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
 async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free"): Promise<string> {
   if (refused === "pending") return "the call is still running: refund it once it has ended";
-  if (refused === "free") return "the call cost nothing: there is nothing to refund";
+  if (refused === "free") return "the call cost nothing and used no prepaid units: there is nothing to refund";
   if (refused === "refunded") {
     const [byOperator] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, `operator-refund:${requestId}`));
-    return byOperator
-      ? `an operator refunded the call already (entry ${byOperator.id}, ${beijingDateTime(byOperator.createdAt)}, "${byOperator.reference}"): a call is refunded once`
+    if (byOperator) return `an operator refunded the call already (entry ${byOperator.id}, ${beijingDateTime(byOperator.createdAt)}, "${byOperator.reference}"): a call is refunded once`;
+    // A call paid only with prepaid units moves no money when refunded: the audit log says who refunded it.
+    const [audited] = await db
+      .select()
+      .from(operatorAudit)
+      .where(and(eq(operatorAudit.command, "calls refund"), eq(operatorAudit.exitCode, 0), sql`${operatorAudit.argv} @> ${JSON.stringify([requestId])}::jsonb`))
+      .orderBy(operatorAudit.id)
+      .limit(1);
+    return audited
+      ? `an operator (${escapeUnprintable(audited.hostUser)}) refunded the call already, ${beijingDateTime(audited.at)}: a call is refunded once`
       : "the gateway refunded the call already (it failed, or its answer never reached the caller): there is nothing left to refund";
   }
   const log = await callLogEntry(db, requestId);
@@ -142,19 +213,23 @@ async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "p
 
 export const callsRefundCommand: CliCommand = {
   name: "calls refund",
-  summary: "give back what a charged call cost, once, as a refund entry naming the reason",
+  summary:
+    "give back what a charged call cost, once: its money as a refund entry naming the reason, and the prepaid units it used to the packages and free quota they came from",
   usage: 'calls refund <request-id> --reason "…"',
   examples: ['calls refund 0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11 --reason "tool answered garbage, ticket 77"'],
   options: { reason: true },
   async run(ctx, { positionals, options }) {
     const requestId = oneRequestId(positionals);
     const reason = requiredReason(options.reason, "the user sees it as the refund's reference");
-    const result = await refundChargedCall(ctx.db, { requestId, reason, now: ctx.clock.now() });
+    const now = ctx.clock.now();
+    const result = await refundChargedCall(ctx.db, { requestId, reason, now });
     if ("refused" in result) {
-      ctx.err(`not refunded: ${await refusedBecause(ctx.db, requestId, result.refused)}`);
+      ctx.err(`not refunded: ${result.refused === "lot_unusable" ? unusableLots(result.lots, now) : await refusedBecause(ctx.db, requestId, result.refused)}`);
       return 1;
     }
-    ctx.out(`refunded ${formatMoney(result.refunded)} to user ${result.userId} for call ${requestId}`);
+    const units = result.lots.map((lot) => `${lot.units} ${lot.units === 1 ? "unit" : "units"} to ${lotName(lot)}`);
+    const what = [...(result.refunded > 0n ? [formatMoney(result.refunded)] : []), ...units].join(" and ");
+    ctx.out(`refunded ${what} ${units.length > 0 ? "of" : "to"} user ${result.userId} for call ${requestId}`);
     return 0;
   },
 };

@@ -255,25 +255,70 @@ export async function resolveUnansweredCall(db: Db | Tx, input: { requestId: str
   });
 }
 
-export type OperatorRefund = { refunded: bigint; userId: number } | { refused: "unknown" | "pending" | "refunded" | "free" };
+/** A lot a call drew units from, net of what it gave back. */
+export interface CallLot {
+  id: number;
+  source: "free" | "package" | "grant";
+  label: string;
+  units: number;
+  expiresAt: Date;
+  refundedAt: Date | null;
+}
+
+export type OperatorRefund =
+  | { refunded: bigint; userId: number; lots: CallLot[] }
+  | { refused: "unknown" | "pending" | "refunded" | "free" }
+  | { refused: "lot_unusable"; lots: CallLot[] };
+
+/** The lots a call holds units of (the `lot_ledger` view by usage id, net of what it gave back), in draw order. */
+async function callLots(tx: Tx, usageId: number): Promise<CallLot[]> {
+  const rows = await queryRows<{ id: string; source: CallLot["source"]; label: string; units: string; expires_ms: string; refunded_ms: string | null }>(
+    tx,
+    sql`select l.id::text, l.source, l.label, sum(m.units)::text as units,
+               (extract(epoch from l.expires_at) * 1000)::bigint::text as expires_ms, (extract(epoch from l.refunded_at) * 1000)::bigint::text as refunded_ms
+        from lot_ledger m join unit_lots l on l.id = m.lot_id
+        where m.usage_id = ${usageId}
+        group by l.id having sum(m.units) > 0 order by min(m.o)`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    source: r.source,
+    label: r.label,
+    units: Number(r.units),
+    expiresAt: new Date(Number(r.expires_ms)),
+    refundedAt: r.refunded_ms === null ? null : new Date(Number(r.refunded_ms)),
+  }));
+}
 
 /**
- * An operator's refund of a call charged for good (`admin calls refund`): what it still costs comes
- * back once, as a refund entry naming the operator's reason, and the call reads as refunded. A call
- * still running, already refunded, or that cost nothing is refused.
+ * An operator's refund of a call charged for good (`admin calls refund`), once, in one transaction:
+ * the money it cost comes back as a refund entry naming the operator's reason, the prepaid units it
+ * used go back to the lots it drew them from (by the `return_prepaid_units` trigger, as any refund
+ * of a call does), and the call reads as refunded. A call still running, already refunded, or that
+ * cost neither money nor units is refused; so is a call that drew from a lot no longer usable
+ * (expired, or refunded by an operator): units given back to it would be lost, not returned.
  */
 export async function refundChargedCall(db: Db, input: { requestId: string; reason: string; now: Date }): Promise<OperatorRefund> {
   return db.transaction(async (tx) => {
-    const [row] = await queryRows<RefundableRow & { status: string; http_status: number | null; latency_ms: number | null }>(
+    const [row] = await queryRows<RefundableRow & { status: string; http_status: number | null; latency_ms: number | null; prepaid_units: number | string }>(
       tx,
-      sql`select ${REFUNDABLE_COLUMNS}, status, http_status, latency_ms from usage_records where request_id = ${input.requestId} for update`,
+      sql`select ${REFUNDABLE_COLUMNS}, status, http_status, latency_ms, prepaid_units from usage_records where request_id = ${input.requestId} for update`,
     );
     if (!row) return { refused: "unknown" };
     if (row.status === "pending" || row.status === "refunded") return { refused: row.status };
-    if (BigInt(row.amount) === 0n) return { refused: "free" };
+    const prepaid = Number(row.prepaid_units) > 0;
+    if (BigInt(row.amount) === 0n && !prepaid) return { refused: "free" };
+    let lots: CallLot[] = [];
+    if (prepaid) {
+      // The user's lock before the lots are read, as every writer of lots takes it (decision 054):
+      // an operator's refund of one of them (`packages refund`) waits, or has happened and is seen.
+      await tx.execute(sql`select id from users where id = ${Number(row.user_id)} for update`);
+      lots = await callLots(tx, Number(row.id));
+      if (lots.some((lot) => lot.refundedAt !== null || lot.expiresAt.getTime() <= input.now.getTime())) return { refused: "lot_unusable", lots };
+    }
     const refund = fullRefund(row, input.now);
     const entry = { method: "operator", reference: `${input.reason} (call ${row.request_id})`, idempotencyKey: `operator-refund:${row.request_id}` };
     await refundInTransaction(tx, [{ ...refund, httpStatus: row.http_status, latencyMs: row.latency_ms ?? 0, entry }], true);
-    return { refunded: refund.amount, userId: refund.userId };
+    return { refunded: refund.amount, userId: refund.userId, lots };
   });
 }

@@ -44,6 +44,20 @@ const cli = (...argv: string[]) => adminCli({ database, config, clock })(...argv
 const balanceOf = async (userId: number) => (await database.db.select().from(users).where(eq(users.id, userId)))[0]!.balance;
 
 describe("tollgate admin packages", () => {
+  it("--help shows the packages commands, not the top-level help; the group alone asks for one of them", async () => {
+    const help = await cli("packages", "--help");
+    expect(help.code).toBe(0);
+    const lines = help.out.split("\n");
+    expect(lines[0]).toBe("usage: tollgate admin packages <command> [arguments]");
+    expect(lines.filter((l) => /^ {2}packages (grant|list|refund) /.test(l))).toHaveLength(3);
+    expect(help.out).not.toMatch(/users find|codes create/);
+    expect(help.out).toContain("tollgate admin packages grant ");
+    const bare = await cli("packages");
+    expect(bare.code).toBe(64);
+    expect(bare.err).toMatch(/^packages: give one of its commands\n\nusage: tollgate admin packages <command>/);
+    expect((await cli("packages", "grant", "--help")).out).toMatch(/^usage: tollgate admin packages grant /);
+  });
+
   it("grants lots of a package once per --idempotency-key, and lists them as a table or JSON", async () => {
     const user = await createUserWithSession({ database, clock }, { phone: "13700001111" });
     const granted = await cli("packages", "grant", "13700001111", "--package", "ocr/starter", "--count", "2", "--idempotency-key", "ticket-9");
@@ -109,6 +123,10 @@ describe("tollgate admin packages", () => {
     expect(grant!.source).toBe("grant");
     expect((await cli("packages", "refund", String(grant!.id), "--reason", "x")).err).toMatch(/only a bought package is refunded/);
     expect((await cli("packages", "refund", "12345678", "--reason", "x")).err).toMatch(/there is no lot with this id/);
+    // A negative lot id is spoken of as an id, not an amount.
+    const negative = await cli("packages", "refund", "-3", "--reason", "x");
+    expect([negative.code, negative.err.split("\n")[0]]).toEqual([64, '"-3": a lot id is never negative']);
+    expect((await cli("packages", "refund", "--reason", "x", "-3")).err.split("\n")[0]).toBe('"-3": a lot id is never negative');
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 

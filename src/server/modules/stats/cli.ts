@@ -2,7 +2,7 @@ import { formatMoney } from "#shared/money";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { csvRecords } from "../../lib/csv";
 import { beijingDate, beijingDayStart } from "#shared/beijing-time";
-import { operatorStats, type OperatorStats } from "./stats";
+import { operatorStats, type OperatorStats, type Revenue } from "./stats";
 
 export const STATS_DEFAULT_DAYS = 30;
 
@@ -22,9 +22,12 @@ export function statsRows(s: OperatorStats): string[][] {
     ...s.topUps.map((t) => ["top_up", `${t.kind}:${t.method}`, String(t.count), money(t.amount)]),
     ["top_ups_total", "", String(s.topUps.reduce((n, t) => n + t.count, 0)), money(s.topUps.reduce((n, t) => n + t.amount, 0n))],
     ...s.revenueByTool.map((r) => ["revenue_by_tool", r.tool, "", money(r.revenue)]),
-    ["revenue_total", "charges", "", money(s.revenueByTool.reduce((n, r) => n + r.charges, 0n))],
-    ["revenue_total", "refunds", "", money(s.revenueByTool.reduce((n, r) => n + r.refunds, 0n))],
-    ["revenue_total", "revenue", "", money(s.revenueByTool.reduce((n, r) => n + r.revenue, 0n))],
+    ...(["charges", "refunds", "packagesSold", "packagesRefunded", "revenue"] as const).map((figure) => [
+      "revenue_total",
+      figure.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      "",
+      money(s.revenueByTool.reduce((n, r) => n + r[figure], 0n)),
+    ]),
     ...s.revenueByDay.map((d) => ["revenue_by_day", d.day, "", money(d.revenue)]),
     ["active_users", "", String(s.activeUsers), ""],
     ["active_keys", "", String(s.activeKeys), ""],
@@ -41,7 +44,13 @@ export function statsRows(s: OperatorStats): string[][] {
 /** The figures as one JSON document: amounts as decimal strings. */
 export function statsJson(s: OperatorStats) {
   const money = formatMoney;
-  const flow = (f: { charges: bigint; refunds: bigint; revenue: bigint }) => ({ charges: money(f.charges), refunds: money(f.refunds), revenue: money(f.revenue) });
+  const flow = (f: Revenue) => ({
+    charges: money(f.charges),
+    refunds: money(f.refunds),
+    packagesSold: money(f.packagesSold),
+    packagesRefunded: money(f.packagesRefunded),
+    revenue: money(f.revenue),
+  });
   return {
     range: s.range,
     topUps: s.topUps.map((t) => ({ ...t, amount: money(t.amount) })),
@@ -67,14 +76,18 @@ function printText(out: (line: string) => void, s: OperatorStats): void {
   out(`Figures for ${s.range.from} to ${s.range.to} (Beijing time), from the ledger`);
   out("");
   out("Top-ups by method");
-  for (const t of s.topUps) out(`  ${pad(`${t.method} (${t.kind})`, 28)} ${String(t.count).padStart(8)}  ${money(t.amount).padStart(16)}`);
+  // A redemption's method is its kind: "redemption", not "redemption (redemption)".
+  for (const t of s.topUps) out(`  ${pad(t.method === t.kind ? t.method : `${t.method} (${t.kind})`, 28)} ${String(t.count).padStart(8)}  ${money(t.amount).padStart(16)}`);
   out(`  ${pad("total", 28)} ${String(s.topUps.reduce((n, t) => n + t.count, 0)).padStart(8)}  ${money(s.topUps.reduce((n, t) => n + t.amount, 0n)).padStart(16)}`);
   out("");
-  out("Revenue (charges less refunds) by tool");
-  for (const r of s.revenueByTool) out(`  ${pad(r.tool, 28)} ${money(r.revenue).padStart(26)}  (charged ${money(r.charges)}, refunded ${money(r.refunds)})`);
-  out(`  ${pad("total", 28)} ${money(s.revenueByTool.reduce((n, r) => n + r.revenue, 0n)).padStart(26)}`);
+  const parts = (r: Revenue) =>
+    `(calls charged ${money(r.charges)}, refunded ${money(r.refunds)}; packages sold ${money(r.packagesSold)}, refunded ${money(r.packagesRefunded)})`;
+  const total = (figure: keyof Revenue) => s.revenueByTool.reduce((n, r) => n + r[figure], 0n);
+  out("Revenue by tool: calls charged less refunded, plus packages sold less refunded");
+  for (const r of s.revenueByTool) out(`  ${pad(r.tool, 28)} ${money(r.revenue).padStart(26)}  ${parts(r)}`);
+  out(`  ${pad("total", 28)} ${money(total("revenue")).padStart(26)}  ${parts({ charges: total("charges"), refunds: total("refunds"), packagesSold: total("packagesSold"), packagesRefunded: total("packagesRefunded"), revenue: 0n })}`);
   out("");
-  out("Revenue by day");
+  out("Revenue by day (the same, on the day of each charge, purchase and refund)");
   for (const d of s.revenueByDay) out(`  ${pad(d.day, 28)} ${money(d.revenue).padStart(26)}`);
   out("");
   out(`Active users (made a call)   ${s.activeUsers}`);
@@ -82,15 +95,15 @@ function printText(out: (line: string) => void, s: OperatorStats): void {
   out(`Sign-ups                     ${s.signUps}`);
   out(`Referral bonuses paid        ${s.referralBonuses.count}, ${money(s.referralBonuses.amount)}`);
   out(`Operator adjustments         ${s.adjustments.count}, ${money(s.adjustments.amount)}`);
-  out(`Packages sold                ${s.packages.sold.count}, ${money(s.packages.sold.amount)}`);
-  out(`Packages refunded            ${s.packages.refunded.count}, ${money(s.packages.refunded.amount)}`);
+  out(`Packages sold                ${s.packages.sold.count}, ${money(s.packages.sold.amount)} (in the revenue above)`);
+  out(`Packages refunded            ${s.packages.refunded.count}, ${money(s.packages.refunded.amount)} (in the revenue above)`);
   out(`Prepaid units used           ${s.unitsDrawn.map((d) => `${d.source} ${d.units}`).join(", ") || "none"}`);
-  out(`Net change of all balances   ${money(s.ledgerNet)} (top-ups + adjustments + referral bonuses − revenue − packages sold + packages refunded)`);
+  out(`Net change of all balances   ${money(s.ledgerNet)} (top-ups + adjustments + referral bonuses − revenue)`);
 }
 
 export const statsCommand: CliCommand = {
   name: "stats",
-  summary: "the operator's figures: top-ups by method, revenue by tool and by day, active users and keys, sign-ups, referral bonuses, packages sold and prepaid units used",
+  summary: "the operator's figures: top-ups by method, revenue (calls and packages, less refunds) by tool and by day, active users and keys, sign-ups, referral bonuses, packages sold and prepaid units used",
   usage: `stats [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--csv | --json]   (Beijing days, both included; default the last ${STATS_DEFAULT_DAYS} days)`,
   examples: ["stats", "stats --from 2026-11-01 --to 2026-11-30 --csv", "stats --json"],
   options: { from: true, to: true, csv: false, json: false },

@@ -79,6 +79,9 @@ beforeAll(async () => {
   await call(alice, "pinyin", "0.002000", "2026-02-28T16:00:00Z"); // Beijing 03-01, first second
   const partly = await call(bob, "pinyin", "1.500000", "2026-03-01T05:00:00Z");
   await refund(bob, partly, "0.500000", "2026-03-01T05:00:01Z");
+  // An operator refunds a call in full (\`admin calls refund\`): its entry names the call by its key, and counts for pinyin.
+  const refunded = await call(bob, "pinyin", "0.300000", "2026-03-01T05:30:00Z");
+  await credit(database.db, { userId: bob.userId, amount: parseMoney("0.3"), kind: "refund", method: "operator", reference: `ticket 7 (call ${refunded})`, idempotencyKey: `operator-refund:${refunded}`, at: at("2026-03-01T05:40:00Z") });
   await call(bob, "echo", "9.000000", "2026-03-01T16:00:00Z"); // Beijing 03-02: outside
 
   // Alice buys a package of 5 units for 2.00, a call uses 2 of them and one of a free quota of 2, and an operator refunds the 3 left: 1.20.
@@ -113,14 +116,18 @@ describe("tollgate admin stats", () => {
       "top_ups_total,,3,100.00",
       // echo: 0.000333 charged, 0.40 refunded (of a call made before the range).
       "revenue_by_tool,echo,,-0.399667",
+      // ocr: the package sold for 2.00 less the 1.20 refunded of it; its call was paid from the lots.
+      "revenue_by_tool,ocr,,0.80",
       "revenue_by_tool,pinyin,,1.002",
-      "revenue_total,charges,,1.502333",
-      "revenue_total,refunds,,0.90",
-      "revenue_total,revenue,,0.602333",
+      "revenue_total,charges,,1.802333",
+      "revenue_total,refunds,,1.20",
+      "revenue_total,packages_sold,,2.00",
+      "revenue_total,packages_refunded,,1.20",
+      "revenue_total,revenue,,1.402333",
       "revenue_by_day,2026-02-28,,-0.399667",
-      "revenue_by_day,2026-03-01,,1.002",
+      "revenue_by_day,2026-03-01,,1.802",
       "active_users,,2,",
-      "active_keys,,4,",
+      "active_keys,,5,",
       "sign_ups,,2,",
       "referral_bonuses,,1,3.00",
       "adjustments,,1,5.00",
@@ -128,7 +135,7 @@ describe("tollgate admin stats", () => {
       "packages_refunded,,1,1.20",
       "prepaid_units_used,free,2,",
       "prepaid_units_used,package,2,",
-      // 100.00 + 5.00 + 3.00 − 0.602333 − 2.00 + 1.20
+      // 100.00 + 5.00 + 3.00 − 1.402333
       "ledger_net,,,106.597667",
     ]);
   });
@@ -142,6 +149,11 @@ describe("tollgate admin stats", () => {
     expect(days).toHaveLength(90);
     const revenue = all.out.find((l) => l.startsWith("revenue_total,revenue,"))!.split(",")[3]!;
     expect(days.reduce((sum, l) => sum + parseMoney(l.split(",")[3]!), 0n)).toBe(parseMoney(revenue));
+    const tools = all.out.filter((l) => l.startsWith("revenue_by_tool,"));
+    expect(tools.reduce((sum, l) => sum + parseMoney(l.split(",")[3]!), 0n)).toBe(parseMoney(revenue));
+    // Revenue is every charge and refund the ledger holds, calls' and packages' alike, each once.
+    const [moved] = await queryRows<{ total: string }>(database.db, sql`select (-sum(amount))::text as total from ledger_entries where kind in ('charge', 'refund')`);
+    expect(parseMoney(revenue)).toBe(BigInt(moved!.total));
   });
 
   it("gives the same figures as one JSON document with --json, amounts as decimal strings", async () => {
@@ -156,11 +168,12 @@ describe("tollgate admin stats", () => {
         { kind: "topup", method: "wechat", count: 1, amount: "30.00" },
       ],
       revenueByTool: [
-        { tool: "echo", charges: "0.000333", refunds: "0.40", revenue: "-0.399667" },
-        { tool: "pinyin", charges: "1.502", refunds: "0.50", revenue: "1.002" },
+        { tool: "echo", charges: "0.000333", refunds: "0.40", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "-0.399667" },
+        { tool: "ocr", charges: "0.00", refunds: "0.00", packagesSold: "2.00", packagesRefunded: "1.20", revenue: "0.80" },
+        { tool: "pinyin", charges: "1.802", refunds: "0.80", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "1.002" },
       ],
       activeUsers: 2,
-      activeKeys: 4,
+      activeKeys: 5,
       signUps: 2,
       referralBonuses: { count: 1, amount: "3.00" },
       adjustments: { count: 1, amount: "5.00" },
@@ -173,7 +186,7 @@ describe("tollgate admin stats", () => {
     });
     expect(figures.revenueByDay.map((d: { day: string; revenue: string }) => [d.day, d.revenue])).toEqual([
       ["2026-02-28", "-0.399667"],
-      ["2026-03-01", "1.002"],
+      ["2026-03-01", "1.802"],
     ]);
     expect((await cli("stats", "--csv", "--json")).code).toBe(64);
   });
@@ -184,7 +197,14 @@ describe("tollgate admin stats", () => {
     expect(res.out[0]).toBe("Figures for 2026-02-01 to 2026-03-02 (Beijing time), from the ledger");
     expect(res.out.join("\n")).toMatch(/wechat \(topup\)\s+1\s+30\.00/);
     expect(res.out.join("\n")).toMatch(/Referral bonuses paid\s+1, 3\.00/);
-    expect(res.out.join("\n")).toMatch(/Packages sold\s+1, 2\.00\nPackages refunded\s+1, 1\.20\nPrepaid units used\s+free 2, package 2/);
+    const text = res.out.join("\n");
+    expect(text).toMatch(/Packages sold\s+1, 2\.00 \(in the revenue above\)\nPackages refunded\s+1, 1\.20 \(in the revenue above\)\nPrepaid units used\s+free 2, package 2/);
+    // A redemption's method and kind are one word: printed once.
+    expect(text).toMatch(/^ {2}redemption +1 +20\.00$/m);
+    expect(text).not.toContain("redemption (redemption)");
+    expect(text).toContain("Revenue by tool: calls charged less refunded, plus packages sold less refunded");
+    expect(text).toMatch(/^ {2}ocr +0\.80 {2}\(calls charged 0\.00, refunded 0\.00; packages sold 2\.00, refunded 1\.20\)$/m);
+    expect(text).toMatch(/^ {2}2026-03-01 +1\.802$/m);
   });
 
   it("refuses dates that are not dates and a reversed range", async () => {

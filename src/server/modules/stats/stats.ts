@@ -15,10 +15,14 @@ export interface OperatorStats {
   range: StatsRange;
   /** Money users put in, by ledger kind (topup, redemption) and method (alipay, wechat, redemption). */
   topUps: { kind: string; method: string; count: number; amount: bigint }[];
-  /** Charges less refunds per tool; a refund counts for the tool of the call it refunds, on the day it was made. */
-  revenueByTool: { tool: string; charges: bigint; refunds: bigint; revenue: bigint }[];
+  /**
+   * Per tool: calls charged less calls refunded, plus packages of the tool sold less their unused
+   * units refunded (`revenue`: every charge and refund entry of the ledger, each once). A call's
+   * refund counts for the tool of the call it refunds, a lot's for the lot's tool, on the day it was made.
+   */
+  revenueByTool: ({ tool: string } & Revenue)[];
   /** Every day of the range, oldest first. */
-  revenueByDay: { day: string; charges: bigint; refunds: bigint; revenue: bigint }[];
+  revenueByDay: ({ day: string } & Revenue)[];
   /** Users and keys that made at least one call in the range. */
   activeUsers: number;
   activeKeys: number;
@@ -30,11 +34,35 @@ export interface OperatorStats {
   packages: { sold: { count: number; amount: bigint }; refunded: { count: number; amount: bigint } };
   /** Prepaid units calls used in the range (drawn less given back), by where they came from: free quotas, packages bought, grants. */
   unitsDrawn: { source: string; units: number }[];
-  /** The sum of every ledger entry in the range: top-ups + adjustments + referral bonuses − revenue − package sales + package refunds. */
+  /** The sum of every ledger entry in the range: top-ups + adjustments + referral bonuses − revenue (package sales and refunds included). */
   ledgerNet: bigint;
 }
 
+/** What users paid in a group of ledger entries: calls and packages, each less what was refunded of it. */
+export interface Revenue {
+  /** Calls charged (from balances) and refunded. */
+  charges: bigint;
+  refunds: bigint;
+  /** Packages bought from balances, and bought packages' unused units an operator refunded (`admin packages refund`). */
+  packagesSold: bigint;
+  packagesRefunded: bigint;
+  /** charges − refunds + packagesSold − packagesRefunded. */
+  revenue: bigint;
+}
+
 const bigintOf = (v: string | null | undefined) => BigInt(v ?? "0");
+
+interface RevenueRow {
+  charges: string | null;
+  refunds: string | null;
+  packages_sold: string | null;
+  packages_refunded: string | null;
+}
+
+function revenueOf(row: RevenueRow | undefined): Revenue {
+  const [charges, refunds, packagesSold, packagesRefunded] = [row?.charges, row?.refunds, row?.packages_sold, row?.packages_refunded].map(bigintOf) as [bigint, bigint, bigint, bigint];
+  return { charges, refunds, packagesSold, packagesRefunded, revenue: charges - refunds + packagesSold - packagesRefunded };
+}
 
 /**
  * The operator's figures for a range of Beijing days, each an exact sum of ledger entries (or a
@@ -45,14 +73,32 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
   const until = new Date(beijingDayStart(range.to).getTime() + DAY_MS).toISOString();
   const inRange = (column: string) => sql`${sql.raw(column)} >= ${from}::timestamptz and ${sql.raw(column)} < ${until}::timestamptz`;
   const beijingDayOf = (column: string) => sql`to_char((${sql.raw(column)} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
-  // Charges and refunds in the range, each with the tool it belongs to (a refund's through the charge it refunds).
+  // Every charge and refund in the range, as what it is (a call's or a package's) and with the tool it
+  // belongs to: a call refund's through the charge it refunds, a package's through its lot (bought:
+  // `package:<key>` made the lot `purchase:<key>`; refunded: `lot-refund:<lot id>`).
   const moves = sql`
-    select e.kind, e.amount, e.created_at,
-           case when e.kind = 'charge' then e.method else coalesce(c.method, '(unknown)') end as tool
+    select e.amount, e.created_at,
+           case when e.kind = 'charge' and e.method = 'package' then 'package_sale'
+                when e.kind = 'refund' and e.idempotency_key like 'lot-refund:%' then 'package_refund'
+                when e.kind = 'charge' then 'call_charge' else 'call_refund' end as flow,
+           case when e.kind = 'charge' and e.method = 'package' then coalesce(bought.tool_id, split_part(e.reference, '/', 1))
+                when e.kind = 'refund' and e.idempotency_key like 'lot-refund:%' then coalesce(refunded.tool_id, '(unknown)')
+                when e.kind = 'charge' then e.method else coalesce(c.method, '(unknown)') end as tool
     from ledger_entries e
     left join ledger_entries c
-      on e.kind = 'refund' and c.user_id = e.user_id and c.idempotency_key = 'usage:' || e.reference and c.kind = 'charge'
-    where e.kind in ('charge', 'refund') and e.method <> 'package' and e.idempotency_key not like 'lot-refund:%' and ${inRange("e.created_at")}`;
+      on e.kind = 'refund' and c.user_id = e.user_id and c.kind = 'charge'
+         -- The gateway's refund names the call by its reference, an operator's (\`admin calls refund\`) by its key.
+         and c.idempotency_key = 'usage:' || case when e.idempotency_key like 'operator-refund:%' then substr(e.idempotency_key, length('operator-refund:') + 1) else e.reference end
+    left join unit_lots bought
+      on e.kind = 'charge' and e.method = 'package' and bought.user_id = e.user_id and bought.source = 'package'
+         and bought.origin = 'purchase:' || substr(e.idempotency_key, length('package:') + 1)
+    left join unit_lots refunded
+      on e.kind = 'refund' and e.idempotency_key = 'lot-refund:' || refunded.id
+    where e.kind in ('charge', 'refund') and ${inRange("e.created_at")}`;
+  const sums = sql`coalesce(sum(-amount) filter (where flow = 'call_charge'), 0)::text as charges,
+                   coalesce(sum(amount) filter (where flow = 'call_refund'), 0)::text as refunds,
+                   coalesce(sum(-amount) filter (where flow = 'package_sale'), 0)::text as packages_sold,
+                   coalesce(sum(amount) filter (where flow = 'package_refund'), 0)::text as packages_refunded`;
 
   return db.transaction(
     async (tx) => {
@@ -61,19 +107,8 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
         sql`select kind::text, method, count(*)::int as n, sum(amount)::text as total from ledger_entries
             where kind in ('topup', 'redemption') and ${inRange("created_at")} group by 1, 2 order by 1, 2`,
       );
-      const byTool = await queryRows<{ tool: string; charges: string; refunds: string }>(
-        tx,
-        sql`select tool, coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as charges,
-                   coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunds
-            from (${moves}) m group by tool order by tool`,
-      );
-      const byDay = await queryRows<{ day: string; charges: string; refunds: string }>(
-        tx,
-        sql`select ${beijingDayOf("created_at")} as day,
-                   coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as charges,
-                   coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunds
-            from (${moves}) m group by 1`,
-      );
+      const byTool = await queryRows<{ tool: string } & RevenueRow>(tx, sql`select tool, ${sums} from (${moves}) m group by tool order by tool`);
+      const byDay = await queryRows<{ day: string } & RevenueRow>(tx, sql`select ${beijingDayOf("created_at")} as day, ${sums} from (${moves}) m group by 1`);
       const [other] = await queryRows<{
         active_users: number;
         active_keys: number;
@@ -111,19 +146,12 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
       const revenueByDay: OperatorStats["revenueByDay"] = [];
       for (let at = beijingDayStart(range.from).getTime(); at <= beijingDayStart(range.to).getTime(); at += DAY_MS) {
         const day = beijingDate(new Date(at));
-        const row = days.get(day);
-        const charges = bigintOf(row?.charges);
-        const refunds = bigintOf(row?.refunds);
-        revenueByDay.push({ day, charges, refunds, revenue: charges - refunds });
+        revenueByDay.push({ day, ...revenueOf(days.get(day)) });
       }
       return {
         range,
         topUps: topUps.map((r) => ({ kind: r.kind, method: r.method, count: Number(r.n), amount: bigintOf(r.total) })),
-        revenueByTool: byTool.map((r) => {
-          const charges = bigintOf(r.charges);
-          const refunds = bigintOf(r.refunds);
-          return { tool: r.tool, charges, refunds, revenue: charges - refunds };
-        }),
+        revenueByTool: byTool.map((r) => ({ tool: r.tool, ...revenueOf(r) })),
         revenueByDay,
         activeUsers: Number(other?.active_users ?? 0),
         activeKeys: Number(other?.active_keys ?? 0),

@@ -72,13 +72,13 @@ describe("tollgate admin users find", () => {
 });
 
 describe("tollgate admin users show", () => {
-  it("shows the phone in full, the balance, keys masked with their spend, grants, open holds and last calls", async () => {
+  it("shows the phone in full, the balance, keys masked with their spend, tool approvals, open holds and last calls", async () => {
     const user = await userWithKey("2");
     expect((await echo(user.secret)).statusCode).toBe(200);
     const shown = await cli("users", "show", String(user.userId), "--json");
     expect(shown.code).toBe(0);
     const document = JSON.parse(shown.out);
-    expect(document).toMatchObject({ id: user.userId, phone: user.phone, balance: "1.9999", disabledAt: null, grants: [], openHolds: [] });
+    expect(document).toMatchObject({ id: user.userId, phone: user.phone, balance: "1.9999", disabledAt: null, toolApprovals: [], openHolds: [] });
     expect(document.keys).toEqual([expect.objectContaining({ id: user.keyId, key: `tg_…${user.secret.slice(-4)}`, status: "active", spent: "0.0001" })]);
     expect(document.lastCalls).toEqual([expect.objectContaining({ tool: "echo", status: "succeeded", amount: "0.0001" })]);
     expect(shown.out).not.toContain(user.secret);
@@ -96,7 +96,12 @@ describe("tollgate admin users show", () => {
     await grantPackage(t.database.db, { userId: user.userId, terms, count: 1, at: t.clock.now(), idempotencyKey: "show-lots" });
     const document = JSON.parse((await cli("users", "show", String(user.userId), "--json")).out);
     expect(document.lots).toEqual([expect.objectContaining({ tool: "echo", source: "grant", name: "Starter", unitsLeft: 10, unitsGranted: 10 })]);
-    expect((await cli("users", "show", String(user.userId))).out).toMatch(/^prepaid units +lot #\d+ echo grant "Starter" 10\/10 until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00$/m);
+    const text = (await cli("users", "show", String(user.userId))).out;
+    expect(text).toMatch(/^prepaid units +lot #\d+ echo grant "Starter" 10\/10 until \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00$/m);
+    // A granted package is not a tool approval: the line about approvals says none, under a name that cannot be read as packages.
+    expect(text).toMatch(/^tool approvals +none$/m);
+    expect(text).not.toMatch(/^grants /m);
+    expect(document.grants).toBeUndefined();
   });
 
   it("says so for an unknown user and for a wrong number of words", async () => {

@@ -56,7 +56,7 @@ export const usersFindCommand: CliCommand = {
 
 export const usersShowCommand: CliCommand = {
   name: "users show",
-  summary: "one user: phone, sign-up, balance, keys with their spend, grants, open holds, last calls, prepaid units left",
+  summary: "one user: phone, sign-up, balance, keys with their spend, tool approvals (access applications approved), open holds, last calls, prepaid units left (packages, grants, free quotas)",
   usage: "users show <phone|user-id> [--json]",
   examples: ["users show 42", "users show 13800138000 --json"],
   options: { json: false },
@@ -82,7 +82,8 @@ export const usersShowCommand: CliCommand = {
     const document = {
       ...userJson(details.user),
       keys,
-      grants: details.grants.map((g) => ({ tool: g.toolId, grantedAt: g.grantedAt.toISOString() })),
+      // Access to tools that require approval (applications approved), not packages: those are `lots`.
+      toolApprovals: details.grants.map((g) => ({ tool: g.toolId, approvedAt: g.grantedAt.toISOString() })),
       openHolds: calls(details.openHolds),
       lastCalls: calls(details.lastCalls),
       lots: lots.map((l) => ({ id: l.id, tool: l.toolId, source: l.source, name: l.label, unitsLeft: l.unitsLeft, unitsGranted: l.unitsGranted, expiresAt: l.expiresAt.toISOString() })),
@@ -96,7 +97,7 @@ export const usersShowCommand: CliCommand = {
         ["balance", formatMoney(user.balance)],
         ["state", user.disabledAt ? `disabled ${timeCell(user.disabledAt)}: ${user.disabledReason ?? ""}` : "active"],
         ["keys", keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`)],
-        ["grants", details.grants.map((g) => `${g.toolId} since ${timeCell(g.grantedAt)}`)],
+        ["tool approvals", details.grants.map((g) => `${g.toolId} approved ${timeCell(g.grantedAt)}`)],
         ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${timeCell(h.createdAt)}`)],
         ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
         ["prepaid units", lots.map((l) => `lot #${l.id} ${l.toolId} ${l.source} "${l.label}" ${l.unitsLeft}/${l.unitsGranted} until ${timeCell(l.expiresAt)}`)],
