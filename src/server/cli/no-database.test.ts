@@ -86,7 +86,7 @@ describe("on the embedded database", () => {
   }, 60_000);
 });
 
-describe.runIf(process.env.DATABASE_URL)("on PostgreSQL", () => {
+describe("on PostgreSQL", () => {
   it("refuses a database with no Tollgate tables, without its password, and creates no table; works once migrated", async () => {
     const database = await emptyPostgresDatabase();
     try {
