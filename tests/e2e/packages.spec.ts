@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
+import { refundLot } from "../../src/server/modules/ledger/index";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate, beijingDateTime } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
@@ -85,7 +86,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(bought).toContainText("5 / 5 calls");
   await expect(bought).toContainText("Bought for ¥1.00");
   await expect(bought).toContainText("29 d 23 h left");
-  const lots = (await (await api.get("/api/v1/console/lots", { headers: auth })).json()) as { lots: { toolId: string; expiresAt: string }[] };
+  const lots = (await (await api.get("/api/v1/console/lots", { headers: auth })).json()) as { lots: { id: number; toolId: string; expiresAt: string }[] };
   const expiresAt = lots.lots.find((lot) => lot.toolId === "qrcode")!.expiresAt;
   await expect(bought).toContainText(beijingDateTime(expiresAt));
 
@@ -128,6 +129,17 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
   await expect(logged).toContainText("Paid from free quotas or packages");
   await expect(page.getByTestId("calls-table")).not.toContainText("refunded after the call ran too long");
+
+  // The operator refunds the package's 4 unused units: a credit on charge details, and the purchase says so.
+  const lotId = lots.lots.find((lot) => lot.toolId === "qrcode")!.id;
+  const refundedAt = new Date();
+  expect(await refundLot(server.app.db, { lotId, reason: "tool retired", at: refundedAt })).toMatchObject({ ok: true, refunded: 800_000n });
+  await page.goto(`${server.base}/console/charge-details`);
+  const refundRow = page.getByTestId("credits-table").getByRole("row").filter({ hasText: "Package refund" });
+  await expect(refundRow).toContainText("¥0.80");
+  await expect(refundRow).toContainText("tool retired (package Starter, 4 of 5 units unused)");
+  await page.goto(`${server.base}/console/billing-details`);
+  await expect(page.getByTestId("billing-purchase")).toHaveText(`package Starter bought, expires ${beijingDate(expiresAt)}; unused units refunded on ${beijingDate(refundedAt)}`);
   await api.dispose();
 });
 
