@@ -10,7 +10,8 @@ export function PurchaseNote({ purchase, toolId }: { purchase: PurchaseRow; tool
   const packageName = usePackageName();
   const words = { name: packageName(toolId, purchase.packageId, purchase.name), date: beijingDate(purchase.expiresAt) };
   return (
-    <Typography.Text type="secondary" style={{ display: "block" }} data-testid="billing-purchase">
+    // Wraps within the tool's column rather than widening the table past the screen.
+    <Typography.Text type="secondary" style={{ display: "block", maxWidth: 200, whiteSpace: "normal" }} data-testid="billing-purchase">
       {purchase.refundedAt ? t("billing.purchaseRefunded", { ...words, refunded: beijingDate(purchase.refundedAt) }) : t("billing.purchase", words)}
     </Typography.Text>
   );
