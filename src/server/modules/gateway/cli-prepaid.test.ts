@@ -176,7 +176,7 @@ describe("tollgate admin calls refund, for a call paid with prepaid units", () =
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(
       new RegExp(
-        `^not refunded: the call was paid with units of package Starter \\(lot ${pack.id}\\) was refunded by an operator .+: units given back to it could never be used, so nothing was refunded\\. Grant the user a package instead`,
+        `^not refunded: the call was paid with units of package Starter \\(lot ${pack.id}\\), which an operator refunded on .+: units given back to it could never be used, so nothing was refunded\\. Grant the user a package instead`,
       ),
     );
     expect(await balanceOf(user.userId)).toBe(afterLotRefund);
@@ -190,7 +190,7 @@ describe("tollgate admin calls refund, for a call paid with prepaid units", () =
     const lotsBefore = await lotsOf(other.user.userId);
     const expired = await cli("calls", "refund", byPackage.requestId, "--reason", "ticket 15");
     expect(expired.code).toBe(1);
-    expect(expired.err).toMatch(/^not refunded: the call was paid with units of package Starter \(lot \d+\) expired 2026-04-09 16:00:00 \+08:00: units given back/);
+    expect(expired.err).toMatch(/^not refunded: the call was paid with units of package Starter \(lot \d+\), which expired on 2026-04-09 16:00:00 \+08:00: units given back/);
     expect(await lotsOf(other.user.userId)).toEqual(lotsBefore);
     expect(JSON.parse((await cli("calls", "show", byPackage.requestId, "--json")).out).status).toBe("succeeded");
     expect(second.status).toBe(200);

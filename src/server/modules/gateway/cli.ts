@@ -178,8 +178,8 @@ function unusableLots(lots: CallLot[], now: Date): string {
   const unusable = lots.filter((lot) => lot.refundedAt !== null || lot.expiresAt.getTime() <= now.getTime());
   const why = unusable.map((lot) =>
     lot.refundedAt !== null
-      ? `${lotName(lot)} was refunded by an operator ${beijingDateTime(lot.refundedAt)}`
-      : `${lotName(lot)} expired ${beijingDateTime(lot.expiresAt)}`,
+      ? `${lotName(lot)}, which an operator refunded on ${beijingDateTime(lot.refundedAt)}`
+      : `${lotName(lot)}, which expired on ${beijingDateTime(lot.expiresAt)}`,
   );
   return (
     `the call was paid with units of ${why.join(" and ")}: units given back to ${unusable.length > 1 ? "them" : "it"} could never be used, so nothing was refunded. ` +
