@@ -7,8 +7,12 @@ import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-dat
 import { controlSocketPath, runViaControlSocket } from "./control-socket";
 import { helpAnswer, runCli } from "./run";
 
-/** A PostgreSQL URL as the operator may read it back: without its password. */
+/**
+ * A PostgreSQL URL as the operator may read it back: without its password. Forms `pg` takes but the
+ * WHATWG parser refuses (the host as a query parameter, several hosts) lose it by pattern.
+ */
 function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, "$1@");
   const parsed = new URL(url);
   parsed.password = "";
   return parsed.toString();

@@ -112,4 +112,19 @@ describe("on PostgreSQL", () => {
       await database.drop();
     }
   }, 60_000);
+
+  it("names a database given with its host as a query parameter, as pg takes it, without its password", async () => {
+    const database = await emptyPostgresDatabase();
+    try {
+      const url = new URL(database.url);
+      const queried = `postgres://${url.username}:secret-pw@/${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port || "5432"}`;
+      const result = admin({ DATA_DIR: newDir(), DATABASE_URL: queried }, "ledger", "verify");
+      expect([result.code, result.out]).toEqual([1, ""]);
+      expect(result.err).toBe(
+        `no Tollgate database at ${queried.replace(":secret-pw@", "@")} (it has no Tollgate tables): start the server once with this DATABASE_URL (or run \`npm run migrate\`), or set DATABASE_URL to the server's; nothing was done\n`,
+      );
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
 });
