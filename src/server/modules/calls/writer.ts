@@ -1,4 +1,5 @@
 import { arrayLiteral } from "../../db/array-literal";
+import { isoTimestamp } from "../../db/iso-timestamp";
 import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
 import type { CallTrace } from "./trace";
 
@@ -98,7 +99,7 @@ export class CallLogWriter {
 /** The call log's columns as one write passes them: a PostgreSQL array per column, cast to its element type. */
 const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => string | number | null][] = [
   ["request_id", "text", (t) => t.requestId],
-  ["received_at", "timestamptz", (t) => t.receivedAt.toISOString()],
+  ["received_at", "timestamptz", (t) => isoTimestamp(t.receivedAt)],
   ["user_id", "bigint", (t) => t.caller!.user.id],
   ["api_key_id", "bigint", (t) => t.caller!.key.id],
   ["tool_id", "text", (t) => t.toolId],

@@ -1,5 +1,6 @@
 import { preparedRows, type Db, type PreparedStatement } from "../../db/client";
 import { arrayLiteral } from "../../db/array-literal";
+import { isoTimestamp } from "../../db/iso-timestamp";
 import type { LotSource } from "../../db/schema/index";
 
 /**
@@ -135,10 +136,10 @@ export async function chargeBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
     arrayLiteral(items.map((i) => i.units)),
     arrayLiteral(items.map((i) => i.amount.toString())),
     arrayLiteral(items.map((i) => i.requestId)),
-    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => isoTimestamp(i.at))),
     arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
     arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
-    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
+    arrayLiteral(items.map((i) => (i.ended ? isoTimestamp(i.ended.at) : null))),
   ]);
   if (rows.length !== items.length) throw new Error(`charge_calls answered ${rows.length} rows for ${items.length} calls`);
   return rows.map(chargeOutcome);
@@ -169,13 +170,13 @@ async function chargePrepaidBatch(db: Db, items: ChargeItem[]): Promise<ChargeOu
     arrayLiteral(items.map((i) => i.units)),
     arrayLiteral(items.map((i) => terms(i).price.toString())),
     arrayLiteral(items.map((i) => i.requestId)),
-    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => isoTimestamp(i.at))),
     arrayLiteral(items.map((i) => i.ended?.httpStatus ?? null)),
     arrayLiteral(items.map((i) => i.ended?.latencyMs ?? null)),
-    arrayLiteral(items.map((i) => i.ended?.at.toISOString() ?? null)),
+    arrayLiteral(items.map((i) => (i.ended ? isoTimestamp(i.ended.at) : null))),
     arrayLiteral(items.map((i) => terms(i).freeUnits)),
-    arrayLiteral(items.map((i) => terms(i).freeFrom.toISOString())),
-    arrayLiteral(items.map((i) => terms(i).freeUntil.toISOString())),
+    arrayLiteral(items.map((i) => isoTimestamp(terms(i).freeFrom))),
+    arrayLiteral(items.map((i) => isoTimestamp(terms(i).freeUntil))),
     arrayLiteral(items.map((i) => (terms(i).stopWhenOut ? "t" : "f"))),
   ]);
   if (rows.length !== items.length) throw new Error(`charge_calls_prepaid answered ${rows.length} rows for ${items.length} calls`);
@@ -191,14 +192,14 @@ async function chargeOne(db: Db, item: ChargeItem): Promise<ChargeOutcome> {
     item.units,
     item.amount.toString(),
     item.requestId,
-    item.at.toISOString(),
+    isoTimestamp(item.at),
     item.ended?.httpStatus ?? null,
     item.ended?.latencyMs ?? null,
-    item.ended?.at.toISOString() ?? null,
+    item.ended ? isoTimestamp(item.ended.at) : null,
     terms?.price.toString() ?? null,
     terms?.freeUnits ?? 0,
-    terms?.freeFrom.toISOString() ?? null,
-    terms?.freeUntil.toISOString() ?? null,
+    terms ? isoTimestamp(terms.freeFrom) : null,
+    terms ? isoTimestamp(terms.freeUntil) : null,
     terms?.stopWhenOut ?? false,
   ]);
   if (!row) throw new Error("charge_call answered no row");
@@ -214,7 +215,7 @@ export async function completeBatch(db: Db, items: CompletionItem[]): Promise<bo
     arrayLiteral(items.map((i) => i.usageId)),
     arrayLiteral(items.map((i) => i.httpStatus)),
     arrayLiteral(items.map((i) => i.latencyMs)),
-    arrayLiteral(items.map((i) => i.at.toISOString())),
+    arrayLiteral(items.map((i) => isoTimestamp(i.at))),
   ]);
   const pending = new Set(completed.map((row) => Number(row.id)));
   return items.map((item) => pending.has(item.usageId));

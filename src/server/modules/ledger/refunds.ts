@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { preparedRows, queryRows, type Db, type PreparedStatement, type Tx } from "../../db/client";
 import { arrayLiteral } from "../../db/array-literal";
+import { isoTimestamp } from "../../db/iso-timestamp";
 
 /** Money back for a call whose tool failed (all of it) or used fewer units than charged (the difference). */
 export interface RefundItem {
@@ -56,7 +57,7 @@ const settleParameters = (item: RefundItem) => [
   item.userId,
   item.amount.toString(),
   item.requestId,
-  item.at.toISOString(),
+  isoTimestamp(item.at),
   item.finalStatus,
   item.units,
   item.httpStatus,
