@@ -1,6 +1,6 @@
 import os from "node:os";
 import { desc } from "drizzle-orm";
-import { API_KEY_PATTERN, API_KEY_PREFIX, maskApiKey } from "#shared/api-keys";
+import { API_KEY_PREFIX, API_KEY_RANDOM_LENGTH, maskApiKey } from "#shared/api-keys";
 import { beijingDateTime } from "#shared/beijing-time";
 import { normalizeRedemptionCode } from "#shared/redemption-code";
 import type { Db } from "../db/client";
@@ -10,14 +10,23 @@ import type { CliCommand } from "../lib/cli/command";
 import { printRecords } from "../lib/cli/records";
 import { maskedCode } from "../modules/redemption/codes";
 
+/** An API key anywhere in a word: pasted with `Bearer `, quotes or spaces around it, or run into other text. */
+const API_KEY_IN_TEXT = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]{${API_KEY_RANDOM_LENGTH},}`, "g");
+/** Where a word splits into parts that could each be a redemption code ("code: K7PQ-…"). */
+const AROUND_A_CODE = /([\s:=,;.!?"'()[\]<>]+)/;
+
 /**
  * A word as the audit log keeps it: an API key or a redemption code an operator pasted (to find
- * its owner, to void it) is a secret, kept as the console masks it.
+ * its owner, to void it) is a secret, kept as the console masks it, wherever it stands in the word.
  */
 function withoutSecrets(word: string): string {
-  if (API_KEY_PATTERN.test(word)) return maskApiKey(API_KEY_PREFIX, word.slice(-4));
-  const code = normalizeRedemptionCode(word);
-  return code ? maskedCode(code.slice(-4)) : word;
+  const keysMasked = word.replace(API_KEY_IN_TEXT, (key) => maskApiKey(API_KEY_PREFIX, key.slice(-4)));
+  const masked = (part: string) => {
+    const code = normalizeRedemptionCode(part);
+    return code ? maskedCode(code.slice(-4)) : part;
+  };
+  const whole = masked(keysMasked);
+  return whole !== keysMasked ? whole : keysMasked.split(AROUND_A_CODE).map(masked).join("");
 }
 
 /** Who ran a command: the account on the host, and the person behind sudo when there is one. */

@@ -236,7 +236,16 @@ describe("tollgate admin audit", () => {
     const [voided, found] = JSON.parse((await cli("audit", "--limit", "2", "--json")).out) as { argv: string[] }[];
     expect(found!.argv).toEqual(["users", "find", `tg_…${user.secret.slice(-4)}`]);
     expect(voided!.argv).toEqual(["codes", "void", "****-6NCE"]);
+    // Pasted with what surrounds it in a terminal or a header: still masked, the rest kept.
+    expect((await cli("users", "find", ` ${user.secret} `)).code).toBe(0);
+    await cli("users", "find", `Bearer ${user.secret}`);
+    await cli("users", "find", `key=${user.secret}x`);
+    await cli("codes", "void", "code: K7PQ-2XMD-9RTW-4HJB-6NCE.");
+    const pasted = (JSON.parse((await cli("audit", "--limit", "4", "--json")).out) as { argv: string[] }[]).map((r) => r.argv[2]).reverse();
+    const last4 = user.secret.slice(-4);
+    expect(pasted).toEqual([` tg_…${last4} `, `Bearer tg_…${last4}`, `key=tg_…${user.secret.slice(-3)}x`, "code: ****-6NCE."]);
     const rows = await t.database.db.select().from(operatorAudit);
     expect(JSON.stringify(rows)).not.toContain(user.secret);
+    expect(JSON.stringify(rows)).not.toContain("9RTW");
   });
 });
