@@ -46,6 +46,14 @@ describe("tollgate admin credit", () => {
     expect(debited).toMatchObject({ code: 0, out: expect.stringMatching(/^took 4\.00 from user \d+ .*; balance now 6\.00/) });
     expect((await cli("debit", String(user.userId), "4", "--reason", "ticket 7 fix", "--idempotency-key", "ticket-7-fix")).out).toMatch(/already debited/);
     expect(await balanceOf(user.userId)).toBe(6_000_000n);
+    // The same key for another adjustment (the other direction, or another amount) moves nothing and says so.
+    const otherWay = await cli("debit", String(user.userId), "10", "--reason", "ticket 7", "--idempotency-key", "ticket-7");
+    expect(otherWay.code).toBe(1);
+    expect(otherWay.err).toMatch(/^--idempotency-key "ticket-7" was used for a credit of 10\.00 to user \d+ \(entry \d+\): nothing changed; a different adjustment needs a key of its own/);
+    const otherAmount = await cli("credit", String(user.userId), "5", "--reason", "ticket 7", "--idempotency-key", "ticket-7");
+    expect(otherAmount.code).toBe(1);
+    expect((await cli("credit", String(user.userId), "4", "--reason", "x", "--idempotency-key", "ticket-7-fix")).err).toMatch(/was used for a debit of 4\.00/);
+    expect(await balanceOf(user.userId)).toBe(6_000_000n);
     const blank = await cli("credit", String(user.userId), "1", "--reason", "x", "--idempotency-key", " ");
     expect(blank.code).toBe(64);
     expect(blank.err).toMatch(/^--idempotency-key: 1 to 200 characters/);

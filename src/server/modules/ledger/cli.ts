@@ -70,6 +70,12 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
         ctx.err(`user ${user.id}'s balance is ${formatMoney(posted.balance)}, less than ${formatMoney(move.amount)}: nothing was taken`);
         return 1;
       }
+      const meant = credits ? move.amount : -move.amount;
+      if (posted.replayed && posted.amount !== meant) {
+        const earlier = posted.amount > 0n ? `a credit of ${formatMoney(posted.amount)}` : `a debit of ${formatMoney(-posted.amount)}`;
+        ctx.err(`--idempotency-key "${idempotencyKey}" was used for ${earlier} to user ${user.id} (entry ${posted.entryId}): nothing changed; a different adjustment needs a key of its own`);
+        return 1;
+      }
       const done = credits ? `credited ${formatMoney(posted.amount)} to` : `took ${formatMoney(-posted.amount)} from`;
       ctx.out(
         posted.replayed
