@@ -18,7 +18,7 @@ const WORDS = {
     band: (from: number, upTo: number | null, price: string, unit: string) => `${count(from)}${upTo === null ? " and on" : `–${count(upTo)}`}: ${price} / ${unit}`,
     example: (units: string, cost: string) => `${units} in a month: ${cost}`,
     free: (units: string, period: "day" | "month") => `Free: ${units} a ${period}`,
-    package: (name: string, units: string, price: string, days: number) => `Package ${name}: ${units} for ${price}, usable ${count(days)} days`,
+    package: (name: string, units: string, price: string, days: number) => `Package ${name}: ${units} for ${price}, usable ${days === 1 ? "1 day" : `${count(days)} days`}`,
   },
   "zh-CN": {
     units: (n: number, unit: string) => `${count(n)} ${unit}`,

@@ -10,6 +10,7 @@ import { CATALOG_CARDS_ID, type CatalogCards } from "../../src/shared/catalog-ca
 import type { PublicTool } from "../../src/shared/catalog";
 import { COST_HEADER } from "../../src/shared/gateway";
 import { formatMoney, parseMoney } from "../../src/shared/money";
+import { planLines } from "../../src/shared/plan-lines";
 import { DOCS_TEMPLATES_FILE } from "../../src/server/modules/site-pages/docs";
 import { tempDataDir } from "../../src/server/testing/temp-dir";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
@@ -68,6 +69,13 @@ it("shows the tiers with a month's example, the free quota and the packages on t
   ]);
   // The English card is in the page's HTML too, for a reader without JavaScript.
   expect(text(home)).toContain("11 and on: ¥0.015 / call");
+});
+
+it("says a package usable for one day in the singular", () => {
+  const oneDay = { price: "0.01", packages: [{ id: "day", name: "Day pass", units: 1, price: "0.50", validDays: 1, translations: {} }] } as Pick<PublicTool, "price" | "freeQuota" | "packages" | "tiers">;
+  const flat = (amount: string) => `${amount} / call`;
+  expect(planLines(oneDay, "en", "¥", null, flat)).toEqual(["¥0.01 / call", "Package Day pass: 1 call for ¥0.50, usable 1 day"]);
+  expect(planLines(oneDay, "zh-CN", "¥", null, flat)[1]).toBe("次数包「Day pass」：1 次 ¥0.50，购买后 1 天内有效");
 });
 
 it("shows the same lines on the tool's docs page in English and Chinese", async () => {
