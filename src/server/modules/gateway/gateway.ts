@@ -169,16 +169,17 @@ export class Gateway {
    */
   private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint): Promise<GatewayError> {
     const { reason } = refused;
-    if (reason === "prepaid_exhausted") return new GatewayError(reason, undefined, { [QUOTA_HEADER]: String(refused.prepaidLeft) });
-    if (reason !== "spend_limit_reached") return new GatewayError(reason);
+    // A tool with plans says what is left in its lots on a refusal too: the call drew nothing.
+    const quota = refused.prepaidLeft === undefined ? undefined : { [QUOTA_HEADER]: String(refused.prepaidLeft) };
+    if (reason !== "spend_limit_reached") return new GatewayError(reason, undefined, quota);
     const [key] = await this.db
       .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })
       .from(apiKeys)
       .where(eq(apiKeys.id, payer.apiKeyId));
-    if (!key || key.spendLimit === null) return new GatewayError(reason);
+    if (!key || key.spendLimit === null) return new GatewayError(reason, undefined, quota);
     const left = key.spendLimit - currentPeriodSpend(key, this.clock.now());
     const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
-    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left)));
+    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left)), quota);
   }
 
   /** Checks the caller may make this call now; returns who pays. */

@@ -113,6 +113,21 @@ describe("the free quota", () => {
       [200, "0.01", "0"],
     ]);
     expect(await balanceOf(user.userId)).toBe("0.99");
+    // Refused for money, a call of a tool with plans still says what its lots hold.
+    const { secret: broke } = await funded("0");
+    const refusals = [];
+    for (let i = 0; i < 4; i++) refusals.push(await call(broke, "daily"));
+    expect(refusals.map((r) => [r.statusCode, r.headers["x-quota-remaining"]])).toEqual([
+      [200, "2"],
+      [200, "1"],
+      [200, "0"],
+      [402, "0"],
+    ]);
+    const { secret: limited } = await funded("1", { spendLimit: "0.01" });
+    for (let i = 0; i < 3; i++) await call(limited, "daily");
+    await call(limited, "daily");
+    const overLimit = await call(limited, "daily");
+    expect([overLimit.statusCode, overLimit.json().error.code, overLimit.headers["x-quota-remaining"]]).toEqual([402, "spend_limit_reached", "0"]);
 
     t.clock.set("2026-03-01T15:59:59.999Z"); // 23:59:59.999 in Beijing: the same day
     expect((await call(secret, "daily")).headers["x-tollgate-cost"]).toBe("0.01");
