@@ -390,7 +390,8 @@ export class Gateway {
                   .submit({ usageId: charged.usageId, httpStatus: status, latencyMs: Math.round(performance.now() - started), at: this.clock.now() })
                   .finally(release);
           if (stillPending && call.trace) {
-            call.trace.units = usedUnits;
+            // An LLM call's units are micro-units (decision 051): its log shows its tokens, as billing details do.
+            call.trace.units = llm ? llm.tokens.input + llm.tokens.output : usedUnits;
             call.trace.prepaidUsed = Math.min(usedUnits, drawn);
           }
           return { stillPending, cost };

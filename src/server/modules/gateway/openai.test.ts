@@ -501,5 +501,9 @@ describe("what the user sees of an LLM call", () => {
     expect(csv[2]).toMatch(/,llm,llm,1801,0\.007004,[0-9a-f-]{36},tg-large,1234,1000,567,0\.002468,0\.002,0\.004536,reported,balance,0,0,0,1801,$/);
     expect(csv[1]).toMatch(new RegExp(`,no-usage,llm,${COUNTED_INPUT + COUNTED_OUTPUT},${formatMoney(COUNTED_COST).replace(".", "\\.")},[0-9a-f-]{36},tg-large,${COUNTED_INPUT},0,${COUNTED_OUTPUT},`));
     expect(csv[1]).toMatch(new RegExp(`,counted,balance,0,0,0,${COUNTED_INPUT + COUNTED_OUTPUT},$`));
+    // The call log counts the same units as billing details: tokens, not the micro-units the call was priced in.
+    await t.app.callLog.drain();
+    const logged = await t.app.inject({ url: `/api/v1/console/calls/${reported.response.headers.get("x-request-id")}`, headers });
+    expect(logged.json()).toMatchObject({ units: 1801, amount: "0.007004" });
   });
 });
