@@ -91,6 +91,21 @@ describe("on the embedded database", () => {
   }, 60_000);
 });
 
+describe("help", () => {
+  it.each(["users", "codes", "calls", "sessions", "applications", "ledger", "packages"])(
+    "says a command of the %s group is unknown and shows that group's commands, without a database",
+    (group) => {
+      const dataDir = newDir();
+      const result = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, group, "nosuch", "7");
+      expect(result.code).toBe(64);
+      expect(result.out).toBe("");
+      expect(result.err).toMatch(new RegExp(`^unknown command: ${group} nosuch\n\nusage: tollgate admin ${group} <command> \\[arguments\\]\n`));
+      expect(result.err).not.toMatch(/usage: tollgate admin <command>/);
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    },
+  );
+});
+
 describe("on PostgreSQL", () => {
   it("says in one line that a database which does not exist cannot be opened, without its password, and makes no data folder", () => {
     const cwd = newDir();
