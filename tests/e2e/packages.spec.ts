@@ -119,7 +119,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(purchase.getByTestId("billing-purchase")).toHaveText(`package Starter bought, expires ${beijingDate(expiresAt)}`);
   await expect(purchase).toContainText("¥1.00");
   await expect(purchase.getByTestId("billing-paid-by")).toHaveText("balance");
-  await expect(page.getByTestId("billing-total")).toHaveText("2 calls and 1 packages, ¥1.00 in total");
+  await expect(page.getByTestId("billing-total")).toHaveText("2 calls and 1 package, ¥1.00 in total");
 
   // The call log says the package paid, not that the call went uncharged, and counts its unit.
   await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
