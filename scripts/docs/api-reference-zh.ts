@@ -158,7 +158,7 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "Of the input amount, what the cached input tokens cost": "输入金额中缓存输入 token 的金额",
   "reported: the tool's usage report; counted: the platform counted the tokens, the tool reported none": "reported：工具报告的用量；counted：工具未报告用量，由平台计数",
   "Stable row id": "稳定不变的记录 ID",
-  "redemption, operator, alipay or referral_bonus": "redemption、operator、alipay 或 referral_bonus",
+  "redemption, operator, package_refund, alipay, wechat or referral_bonus": "redemption、operator、package_refund、alipay、wechat 或 referral_bonus",
   "succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made": "succeeded：已入账；pending：付款尚未确认；closed：未付款",
   "Sum of the succeeded credits in the filter, across all pages": "筛选范围内所有页中已入账记录的合计",
   "The redemption code, as printed (dashes and spaces are ignored)": "兑换码，照印刷的样子填写（短横线和空格会被忽略）",

@@ -45,7 +45,7 @@ test("a key created in the console is used for a call; billing details shows the
   await expect(row).toContainText("billing e2e");
   await expect(row).toContainText("¥0.002");
   await expect(row).toContainText(requestId.slice(0, 8));
-  await expect(page.getByTestId("billing-total")).toHaveText("1 calls, ¥0.002 in total");
+  await expect(page.getByTestId("billing-total")).toHaveText("1 call, ¥0.002 in total");
   const listed = await request.get("/api/v1/console/billing", { headers: auth });
   const chargedAt: string = (await listed.json()).items[0].time;
   await expect(row).toContainText(beijingDateTime(chargedAt));

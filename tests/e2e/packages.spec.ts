@@ -1,9 +1,9 @@
 /**
  * Issue 37 as a user meets it: on charge details a user sees a tool's free quota, buys a package
  * of another tool from the balance after a confirmation naming its price, units, expiry and that
- * unused units are not refunded, calls the tool with a key, and billing details name the package
- * that paid. A package the balance does not cover is refused in the server's words. The spec runs
- * a server of its own: the shipped catalog sells no packages.
+ * unused units are not refunded automatically, calls the tool with a key, and billing details name
+ * the package that paid. A package the balance does not cover is refused in the server's words.
+ * The spec runs a server of its own: the shipped catalog sells no packages.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -76,7 +76,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(terms).toContainText("¥1.00");
   await expect(terms).toContainText("5 calls");
   await expect(terms).toContainText("(30 days after the purchase)");
-  await expect(dialog).toContainText("Unused units are not refunded.");
+  await expect(dialog).toContainText("Unused units are not refunded automatically.");
   expect(await axeViolations(page, "[data-testid=lots-card], .ant-modal"), "the lots and the confirmation").toEqual([]);
   await dialog.getByTestId("buy-package-pay").click();
   await expect(dialog).toBeHidden();
@@ -119,7 +119,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(purchase.getByTestId("billing-purchase")).toHaveText(`package Starter bought, expires ${beijingDate(expiresAt)}`);
   await expect(purchase).toContainText("¥1.00");
   await expect(purchase.getByTestId("billing-paid-by")).toHaveText("balance");
-  await expect(page.getByTestId("billing-total")).toHaveText("2 calls and 1 packages, ¥1.00 in total");
+  await expect(page.getByTestId("billing-total")).toHaveText("2 calls and 1 package, ¥1.00 in total");
 
   // The call log says the package paid, not that the call went uncharged, and counts its unit.
   await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);

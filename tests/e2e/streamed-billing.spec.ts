@@ -119,7 +119,7 @@ test("a streamed chat completion is billed the tokens its stream reported, and b
   await expect(cells.nth(2)).toHaveText("sdk stream");
   await expect(cells.nth(3)).toHaveText("42");
   await expect(cells.nth(4)).toHaveText("¥0.042");
-  await expect(page.getByTestId("billing-total")).toHaveText("1 calls, ¥0.042 in total");
+  await expect(page.getByTestId("billing-total")).toHaveText("1 call, ¥0.042 in total");
   // 50.00 less 42 tokens at 0.001: the hold of 1,000 tokens was settled to the 42 used.
   const info = await api.get("/api/v1/tools/user-info", { headers: auth });
   expect(((await info.json()) as { balance: string }).balance).toBe("49.958");

@@ -1,7 +1,7 @@
 /** `tollgate admin …`: the operators' tool. Uses the same configuration as the server. */
 import fs from "node:fs";
 import { databaseLocation, loadConfigOrExit } from "../config";
-import { hasPgliteDatabase, openDatabase } from "../db/client";
+import { hasPgliteDatabase, openDatabase, type Database } from "../db/client";
 import { hasBeenMigrated } from "../db/migrations";
 import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
 import { controlSocketPath, runViaControlSocket } from "./control-socket";
@@ -28,6 +28,33 @@ function noDatabaseHere(where: string, what: string): string {
   return `no Tollgate database ${where}: start the server once with this ${what} (or run \`npm run migrate\`), or set ${what} to the server's; nothing was done`;
 }
 
+/** What the database said when it could not be reached: its own message, not drizzle's query. */
+function openingFailure(error: unknown): string {
+  let message = error instanceof Error ? error.message : String(error);
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e.message) message = e.message;
+    // Node's connect to a host of several addresses fails with an AggregateError that has no message of its own.
+    else if (e instanceof AggregateError) message = e.errors.map((inner) => (inner instanceof Error ? inner.message : String(inner))).join("; ");
+  }
+  return message;
+}
+
+/** The database at `where` once it holds Tollgate's tables, or why the CLI will not use it (then closed). */
+async function openTollgateDatabase(where: { databaseUrl?: string; dataDir: string }): Promise<Database | string> {
+  const database = openDatabase(where);
+  let migrated: boolean;
+  try {
+    migrated = await hasBeenMigrated(database.db);
+  } catch (error) {
+    await database.close().catch(() => {});
+    if (!where.databaseUrl) throw error;
+    return `cannot open the database at ${withoutPassword(where.databaseUrl)}: ${openingFailure(error)}`;
+  }
+  if (migrated) return database;
+  await database.close();
+  return where.databaseUrl ? noDatabaseHere(`at ${withoutPassword(where.databaseUrl)} (it has no Tollgate tables)`, "DATABASE_URL") : noDatabaseHere(`in ${where.dataDir}`, "DATA_DIR");
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   // Help, and words that name no command, need no database: answered wherever the CLI runs.
@@ -45,27 +72,34 @@ async function main(): Promise<number> {
     console.error(noDatabaseHere(`in ${location.dataDir}`, "DATA_DIR"));
     return 1;
   }
-  const config = loadConfigOrExit();
-  securePrivateDataDir(config.dataDir);
-  if (!config.databaseUrl) {
-    const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
-    const viaServer = await runViaControlSocket(config.dataDir, argv, io);
-    if (viaServer !== null) return viaServer;
-    if (!hasPgliteDatabase(config.dataDir)) {
-      console.error(noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
-      return 1;
-    }
+  let database: Database | string | null = location?.databaseUrl ? await openTollgateDatabase(location) : null;
+  if (typeof database === "string") {
+    console.error(database);
+    return 1;
   }
-  const database = openDatabase(config);
   try {
-    if (!(await hasBeenMigrated(database.db))) {
-      console.error(config.databaseUrl ? noDatabaseHere(`at ${withoutPassword(config.databaseUrl)} (it has no Tollgate tables)`, "DATABASE_URL") : noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
-      return 1;
+    const config = loadConfigOrExit();
+    securePrivateDataDir(config.dataDir);
+    if (!database) {
+      if (!config.databaseUrl) {
+        const io = { out: (line: string) => console.log(line), err: (line: string) => console.error(line) };
+        const viaServer = await runViaControlSocket(config.dataDir, argv, io);
+        if (viaServer !== null) return viaServer;
+        if (!hasPgliteDatabase(config.dataDir)) {
+          console.error(noDatabaseHere(`in ${config.dataDir}`, "DATA_DIR"));
+          return 1;
+        }
+      }
+      database = await openTollgateDatabase(config);
+      if (typeof database === "string") {
+        console.error(database);
+        return 1;
+      }
     }
     await database.migrate();
     return await runCli(argv, { database, config });
   } finally {
-    await database.close();
+    if (database && typeof database !== "string") await database.close();
   }
 }
 

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServerForTest, emptyPostgresDatabase, PROJECT_NODE } from "../testing/server-process";
+import { buildServerForTest, emptyPostgresDatabase, POSTGRES_URL, PROJECT_NODE } from "../testing/server-process";
 import { tempDataDir } from "../testing/temp-dir";
 
 let dist: { dir: string; remove(): void };
@@ -23,9 +23,14 @@ afterAll(() => {
 });
 
 function run(script: "cli.js" | "migrate.js", env: Record<string, string>, ...args: string[]) {
+  return runIn(undefined, script, env, ...args);
+}
+/** In `cwd`, where a DATA_DIR left unset (as in `env` here) means `./data`. */
+function runIn(cwd: string | undefined, script: "cli.js" | "migrate.js", env: Record<string, string>, ...args: string[]) {
   // No SESSION_SECRET: on embedded defaults the secret is one kept in DATA_DIR, which must not be made either.
-  const { SESSION_SECRET: _, ...inherited } = process.env;
+  const { SESSION_SECRET: _, DATA_DIR: __, ...inherited } = process.env;
   const result = spawnSync(PROJECT_NODE, [path.join(dist.dir, script), ...args], {
+    cwd,
     env: { ...inherited, NODE_ENV: "development", LOG_LEVEL: "warn", ...env },
     encoding: "utf8",
   });
@@ -86,7 +91,46 @@ describe("on the embedded database", () => {
   }, 60_000);
 });
 
+describe("help", () => {
+  it.each(["users", "codes", "calls", "sessions", "applications", "ledger", "packages"])(
+    "says a command of the %s group is unknown and shows that group's commands, without a database",
+    (group) => {
+      const dataDir = newDir();
+      const result = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, group, "nosuch", "7");
+      expect(result.code).toBe(64);
+      expect(result.out).toBe("");
+      expect(result.err).toMatch(new RegExp(`^unknown command: ${group} nosuch\n\nusage: tollgate admin ${group} <command> \\[arguments\\]\n`));
+      expect(result.err).not.toMatch(/usage: tollgate admin <command>/);
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    },
+  );
+});
+
 describe("on PostgreSQL", () => {
+  it("says in one line that a database which does not exist cannot be opened, without its password, and makes no data folder", () => {
+    const cwd = newDir();
+    const url = new URL(POSTGRES_URL);
+    url.pathname = "/tollgate_nosuch_db";
+    const result = runIn(cwd, "cli.js", { DATABASE_URL: url.toString() }, "admin", "ledger", "verify");
+    url.password = "";
+    expect([result.code, result.out]).toEqual([1, ""]);
+    expect(result.err).toBe(`cannot open the database at ${url.toString()}: database "tollgate_nosuch_db" does not exist\n`);
+    expect(fs.readdirSync(cwd)).toEqual([]);
+  });
+
+  it("makes no data folder when it refuses a database with no Tollgate tables", async () => {
+    const database = await emptyPostgresDatabase();
+    try {
+      const cwd = newDir();
+      const result = runIn(cwd, "cli.js", { DATABASE_URL: database.url }, "admin", "codes", "create", "--amount", "10", "--count", "2");
+      expect([result.code, result.out]).toEqual([1, ""]);
+      expect(result.err).toMatch(/^no Tollgate database at .* \(it has no Tollgate tables\)/);
+      expect(fs.readdirSync(cwd)).toEqual([]);
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
+
   it("refuses a database with no Tollgate tables, without its password, and creates no table; works once migrated", async () => {
     const database = await emptyPostgresDatabase();
     try {

@@ -69,6 +69,15 @@ function groupOf(words: string[], commands: CliCommand[]): CliCommand[] {
   return commands.filter((c) => c.name.startsWith(prefix));
 }
 
+/** The longest run of leading words (fewer than all of them) that names a group, with its commands. */
+function enclosingGroup(words: string[], commands: CliCommand[]): { name: string; members: CliCommand[] } | null {
+  for (let n = words.length - 1; n > 0; n--) {
+    const members = groupOf(words.slice(0, n), commands);
+    if (members.length > 0) return { name: words.slice(0, n).join(" "), members };
+  }
+  return null;
+}
+
 function commandHelp(command: CliCommand): string {
   return [`usage: tollgate admin ${command.usage}`, "", ...wrap(command.summary, HELP_WIDTH), "", "examples:", ...command.examples.map((e) => `  tollgate admin ${e}`)].join("\n");
 }
@@ -134,8 +143,12 @@ export function helpAnswer(argv: string[], commands: CliCommand[] = COMMANDS): {
     const name = head.join(" ");
     return asksHelp ? { text: groupHelp(name, group), code: 0, stream: "out" } : { text: `${name}: give one of its commands\n\n${groupHelp(name, group)}`, code: 64, stream: "err" };
   }
-  if (argv[0] !== "admin" || argv.length < 2 || asksHelp) return { text: help(commands), code: asksHelp ? 0 : 64, stream: asksHelp ? "out" : "err" };
-  if (!found) return { text: `unknown command: ${head.join(" ")}\n\n${help(commands)}`, code: 64, stream: "err" };
+  // An unknown command of a known group (`packages nosuch`) is answered with that group's help.
+  const known = argv[0] === "admin" && !found ? enclosingGroup(head, commands) : null;
+  const helpText = known ? groupHelp(known.name, known.members) : help(commands);
+  if (argv[0] !== "admin" || argv.length < 2 || asksHelp) return { text: helpText, code: asksHelp ? 0 : 64, stream: asksHelp ? "out" : "err" };
+  const unknown = known ? head.slice(0, known.name.split(" ").length + 1) : head;
+  if (!found) return { text: `unknown command: ${unknown.join(" ")}\n\n${helpText}`, code: 64, stream: "err" };
   return null;
 }
 

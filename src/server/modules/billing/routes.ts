@@ -15,8 +15,12 @@ const llmCells = (llm: LlmChargeRow | null): CsvCell[] =>
 const unitsBySource = (parts: PaidPart[]): CsvCell[] =>
   (["free", "package", "grant", "balance"] as const).map((source) => ({ numeric: parts.reduce((sum, part) => sum + (part.source === source ? part.units : 0), 0) }));
 
-/** A package bought: its name and when its units expire; empty for a call. */
-const packageBoughtCell = (purchase: PurchaseRow | null): string => (purchase ? `${purchase.name}, expires ${beijingDate(purchase.expiresAt)}` : "");
+/** A package bought: its name, when its units expire, and when an operator refunded its unused units; empty for a call. */
+function packageBoughtCell(purchase: PurchaseRow | null): string {
+  if (!purchase) return "";
+  const bought = `${purchase.name}, expires ${beijingDate(purchase.expiresAt)}`;
+  return purchase.refundedAt ? `${bought}; unused units refunded on ${beijingDate(purchase.refundedAt)}` : bought;
+}
 
 /** One billing row as CSV cells; a purchase has no key, request id or LLM usage. */
 const csvCells = (row: BillingRow): CsvCell[] => [

@@ -716,7 +716,7 @@ describe("what a user sees", () => {
     const credits = (await t.app.inject({ url: "/api/v1/console/credits", headers: user.headers })).json();
     expect(credits.items[0]).toMatchObject({ method: "package_refund", amount: "0.05", status: "succeeded", reference: "tool retired (package Starter, 10 of 10 units unused)" });
     const csv = (await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=chars", headers: user.headers })).body.trim().split("\r\n");
-    expect(csv[1]).toBe('2026-03-01T16:00:00+08:00,chars,,10,0.05,,,,,,,,,,balance,0,0,0,10,"Starter, expires 2026-03-31"');
+    expect(csv[1]).toBe('2026-03-01T16:00:00+08:00,chars,,10,0.05,,,,,,,,,,balance,0,0,0,10,"Starter, expires 2026-03-31; unused units refunded on 2026-03-01"');
     await expectConsistent();
   });
 

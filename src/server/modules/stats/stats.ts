@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beijingDate, beijingDayStart } from "#shared/beijing-time";
 import { queryRows, type Db } from "../../db/client";
+import { LOT_REFUND_KEY_PREFIX } from "../ledger/index";
 
 const DAY_MS = 86_400_000;
 
@@ -76,13 +77,14 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
   // Every charge and refund in the range, as what it is (a call's or a package's) and with the tool it
   // belongs to: a call refund's through the charge it refunds, a package's through its lot (bought:
   // `package:<key>` made the lot `purchase:<key>`; refunded: `lot-refund:<lot id>`).
+  const lotRefundPrefix = sql`${LOT_REFUND_KEY_PREFIX}::text`;
   const moves = sql`
     select e.amount, e.created_at,
            case when e.kind = 'charge' and e.method = 'package' then 'package_sale'
-                when e.kind = 'refund' and e.idempotency_key like 'lot-refund:%' then 'package_refund'
+                when e.kind = 'refund' and e.idempotency_key like ${lotRefundPrefix} || '%' then 'package_refund'
                 when e.kind = 'charge' then 'call_charge' else 'call_refund' end as flow,
            case when e.kind = 'charge' and e.method = 'package' then coalesce(bought.tool_id, split_part(e.reference, '/', 1))
-                when e.kind = 'refund' and e.idempotency_key like 'lot-refund:%' then coalesce(refunded.tool_id, '(unknown)')
+                when e.kind = 'refund' and e.idempotency_key like ${lotRefundPrefix} || '%' then coalesce(refunded.tool_id, '(unknown)')
                 when e.kind = 'charge' then e.method else coalesce(c.method, '(unknown)') end as tool
     from ledger_entries e
     left join ledger_entries c
@@ -93,7 +95,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
       on e.kind = 'charge' and e.method = 'package' and bought.user_id = e.user_id and bought.source = 'package'
          and bought.origin = 'purchase:' || substr(e.idempotency_key, length('package:') + 1)
     left join unit_lots refunded
-      on e.kind = 'refund' and e.idempotency_key = 'lot-refund:' || refunded.id
+      on e.kind = 'refund' and e.idempotency_key = ${lotRefundPrefix} || refunded.id
     where e.kind in ('charge', 'refund') and ${inRange("e.created_at")}`;
   const sums = sql`coalesce(sum(-amount) filter (where flow = 'call_charge'), 0)::text as charges,
                    coalesce(sum(amount) filter (where flow = 'call_refund'), 0)::text as refunds,
@@ -135,7 +137,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
         sql`select count(*) filter (where kind = 'charge')::int as sold_n, coalesce(sum(-amount) filter (where kind = 'charge'), 0)::text as sold_total,
                    count(*) filter (where kind = 'refund')::int as refunded_n, coalesce(sum(amount) filter (where kind = 'refund'), 0)::text as refunded_total
             from ledger_entries
-            where ((kind = 'charge' and method = 'package') or (kind = 'refund' and idempotency_key like 'lot-refund:%')) and ${inRange("created_at")}`,
+            where ((kind = 'charge' and method = 'package') or (kind = 'refund' and idempotency_key like ${lotRefundPrefix} || '%')) and ${inRange("created_at")}`,
       );
       const drawn = await queryRows<{ source: string; units: string }>(
         tx,

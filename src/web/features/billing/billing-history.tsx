@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Button, Card, Input, Select, Space, Table, Typography } from "antd";
 import type { BillingRow } from "#shared/billing";
-import { useT } from "../../i18n";
+import { useT, type Translate } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
@@ -15,6 +15,10 @@ import { PaidBy } from "./paid-by";
 import { PurchaseNote } from "./purchase-note";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
 import { TableTime } from "../../components/table-time";
+
+/** `1 call`, `2 calls`: the catalogues hold no plural forms, so the singular is a message of its own. */
+const counted = (t: Translate, noun: "callCount" | "packageCount", count: number): string =>
+  count === 1 ? t(`billing.${noun}.one`) : t(`billing.${noun}.other`, { count });
 
 /** One row per charged call or package bought, filtered by dates, tool and key, with the filter's total, "load more" and CSV. */
 export function BillingHistory() {
@@ -90,8 +94,8 @@ export function BillingHistory() {
       ) : total ? (
         <Typography.Paragraph strong data-testid="billing-total">
           {total.purchases > 0
-            ? t("billing.totalWithPurchases", { calls: total.calls, purchases: total.purchases, amount: withCurrency(total.amount) })
-            : t("billing.total", { calls: total.calls, amount: withCurrency(total.amount) })}
+            ? t("billing.totalWithPurchases", { calls: counted(t, "callCount", total.calls), purchases: counted(t, "packageCount", total.purchases), amount: withCurrency(total.amount) })
+            : t("billing.total", { calls: counted(t, "callCount", total.calls), amount: withCurrency(total.amount) })}
         </Typography.Paragraph>
       ) : null}
       <Table<BillingRow>
