@@ -83,7 +83,7 @@ function printText(out: (line: string) => void, s: OperatorStats): void {
   const parts = (r: Revenue) =>
     `(calls charged ${money(r.charges)}, refunded ${money(r.refunds)}; packages sold ${money(r.packagesSold)}, refunded ${money(r.packagesRefunded)})`;
   const total = (figure: keyof Revenue) => s.revenueByTool.reduce((n, r) => n + r[figure], 0n);
-  out("Revenue by tool: calls charged less refunded, plus packages sold less refunded");
+  out("Revenue by tool: calls charged (less what the gateway gave back) less refunded, plus packages sold less refunded");
   for (const r of s.revenueByTool) out(`  ${pad(r.tool, 28)} ${money(r.revenue).padStart(26)}  ${parts(r)}`);
   out(`  ${pad("total", 28)} ${money(total("revenue")).padStart(26)}  ${parts({ charges: total("charges"), refunds: total("refunds"), packagesSold: total("packagesSold"), packagesRefunded: total("packagesRefunded"), revenue: 0n })}`);
   out("");

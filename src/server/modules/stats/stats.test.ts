@@ -114,13 +114,14 @@ describe("tollgate admin stats", () => {
       "top_up,topup:alipay,1,50.00",
       "top_up,topup:wechat,1,30.00",
       "top_ups_total,,3,100.00",
-      // echo: 0.000333 charged, 0.40 refunded (of a call made before the range).
+      // echo: 0.000333 charged, less 0.40 the gateway gave back of a call made before the range.
       "revenue_by_tool,echo,,-0.399667",
       // ocr: the package sold for 2.00 less the 1.20 refunded of it; its call was paid from the lots.
       "revenue_by_tool,ocr,,0.80",
       "revenue_by_tool,pinyin,,1.002",
-      "revenue_total,charges,,1.802333",
-      "revenue_total,refunds,,1.20",
+      // What calls cost less what the gateway gave back (0.40 and 0.50), and the operator's refund of a call.
+      "revenue_total,charges,,0.902333",
+      "revenue_total,refunds,,0.30",
       "revenue_total,packages_sold,,2.00",
       "revenue_total,packages_refunded,,1.20",
       "revenue_total,revenue,,1.402333",
@@ -168,9 +169,9 @@ describe("tollgate admin stats", () => {
         { kind: "topup", method: "wechat", count: 1, amount: "30.00" },
       ],
       revenueByTool: [
-        { tool: "echo", charges: "0.000333", refunds: "0.40", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "-0.399667" },
+        { tool: "echo", charges: "-0.399667", refunds: "0.00", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "-0.399667" },
         { tool: "ocr", charges: "0.00", refunds: "0.00", packagesSold: "2.00", packagesRefunded: "1.20", revenue: "0.80" },
-        { tool: "pinyin", charges: "1.802", refunds: "0.80", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "1.002" },
+        { tool: "pinyin", charges: "1.302", refunds: "0.30", packagesSold: "0.00", packagesRefunded: "0.00", revenue: "1.002" },
       ],
       activeUsers: 2,
       activeKeys: 5,
@@ -202,7 +203,9 @@ describe("tollgate admin stats", () => {
     // A redemption's method and kind are one word: printed once.
     expect(text).toMatch(/^ {2}redemption +1 +20\.00$/m);
     expect(text).not.toContain("redemption (redemption)");
-    expect(text).toContain("Revenue by tool: calls charged less refunded, plus packages sold less refunded");
+    expect(text).toContain("Revenue by tool: calls charged (less what the gateway gave back) less refunded, plus packages sold less refunded");
+    // Charged is what the calls cost; refunded, only what an operator refunded.
+    expect(text).toMatch(/^ {2}pinyin +1\.002 {2}\(calls charged 1\.302, refunded 0\.30; packages sold 0\.00, refunded 0\.00\)$/m);
     expect(text).toMatch(/^ {2}ocr +0\.80 {2}\(calls charged 0\.00, refunded 0\.00; packages sold 2\.00, refunded 1\.20\)$/m);
     expect(text).toMatch(/^ {2}2026-03-01 +1\.802$/m);
   });

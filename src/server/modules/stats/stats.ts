@@ -41,7 +41,10 @@ export interface OperatorStats {
 
 /** What users paid in a group of ledger entries: calls and packages, each less what was refunded of it. */
 export interface Revenue {
-  /** Calls charged (from balances) and refunded. */
+  /**
+   * What calls cost the balances: their charges less what the gateway gave back (a hold's unused
+   * part, a failed call's hold); and what operators refunded of them (`admin calls refund`).
+   */
   charges: bigint;
   refunds: bigint;
   /** Packages bought from balances, and bought packages' unused units an operator refunded (`admin packages refund`). */
@@ -74,7 +77,8 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
   const until = new Date(beijingDayStart(range.to).getTime() + DAY_MS).toISOString();
   const inRange = (column: string) => sql`${sql.raw(column)} >= ${from}::timestamptz and ${sql.raw(column)} < ${until}::timestamptz`;
   const beijingDayOf = (column: string) => sql`to_char((${sql.raw(column)} at time zone 'UTC') + interval '8 hours', 'YYYY-MM-DD')`;
-  // Every charge and refund in the range, as what it is (a call's or a package's) and with the tool it
+  // Every charge and refund in the range, as what it is (a call's charge, what the gateway gave back of
+  // it, an operator's refund of a call, a package's sale or refund) and with the tool it
   // belongs to: a call refund's through the charge it refunds, a package's through its lot (bought:
   // `package:<key>` made the lot `purchase:<key>`; refunded: `lot-refund:<lot id>`).
   const lotRefundPrefix = sql`${LOT_REFUND_KEY_PREFIX}::text`;
@@ -82,7 +86,9 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
     select e.amount, e.created_at,
            case when e.kind = 'charge' and e.method = 'package' then 'package_sale'
                 when e.kind = 'refund' and e.idempotency_key like ${lotRefundPrefix} || '%' then 'package_refund'
-                when e.kind = 'charge' then 'call_charge' else 'call_refund' end as flow,
+                when e.kind = 'charge' then 'call_charge'
+                -- What the gateway gave back (a hold's unused part, a failed call's hold) is not a refund: calls cost the difference.
+                when e.method = 'gateway' then 'call_return' else 'call_refund' end as flow,
            case when e.kind = 'charge' and e.method = 'package' then coalesce(bought.tool_id, split_part(e.reference, '/', 1))
                 when e.kind = 'refund' and e.idempotency_key like ${lotRefundPrefix} || '%' then coalesce(refunded.tool_id, '(unknown)')
                 when e.kind = 'charge' then e.method else coalesce(c.method, '(unknown)') end as tool
@@ -97,7 +103,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
     left join unit_lots refunded
       on e.kind = 'refund' and e.idempotency_key = ${lotRefundPrefix} || refunded.id
     where e.kind in ('charge', 'refund') and ${inRange("e.created_at")}`;
-  const sums = sql`coalesce(sum(-amount) filter (where flow = 'call_charge'), 0)::text as charges,
+  const sums = sql`coalesce(sum(-amount) filter (where flow in ('call_charge', 'call_return')), 0)::text as charges,
                    coalesce(sum(amount) filter (where flow = 'call_refund'), 0)::text as refunds,
                    coalesce(sum(-amount) filter (where flow = 'package_sale'), 0)::text as packages_sold,
                    coalesce(sum(amount) filter (where flow = 'package_refund'), 0)::text as packages_refunded`;
