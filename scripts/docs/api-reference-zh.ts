@@ -159,6 +159,7 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "reported: the tool's usage report; counted: the platform counted the tokens, the tool reported none": "reported：工具报告的用量；counted：工具未报告用量，由平台计数",
   "Stable row id": "稳定不变的记录 ID",
   "redemption, operator, package_refund, alipay, wechat or referral_bonus": "redemption、operator、package_refund、alipay、wechat 或 referral_bonus",
+  "Decimal amount, exact to the micro-unit; negative for an operator's adjustment that took money off the balance": "十进制金额，精确到微单位；运营者从余额扣减的调整为负数",
   "succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made": "succeeded：已入账；pending：付款尚未确认；closed：未付款",
   "Sum of the succeeded credits in the filter, across all pages": "筛选范围内所有页中已入账记录的合计",
   "The redemption code, as printed (dashes and spaces are ignored)": "兑换码，照印刷的样子填写（短横线和空格会被忽略）",

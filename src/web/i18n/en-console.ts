@@ -344,7 +344,7 @@ export const enConsole = {
     loadMore: "Load more",
     empty: "No credits yet",
     columns: { time: "Time", method: "Method", amount: "Amount", status: "Status", reference: "Reference" },
-    methods: { redemption: "Redemption code", operator: "Operator credit", package_refund: "Package refund", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
+    methods: { redemption: "Redemption code", operator: "Operator adjustment", package_refund: "Package refund", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
     statuses: { succeeded: "Succeeded", pending: "Pending", closed: "Closed" },
   },
   applications: {

@@ -94,6 +94,22 @@ describe("GET /api/v1/console/credits", () => {
   });
 });
 
+describe("an operator's debit", () => {
+  it("is listed with the credits as a negative amount with its reason, and the total is net of it", async () => {
+    const debited = await createUserWithSession(t);
+    const at = new Date("2026-03-05T04:00:00Z");
+    await credit(t.database.db, { userId: debited.userId, amount: 2_000_000n, kind: "topup", method: "alipay", reference: "order-1", idempotencyKey: "debit-test-top-up", at });
+    await debit(t.database.db, { userId: debited.userId, amount: 500_000n, kind: "adjustment", method: "operator", reference: "manual fee", idempotencyKey: "operator:debit-test", at: new Date(at.getTime() + 1000) });
+    const page = (await get("/api/v1/console/credits", debited)).json();
+    expect(page.items.map((r: CreditRow) => [r.method, r.amount, r.reference])).toEqual([
+      ["operator", "-0.50", "manual fee"],
+      ["alipay", "2.00", "order-1"],
+    ]);
+    expect(page.total).toBe("1.50");
+    expect((await get("/api/v1/console/credits.csv", debited)).body).toContain(",operator,-0.50,succeeded,manual fee\r\n");
+  });
+});
+
 describe("GET /api/v1/console/credits.csv", () => {
   it("downloads exactly the filtered rows as CSV", async () => {
     const query = "from=2026-02-10T00:00:00.000Z&to=2026-03-10T00:00:00.000Z";

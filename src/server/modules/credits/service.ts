@@ -24,12 +24,14 @@ const validCursor = (v: Record<string, unknown>) =>
 /**
  * Money put into the balance: credits of the credit kinds, and the operators' refunds of a
  * package's unused units (known by their idempotency key: before decision 060 their method read
- * "operator", as an operator's refund of a call does, which is not listed: the call leaves billing details instead).
+ * "operator", as an operator's refund of a call does, which is not listed: the call leaves billing
+ * details instead). An operator's adjustment is listed either way, a debit as a negative amount:
+ * it is in no other statement, and the balance must add up from the two.
  */
-const isCredit = sql`amount > 0 and (kind in (${sql.join(
+const isCredit = sql`((amount > 0 and kind in (${sql.join(
   CREDIT_KINDS.map((k) => sql`${k}::ledger_kind`),
   sql`, `,
-)}) or (kind = 'refund' and idempotency_key like ${`${LOT_REFUND_KEY_PREFIX}%`}))`;
+)})) or kind = 'adjustment' or (kind = 'refund' and idempotency_key like ${`${LOT_REFUND_KEY_PREFIX}%`}))`;
 
 /**
  * Every credit of the user (succeeded), plus payments started but not confirmed (pending, or
