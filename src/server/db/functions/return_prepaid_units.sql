@@ -3,7 +3,9 @@
 -- the call is refunded, those beyond its final units when it used fewer than it held. A call's draws
 -- are its rows of the `lot_ledger` view, net of what it gave back. Units go
 -- back to the lots last drawn first, so what a call used is what it drew first; a lot that has
--- expired meanwhile takes them back and they expire with it. Runs as the BEFORE UPDATE trigger
+-- expired meanwhile takes them back and they expire with it. The return is dated when the call was
+-- refunded (`refunded_at`: an operator's refund may come long after the call ended), else when it
+-- ended (a call that used fewer units than it held). Runs as the BEFORE UPDATE trigger
 -- usage_records_return_prepaid_units (drizzle/0025), only on rows with prepaid units.
 CREATE OR REPLACE FUNCTION "return_prepaid_units"() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -25,7 +27,7 @@ BEGIN
     "back" := least("drawn".net, "give");
     UPDATE unit_lots SET units_left = unit_lots.units_left + "back" WHERE unit_lots.id = "drawn".lot_id;
     INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
-      VALUES ("drawn".lot_id, OLD.id, -"back", 'return', coalesce(NEW.completed_at, now()));
+      VALUES ("drawn".lot_id, OLD.id, -"back", 'return', coalesce(NEW.refunded_at, NEW.completed_at, now()));
     "give" := "give" - "back";
   END LOOP;
   IF "give" <> 0 THEN

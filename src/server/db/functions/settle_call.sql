@@ -1,6 +1,7 @@
 -- Settles one pending call (docs/decisions/033): gives back `p_refund` (all of a failed call's hold,
 -- or what a per-unit call did not use), takes it off the key's spend and off the period the hold
--- was counted in, and writes how the call ended. false: the call was settled before, and nothing
+-- was counted in, and writes how the call ended (and, refunded, when: `refunded_at`, which the
+-- return trigger stamps returned units with). false: the call was settled before, and nothing
 -- moved. The batch form is refundInTransaction in src/server/modules/ledger/refunds.ts.
 CREATE OR REPLACE FUNCTION "settle_call"(
   "p_usage_id" bigint, "p_user_id" bigint, "p_refund" bigint, "p_request_id" text, "p_at" timestamptz,
@@ -38,7 +39,8 @@ BEGIN
     PERFORM FROM users WHERE users.id = "p_user_id" FOR UPDATE;
   END IF;
   UPDATE usage_records SET status = "p_final_status", amount = usage_records.amount - "p_refund", units = "p_units",
-    http_status = "p_http_status", latency_ms = "p_latency", completed_at = "p_at"
+    http_status = "p_http_status", latency_ms = "p_latency", completed_at = "p_at",
+    refunded_at = CASE WHEN "p_final_status" = 'refunded' THEN "p_at" END
   WHERE usage_records.id = "p_usage_id";
   RETURN true;
 END;

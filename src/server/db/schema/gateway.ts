@@ -30,7 +30,13 @@ export const usageRecords = pgTable(
     latencyMs: integer("latency_ms"),
     requestId: text("request_id").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /** When the call ended: its answer, its failure, or (never answered) the refund that settled it. A later refund leaves it. */
     completedAt: timestamp("completed_at", { withTimezone: true }),
+    /**
+     * When the call was refunded (status `refunded`): by the gateway as it failed, by the abandoned-call
+     * sweep, or by an operator's `calls refund`, perhaps long after `completed_at`. Null otherwise.
+     */
+    refundedAt: timestamp("refunded_at", { withTimezone: true }),
     /**
      * The start of the key's spend period the call's amount was counted in (null: the key counts
      * its lifetime): a refund leaves that period, which may be later than the call's own stamp.

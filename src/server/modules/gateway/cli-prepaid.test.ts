@@ -7,9 +7,9 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { unitLots, users } from "../../db/schema/index";
+import { lotMoves, unitLots, usageRecords, users } from "../../db/schema/index";
 import { adminCli } from "../../testing/admin-cli";
 import { createUserWithKey } from "../../testing/keys";
 import { tempDataDir } from "../../testing/temp-dir";
@@ -134,6 +134,38 @@ describe("tollgate admin calls refund, for a call paid with prepaid units", () =
     // The units are usable again: the same text is paid by them as before.
     const again = await call(key.secret, "chars", { text: "汉字汉字汉字汉" });
     expect(field((await cli("calls", "show", again.requestId)).out, "paid by")).toBe("free 3/3 in 2026-03 ×3 + package Starter, expires 2026-04-09 ×4");
+    await ledgerIsExact();
+  });
+
+  it("keeps when the call ended, and dates the refund and the units it gives back when the operator refunded it", async () => {
+    const { user, key } = await createUserWithKey(t, { balance: "1" });
+    await buy(user, "chars");
+    // Nine characters at 08:00: the month's 3 free, the package's 6.
+    const paid = await call(key.secret, "chars", { text: "汉字汉字汉字汉字汉" });
+    expect(paid.status).toBe(200);
+    const [before] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, paid.requestId));
+    expect(before!.completedAt).toEqual(new Date(START));
+    // Two days later the operator refunds it.
+    const refundAt = "2026-03-12T09:30:00.000Z";
+    t.clock.set(refundAt);
+    expect((await cli("calls", "refund", paid.requestId, "--reason", "ticket 16")).code).toBe(0);
+
+    const [row] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.requestId, paid.requestId));
+    expect(row).toMatchObject({ status: "refunded", completedAt: new Date(START), refundedAt: new Date(refundAt), latencyMs: before!.latencyMs });
+    const shown = await cli("calls", "show", paid.requestId);
+    expect(field(shown.out, "ended")).toMatch(/^2026-03-10 16:00:00 \+08:00(, \d+ ms)?$/);
+    expect(field(shown.out, "refunded")).toBe("2026-03-12 17:30:00 +08:00");
+    expect(JSON.parse((await cli("calls", "show", paid.requestId, "--json")).out)).toMatchObject({ completedAt: START, refundedAt: refundAt });
+    // The units went back to both lots at the refund's time, not the call's.
+    const returns = await t.database.db.select().from(lotMoves).where(and(eq(lotMoves.usageId, row!.id), eq(lotMoves.kind, "return")));
+    expect(returns.map((m) => [m.units, m.createdAt]).sort()).toEqual([
+      [-3, new Date(refundAt)],
+      [-6, new Date(refundAt)],
+    ]);
+    // A call never refunded shows no refund time.
+    const kept = await call(key.secret, "chars", { text: "汉" });
+    expect(field((await cli("calls", "show", kept.requestId)).out, "refunded")).toBeUndefined();
+    expect(JSON.parse((await cli("calls", "show", kept.requestId, "--json")).out).refundedAt).toBeNull();
     await ledgerIsExact();
   });
 

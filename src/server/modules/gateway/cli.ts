@@ -128,6 +128,8 @@ export const callsShowCommand: CliCommand = {
       latencyMs: call?.latencyMs ?? null,
       createdAt: at.toISOString(),
       completedAt: call?.completedAt?.toISOString() ?? null,
+      /** When the call was refunded (by the gateway as it failed, the abandoned-call sweep or an operator); null if it was not. */
+      refundedAt: call?.refundedAt?.toISOString() ?? null,
       llm: llm ?? null,
       paidBy: paid,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
@@ -152,6 +154,8 @@ export const callsShowCommand: CliCommand = {
         ["amount", amount],
         ["at", beijingDateTime(at)],
         ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
+        // An operator may refund a call long after it ended: the refund has its own time.
+        ...(call?.refundedAt ? ([["refunded", beijingDateTime(call.refundedAt)]] as [string, string][]) : []),
         ["paid by", paidByField(call?.status ?? null, paid)],
         ...logFields(log, log && refusedByGateway(log) ? isBuiltin(ctx.config, who.toolId) : null),
         ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`)],

@@ -70,7 +70,7 @@ async function state(who: { userId: number; apiKeyId: number }, prefix: string) 
     balance: formatMoney(user!.balance),
     key: { spent: key!.spent, periodSpent: key!.periodSpent, periodStart: key!.periodStart, lastUsedAt: key!.lastUsedAt },
     ledger: entries.map((e) => [e.kind, e.method, local(e.reference), local(e.idempotencyKey), e.amount, e.balanceAfter, e.createdAt]),
-    usage: usage.map((u) => [u.toolId, u.units, u.amount, u.status, u.httpStatus, u.latencyMs, local(u.requestId), u.createdAt, u.completedAt]),
+    usage: usage.map((u) => [u.toolId, u.units, u.amount, u.status, u.httpStatus, u.latencyMs, local(u.requestId), u.createdAt, u.completedAt, u.refundedAt]),
   };
 }
 
@@ -200,6 +200,9 @@ describe("a call settled alone and the same call in a batch", () => {
     const end = await state(batched, "settle-batched");
     expect(await state(alone, "settle-alone")).toEqual(end);
     expect(end.balance).toBe("0.074");
+    // A failed call ends when it is refunded: both times are the settlement's; a call that succeeded has no refund time.
+    const settledAt = new Date("2026-04-01T17:30:00Z");
+    expect(end.usage.map((u) => [u[3], u[8], u[9]])).toEqual(ENDINGS.map(([status]) => [status, settledAt, status === "refunded" ? settledAt : null]));
     // The day counted now is the second one: only its holds' refunds come off it.
     expect(end.key).toMatchObject({ spent: parseMoney("0.026"), periodSpent: parseMoney("0.02"), periodStart: new Date("2026-04-01T16:00:00Z") });
 

@@ -164,9 +164,16 @@ async function refundInTransaction(tx: Tx, requested: RefundItem[], alsoSucceede
       values ${values(entries)}`);
     await refundKeySpend(tx, items.filter((i) => i.amount > 0n));
   }
+  // A pending call ends now. One that had ended (refunded later, by an operator or as never
+  // answered) keeps when it ended and how long it took; the refund's own time is refunded_at, which
+  // the return trigger dates the units given back to lots with. (`usage_records.status` is the row
+  // as it was before this update.)
   await tx.execute(sql`
     update usage_records set status = d.status::usage_status, amount = usage_records.amount - d.refund,
-      units = d.units, http_status = d.http_status, latency_ms = d.latency_ms, completed_at = d.at
+      units = d.units, http_status = d.http_status,
+      latency_ms = case when usage_records.status = 'pending' then d.latency_ms else coalesce(usage_records.latency_ms, d.latency_ms) end,
+      completed_at = case when usage_records.status = 'pending' then d.at else coalesce(usage_records.completed_at, d.at) end,
+      refunded_at = case when d.status = 'refunded' then d.at end
     from (values ${values(
       items.map(
         (i) =>
