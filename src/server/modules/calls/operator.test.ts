@@ -89,7 +89,10 @@ describe("tollgate admin calls show", () => {
     expect(shown.out).toMatch(/^error +invalid_key: the API key is missing, unknown, disabled or expired$/m);
     expect(shown.out).toMatch(/^upstream +never reached: the gateway refused the call \(invalid_key\) before the tool was called$/m);
     expect(shown.out).toMatch(new RegExp(`^user +${user.userId}$`, "m"));
-    expect(await cli("calls", "show", "no-such-request")).toMatchObject({ code: 1 });
+    expect(await cli("calls", "show", "no-such-request")).toMatchObject({
+      code: 1,
+      err: 'no call has request id "no-such-request" (the call log keeps calls 30 days; calls with no valid key are not kept)',
+    });
   });
 });
 

@@ -86,7 +86,7 @@ describe("tollgate admin calls refund", () => {
     expect(again.err).toMatch(/^not refunded: an operator refunded the call already \(entry \d+, 2026-03-01 16:00:00 \+08:00, "garbage answer, ticket 77 \(call \S+\)"\): a call is refunded once$/);
     expect(await cli("calls", "refund", "no-such-call", "--reason", "x")).toMatchObject({
       code: 1,
-      err: 'not refunded: no call has request id "no-such-call" (the call log keeps calls CALL_LOG_RETENTION_DAYS)',
+      err: 'not refunded: no call has request id "no-such-call" (the call log keeps calls 90 days)',
     });
     expect(await balanceOf(user.userId)).toBe(1_000_000n);
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);

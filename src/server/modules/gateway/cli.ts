@@ -95,7 +95,7 @@ export const callsShowCommand: CliCommand = {
     const [[call], log] = await Promise.all([ctx.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId)), callLogEntry(ctx.db, requestId)]);
     const who = call ?? log;
     if (!who) {
-      ctx.err(`no call has request id "${requestId}" (the call log keeps calls CALL_LOG_RETENTION_DAYS; calls with no valid key are not kept)`);
+      ctx.err(`${noSuchCall(requestId, ctx.config.calls.retentionDays)}; calls with no valid key are not kept)`);
       return 1;
     }
     // A call refused or failed before it was charged has only its call log row.
@@ -192,7 +192,11 @@ function unusableLots(lots: CallLot[], now: Date): string {
 }
 
 /** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
-async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free"): Promise<string> {
+/** A request id the database has no call of, with how long the call log keeps calls (CALL_LOG_RETENTION_DAYS); ends inside its parenthesis. */
+const noSuchCall = (requestId: string, retentionDays: number) =>
+  `no call has request id "${requestId}" (the call log keeps calls ${retentionDays} ${retentionDays === 1 ? "day" : "days"}`;
+
+async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free", retentionDays: number): Promise<string> {
   if (refused === "pending") return "the call is still running: refund it once it has ended";
   if (refused === "free") return "the call cost nothing and used no prepaid units: there is nothing to refund";
   if (refused === "refunded") {
@@ -212,7 +216,7 @@ async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "p
   const log = await callLogEntry(db, requestId);
   return log
     ? `the call was never charged: it ended ${log.outcome} (HTTP ${log.httpStatus}${log.errorCode === null ? "" : `, ${log.errorCode}`})`
-    : `no call has request id "${requestId}" (the call log keeps calls CALL_LOG_RETENTION_DAYS)`;
+    : `${noSuchCall(requestId, retentionDays)})`;
 }
 
 export const callsRefundCommand: CliCommand = {
@@ -228,7 +232,7 @@ export const callsRefundCommand: CliCommand = {
     const now = ctx.clock.now();
     const result = await refundChargedCall(ctx.db, { requestId, reason, now });
     if ("refused" in result) {
-      ctx.err(`not refunded: ${result.refused === "lot_unusable" ? unusableLots(result.lots, now) : await refusedBecause(ctx.db, requestId, result.refused)}`);
+      ctx.err(`not refunded: ${result.refused === "lot_unusable" ? unusableLots(result.lots, now) : await refusedBecause(ctx.db, requestId, result.refused, ctx.config.calls.retentionDays)}`);
       return 1;
     }
     const units = result.lots.map((lot) => `${lot.units} ${lot.units === 1 ? "unit" : "units"} to ${lotName(lot)}`);
