@@ -58,6 +58,10 @@ export const callDetailSchema = callRowSchema.extend({
   timeline: z.array(z.object({ step: z.enum(CALL_STEPS), atMs: z.number() })).describe("Each step's time from receiving the request"),
   held: z.string().describe("Held before the tool ran (a built-in tool: charged after it ran)"),
   refunded: z.string().describe("What of the hold was given back"),
+  operatorRefund: z
+    .object({ amount: z.string(), time: z.string(), reference: z.string().describe("The operator's reason, and the call") })
+    .nullable()
+    .describe("The site operator's refund of the call after it ended: what it gave back to the balance, when and why; null when there was none"),
   error: z.object({ code: z.string(), message: z.string() }).nullable().describe("The error the caller got; null when the tool's answer was passed on"),
 });
 export type CallDetail = z.infer<typeof callDetailSchema>;

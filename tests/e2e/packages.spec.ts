@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
-import { refundLot } from "../../src/server/modules/ledger/index";
+import { refundChargedCall, refundLot } from "../../src/server/modules/ledger/index";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate, beijingDateTime } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
@@ -140,6 +140,18 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(refundRow).toContainText("tool retired (package Starter, 4 of 5 units unused)");
   await page.goto(`${server.base}/console/billing-details`);
   await expect(page.getByTestId("billing-purchase")).toHaveText(`package Starter bought, expires ${beijingDate(expiresAt)}; unused units refunded on ${beijingDate(refundedAt)}`);
+
+  // A call the balance paid, refunded by the operator (\`admin calls refund\`): its detail in the call log says so.
+  const paid = await api.post("/v1/tools/qrcode", { data: { text: "https://example.com", format: "svg" }, headers: { authorization: `Bearer ${secret}` } });
+  expect(paid.status()).toBe(200);
+  const paidId = paid.headers()["x-request-id"]!;
+  await expect.poll(async () => (await api.get(`/api/v1/console/calls/${paidId}`, { headers: auth })).status()).toBe(200);
+  const callRefundedAt = new Date();
+  expect(await refundChargedCall(server.app.db, { requestId: paidId, reason: "ticket 12", now: callRefundedAt })).toMatchObject({ refunded: parseMoney(paid.headers()["x-tollgate-cost"]!) });
+  await page.goto(`${server.base}/console/billing-details?tab=calls&request=${paidId}`);
+  await expect(page.getByTestId("call-drawer").getByTestId("call-operator-refund")).toHaveText(
+    `¥${paid.headers()["x-tollgate-cost"]}, ${beijingDateTime(callRefundedAt)}: ticket 12 (call ${paidId})`,
+  );
   await api.dispose();
 });
 

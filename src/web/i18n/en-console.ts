@@ -157,6 +157,7 @@ export const enConsole = {
       held: "Held",
       charged: "Charged",
       refunded: "Refunded",
+      operatorRefund: "Refunded by the site's operator",
       units: "Units",
       prepaidPart: " ({{units}} of them paid from free quotas or packages)",
       streamed: "Streamed",

@@ -178,6 +178,7 @@ export const zhCN: Messages = {
       held: "预扣",
       charged: "扣费",
       refunded: "退款",
+      operatorRefund: "运营方退款",
       units: "用量",
       prepaidPart: "（其中 {{units}} 由免费额度或次数包支付）",
       streamed: "流式响应",

@@ -96,6 +96,21 @@ describe("tollgate admin calls show", () => {
   });
 });
 
+describe("an operator's refund of a call", () => {
+  it("shows in the user's call detail: what it gave back, when and why; a call not refunded shows none", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const key = await newKey(user);
+    const { status, requestId } = await call(key.secret, "echo");
+    expect(status).toBe(200);
+    const { requestId: kept } = await call(key.secret, "echo");
+    expect((await cli("calls", "refund", requestId, "--reason", "ticket 12")).code).toBe(0);
+    const detail = (await t.app.inject({ url: `/api/v1/console/calls/${requestId}`, headers: user.headers })).json();
+    expect(detail).toMatchObject({ amount: "0.01", operatorRefund: { amount: "0.01", time: expect.any(String), reference: `ticket 12 (call ${requestId})` } });
+    expect(Date.parse(detail.operatorRefund.time)).toBe(t.clock.now().getTime());
+    expect((await t.app.inject({ url: `/api/v1/console/calls/${kept}`, headers: user.headers })).json().operatorRefund).toBeNull();
+  });
+});
+
 describe("the retention sweep", () => {
   it("deletes rows older than CALL_LOG_RETENTION_DAYS in bounded batches and keeps the daily sums; the API refuses ranges before them", async () => {
     const user = await createUserWithSession(t, { balance: "1" });

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { type CallDetail, type CallOutcome, type CallRow, CALL_STEPS } from "#shared/calls";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
+import { OPERATOR_REFUND_KEY_PREFIX } from "../ledger/index";
 import { beforeTimeId, encodeCursor, everyRow } from "../../lib/keyset";
 import { callerNetwork } from "./network";
 
@@ -153,6 +154,11 @@ export async function callDetail(db: Db, userId: number, requestId: string): Pro
         where c.request_id = ${requestId} and c.user_id = ${userId}`,
   );
   if (!row) return null;
+  const [refund] = await queryRows<{ amount: string; at_ms: string; reference: string }>(
+    db,
+    sql`select amount::text as amount, (extract(epoch from created_at) * 1000)::bigint::text as at_ms, reference from ledger_entries
+        where user_id = ${userId} and idempotency_key = ${`${OPERATOR_REFUND_KEY_PREFIX}${requestId}`}`,
+  );
   const held = BigInt(row.held);
   const amount = BigInt(row.amount);
   const marks: [(typeof CALL_STEPS)[number], number | null][] = [
@@ -171,6 +177,7 @@ export async function callDetail(db: Db, userId: number, requestId: string): Pro
       .map(([step, us]) => ({ step, atMs: ms(us) })),
     held: formatMoney(held),
     refunded: formatMoney(held > amount ? held - amount : 0n),
+    operatorRefund: refund ? { amount: formatMoney(BigInt(refund.amount)), time: new Date(Number(refund.at_ms)).toISOString(), reference: refund.reference } : null,
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },
   };
 }

@@ -6,7 +6,7 @@ import { requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecord } from "../../lib/cli/records";
 import { ledgerEntries, llmUsage, operatorAudit, usageRecords } from "../../db/schema/index";
-import { refundChargedCall, type CallLot } from "../ledger/index";
+import { OPERATOR_REFUND_KEY_PREFIX, refundChargedCall, type CallLot } from "../ledger/index";
 import { callLogEntry, type CallLogEntry } from "../calls/index";
 import { escapeUnprintable } from "#shared/text";
 import type { PaidPart } from "#shared/billing";
@@ -99,7 +99,7 @@ export const callsShowCommand: CliCommand = {
       return 1;
     }
     // A call refused or failed before it was charged has only its call log row.
-    const keys = [`usage:${requestId}`, `refund:${requestId}`, `operator-refund:${requestId}`];
+    const keys = [`usage:${requestId}`, `refund:${requestId}`, `${OPERATOR_REFUND_KEY_PREFIX}${requestId}`];
     const entries = call ? await ctx.db.select().from(ledgerEntries).where(inArray(ledgerEntries.idempotencyKey, keys)).orderBy(ledgerEntries.id) : [];
     const [tokens] = call ? await ctx.db.select().from(llmUsage).where(eq(llmUsage.usageId, call.id)) : [];
     // What paid: the lots the call drew (net of what it gave back), then the balance; as the billing details say it.
@@ -200,7 +200,7 @@ async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "p
   if (refused === "pending") return "the call is still running: refund it once it has ended";
   if (refused === "free") return "the call cost nothing and used no prepaid units: there is nothing to refund";
   if (refused === "refunded") {
-    const [byOperator] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, `operator-refund:${requestId}`));
+    const [byOperator] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, `${OPERATOR_REFUND_KEY_PREFIX}${requestId}`));
     if (byOperator) return `an operator refunded the call already (entry ${byOperator.id}, ${beijingDateTime(byOperator.createdAt)}, "${byOperator.reference}"): a call is refunded once`;
     // A call paid only with prepaid units moves no money when refunded: the audit log says who refunded it.
     const [audited] = await db

@@ -3,6 +3,9 @@ import { preparedRows, queryRows, type Db, type PreparedStatement, type Tx } fro
 import { arrayLiteral } from "../../db/array-literal";
 import { isoTimestamp } from "../../db/iso-timestamp";
 
+/** An operator's refund of a call (`admin calls refund`) is the ledger entry with this key and the call's request id. */
+export const OPERATOR_REFUND_KEY_PREFIX = "operator-refund:";
+
 /** Money back for a call whose tool failed (all of it) or used fewer units than charged (the difference). */
 export interface RefundItem {
   usageId: number;
@@ -325,7 +328,7 @@ export async function refundChargedCall(db: Db, input: { requestId: string; reas
       if (lots.some((lot) => lot.refundedAt !== null || lot.expiresAt.getTime() <= input.now.getTime())) return { refused: "lot_unusable", lots };
     }
     const refund = fullRefund(row, input.now);
-    const entry = { method: "operator", reference: `${input.reason} (call ${row.request_id})`, idempotencyKey: `operator-refund:${row.request_id}` };
+    const entry = { method: "operator", reference: `${input.reason} (call ${row.request_id})`, idempotencyKey: `${OPERATOR_REFUND_KEY_PREFIX}${row.request_id}` };
     await refundInTransaction(tx, [{ ...refund, httpStatus: row.http_status, latencyMs: row.latency_ms ?? 0, entry }], true);
     return { refunded: refund.amount, userId: refund.userId, lots };
   });

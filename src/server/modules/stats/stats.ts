@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beijingDate, beijingDayStart } from "#shared/beijing-time";
 import { queryRows, type Db } from "../../db/client";
-import { LOT_REFUND_KEY_PREFIX } from "../ledger/index";
+import { LOT_REFUND_KEY_PREFIX, OPERATOR_REFUND_KEY_PREFIX } from "../ledger/index";
 
 const DAY_MS = 86_400_000;
 
@@ -82,6 +82,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
   // belongs to: a call refund's through the charge it refunds, a package's through its lot (bought:
   // `package:<key>` made the lot `purchase:<key>`; refunded: `lot-refund:<lot id>`).
   const lotRefundPrefix = sql`${LOT_REFUND_KEY_PREFIX}::text`;
+  const operatorRefundPrefix = sql`${OPERATOR_REFUND_KEY_PREFIX}::text`;
   const moves = sql`
     select e.amount, e.created_at,
            case when e.kind = 'charge' and e.method = 'package' then 'package_sale'
@@ -96,7 +97,7 @@ export async function operatorStats(db: Db, range: StatsRange): Promise<Operator
     left join ledger_entries c
       on e.kind = 'refund' and c.user_id = e.user_id and c.kind = 'charge'
          -- The gateway's refund names the call by its reference, an operator's (\`admin calls refund\`) by its key.
-         and c.idempotency_key = 'usage:' || case when e.idempotency_key like 'operator-refund:%' then substr(e.idempotency_key, length('operator-refund:') + 1) else e.reference end
+         and c.idempotency_key = 'usage:' || case when e.idempotency_key like ${operatorRefundPrefix} || '%' then substr(e.idempotency_key, length(${operatorRefundPrefix}) + 1) else e.reference end
     left join unit_lots bought
       on e.kind = 'charge' and e.method = 'package' and bought.user_id = e.user_id and bought.source = 'package'
          and bought.origin = 'purchase:' || substr(e.idempotency_key, length('package:') + 1)

@@ -52,6 +52,11 @@ function CallDescription({ call, toolName }: { call: CallDetail; toolName: strin
       <Descriptions.Item label={t("calls.detail.held")}>{withCurrency(call.held)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.charged")}>{withCurrency(call.amount)}</Descriptions.Item>
       <Descriptions.Item label={t("calls.detail.refunded")}>{withCurrency(call.refunded)}</Descriptions.Item>
+      {call.operatorRefund && (
+        <Descriptions.Item label={t("calls.detail.operatorRefund")}>
+          <span data-testid="call-operator-refund">{`${withCurrency(call.operatorRefund.amount)}, ${beijingDateTime(call.operatorRefund.time)}: ${call.operatorRefund.reference}`}</span>
+        </Descriptions.Item>
+      )}
       <Descriptions.Item label={t("calls.detail.units")}>
         {call.units}
         {call.prepaidUnits > 0 && t("calls.detail.prepaidPart", { units: call.prepaidUnits })}
