@@ -194,6 +194,16 @@ function negativeMessage(command: CliCommand, word: string, positional: number):
   return `"${word}": amounts and counts are never negative${instead}`;
 }
 
+/**
+ * What the operator reads when parseArgs refuses the options: an unknown option named with the command
+ * and where its help is (parseArgs' own text advises `-- "--bogus"`, which no command wants).
+ */
+function optionProblem(command: CliCommand, error: Error & { code?: string }): string {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option} for "${command.name}"; see tollgate admin ${command.name} --help`;
+  return error.message;
+}
+
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
@@ -216,7 +226,7 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
       ) as Record<string, { type: "string" | "boolean" }>,
     });
   } catch (error) {
-    err(`${(error as Error).message}\nusage: tollgate admin ${command.usage}`);
+    err(`${optionProblem(command, error as Error & { code?: string })}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   try {
