@@ -115,6 +115,12 @@ describe("the docs in English and Chinese", () => {
     }
   });
 
+  it("end no sentence on a dash (a parenthesis between dashes at a sentence's end drops its closing one)", () => {
+    for (const language of ["en", "zh-CN"] as const) {
+      for (const page of zhPages) expect(proseBlocks(read(language, page)).filter((text) => /[—–]\s*[.。]/.test(text)), `${language}/${page}`).toEqual([]);
+    }
+  });
+
   it("have the same code examples, byte for byte", () => {
     const fences = (markdown: string) => [...markdown.matchAll(/^```[^\n]*\n[\s\S]*?^```$/gm)].map((m) => m[0]);
     for (const page of zhPages) expect(fences(read("zh-CN", page)), page).toEqual(fences(read("en", page)));
