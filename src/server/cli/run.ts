@@ -3,6 +3,7 @@ import { escapeUnprintable } from "#shared/text";
 import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
+import { article } from "../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
 import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
@@ -189,7 +190,10 @@ function positionalNames(command: CliCommand): string[] {
 /** What the operator reads for a negative number: where an id was asked for, that ids are never negative. */
 function negativeMessage(command: CliCommand, word: string, positional: number): string {
   const name = positionalNames(command)[positional];
-  if (name !== undefined && /(^|-)id$/.test(name)) return `"${word}": a ${name.replace(/\|/g, " or ").replace(/-/g, " ")} is never negative`;
+  if (name !== undefined && /(^|-)id$/.test(name)) {
+    const words = name.replace(/\|/g, " or ").replace(/-/g, " ");
+    return `"${word}": ${article(words)} ${words} is never negative`;
+  }
   const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
   return `"${word}": amounts and counts are never negative${instead}`;
 }
