@@ -12,6 +12,8 @@ import { DESCRIPTION_ZH, SUMMARY_ZH, TAG_ZH } from "../../scripts/docs/api-refer
 import { expandGeneratedBlocks } from "../../scripts/docs/error-tables";
 import { CONSOLE_MEANING_ZH, GATEWAY_ADVICE_ZH, GATEWAY_MEANING_ZH } from "../../scripts/docs/error-tables-zh";
 import { DOCS_STRINGS, type DocsLanguage } from "../../src/server/modules/site-pages/docs-languages";
+import { priceHtml } from "../../src/server/modules/site-pages/docs";
+import type { PublicTool } from "../../src/shared/catalog";
 import { toolPageMarkdown, toolsOverviewMarkdown } from "../../scripts/docs/tool-pages";
 import { loadCatalog } from "../../src/server/modules/catalog/catalog-file";
 import { publicTool } from "../../src/server/modules/catalog/public-tool";
@@ -115,6 +117,12 @@ describe("the docs in English and Chinese", () => {
     }
   });
 
+  it("end no sentence on a dash (a parenthesis between dashes at a sentence's end drops its closing one)", () => {
+    for (const language of ["en", "zh-CN"] as const) {
+      for (const page of zhPages) expect(proseBlocks(read(language, page)).filter((text) => /[—–]\s*[.。]/.test(text)), `${language}/${page}`).toEqual([]);
+    }
+  });
+
   it("have the same code examples, byte for byte", () => {
     const fences = (markdown: string) => [...markdown.matchAll(/^```[^\n]*\n[\s\S]*?^```$/gm)].map((m) => m[0]);
     for (const page of zhPages) expect(fences(read("zh-CN", page)), page).toEqual(fences(read("en", page)));
@@ -154,6 +162,13 @@ describe("the zh-CN docs", () => {
       .replace(/`[^`]*`/g, "");
     expect(glossaryProblems(generatedWords)).toEqual([]);
     expect(generatedWords.includes(INFORMAL_YOU)).toBe(false);
+  });
+
+  it("price an LLM tool's models with Chinese commas and semicolons, as the English page does with its own", () => {
+    const llm = { models: [{ id: "m-1", input: "0.15", output: "0.60" }, { id: "m-2", input: "1.00", output: "2.00" }] } as PublicTool;
+    const outsideCode = (html: string) => html.replace(/<code>[^<]*<\/code>/g, "");
+    expect(outsideCode(priceHtml(llm, null, "zh-CN"))).toBe(" 输入 ¥0.15 / 百万 tokens，输出 ¥0.60 / 百万 tokens； 输入 ¥1.00 / 百万 tokens，输出 ¥2.00 / 百万 tokens");
+    expect(outsideCode(priceHtml(llm, null, "en"))).toBe(" ¥0.15 / 1M input tokens, ¥0.60 / 1M output tokens;  ¥1.00 / 1M input tokens, ¥2.00 / 1M output tokens");
   });
 
   it("and the site's zh-CN catalogue use the same words", () => {

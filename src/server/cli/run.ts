@@ -3,6 +3,7 @@ import { escapeUnprintable } from "#shared/text";
 import { systemClock, type Clock } from "../clock";
 import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
+import { article } from "../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
 import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
@@ -189,9 +190,22 @@ function positionalNames(command: CliCommand): string[] {
 /** What the operator reads for a negative number: where an id was asked for, that ids are never negative. */
 function negativeMessage(command: CliCommand, word: string, positional: number): string {
   const name = positionalNames(command)[positional];
-  if (name !== undefined && /(^|-)id$/.test(name)) return `"${word}": a ${name.replace(/\|/g, " or ").replace(/-/g, " ")} is never negative`;
+  if (name !== undefined && /(^|-)id$/.test(name)) {
+    const words = name.replace(/\|/g, " or ").replace(/-/g, " ");
+    return `"${word}": ${article(words)} ${words} is never negative`;
+  }
   const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
   return `"${word}": amounts and counts are never negative${instead}`;
+}
+
+/**
+ * What the operator reads when parseArgs refuses the options: an unknown option named with the command
+ * and where its help is (parseArgs' own text advises `-- "--bogus"`, which no command wants).
+ */
+function optionProblem(command: CliCommand, error: Error & { code?: string }): string {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option} for "${command.name}"; see tollgate admin ${command.name} --help`;
+  return error.message;
 }
 
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
@@ -216,7 +230,7 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
       ) as Record<string, { type: "string" | "boolean" }>,
     });
   } catch (error) {
-    err(`${(error as Error).message}\nusage: tollgate admin ${command.usage}`);
+    err(`${optionProblem(command, error as Error & { code?: string })}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   try {

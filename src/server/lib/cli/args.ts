@@ -7,6 +7,21 @@ export function parseCount(text: string | boolean | undefined, name: string, min
   return value;
 }
 
+/** "a" or "an" before a word, by its first letter: an id, an application id, a lot id. */
+export const article = (word: string): string => (/^[aeiou]/i.test(word) ? "an" : "a");
+
+/**
+ * The one id a command's positionals name (`name`: "lot id"), as a number; `where` says where the
+ * operator finds ids. None or several given, or a word that is not a whole number, is a usage error
+ * that says which.
+ */
+export function oneId(positionals: string[], name: string, where: string): number {
+  const [text, ...extra] = positionals;
+  if (!text || extra.length > 0) throw new UsageError(`give one ${name} (${where})`);
+  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`"${text}" is not ${article(name)} ${name} (a whole number; ${where})`);
+  return Number(text);
+}
+
 /** The `--reason` an operator must give (at most 200 characters); `why` says what it is for. */
 export function requiredReason(option: string | boolean | undefined, why: string): string {
   const reason = typeof option === "string" ? option.trim() : "";

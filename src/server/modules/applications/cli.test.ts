@@ -105,8 +105,11 @@ describe("tollgate admin applications", () => {
     expect(noNote.err).toContain("--note is required");
     const blankNote = await admin("applications", "reject", String(id), "--note", "   ");
     expect(blankNote.code).toBe(64);
-    expect((await admin("applications", "approve", "abc")).code).toBe(64);
-    expect((await admin("applications", "approve")).code).toBe(64);
+    const word = await admin("applications", "approve", "abc");
+    expect([word.code, word.err.split("\n")[0]]).toEqual([64, '"abc" is not an application id (a whole number; applications list shows them)']);
+    const none = await admin("applications", "approve");
+    expect([none.code, none.err.split("\n")[0]]).toEqual([64, "give one application id (applications list shows them)"]);
+    expect((await admin("applications", "approve", "-3")).err.split("\n")[0]).toBe('"-3": an id is never negative');
     expect((await admin("applications", "reject", String(id), "--note", "x".repeat(501))).code).toBe(64);
     const badStatus = await admin("applications", "list", "--status", "done");
     expect(badStatus.code).toBe(64);

@@ -2,6 +2,7 @@ import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from 
 import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
 import { maskPhone } from "#shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
+import { oneId } from "../../lib/cli/args";
 import { printRecords, timeCell } from "../../lib/cli/records";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 
@@ -61,9 +62,7 @@ export const applicationsListCommand: CliCommand = {
 };
 
 function applicationId(positionals: string[]): number {
-  const [text, ...extra] = positionals;
-  if (!text || extra.length > 0 || !/^\d{1,15}$/.test(text)) throw new UsageError("give one application id, as `applications list` shows it");
-  return Number(text);
+  return oneId(positionals, "application id", "applications list shows them");
 }
 
 function note(option: string | boolean | undefined, required: boolean): string | null {

@@ -113,3 +113,15 @@ describe("tollgate admin ledger verify", () => {
     expect(bad.err).toContain(`user ${user.userId}: balance 4.00 but its entries sum to 3.00`);
   });
 });
+
+describe("an option a command does not take", () => {
+  it("is named with the command and its help, exit 64, without parseArgs' advice to put it after --", async () => {
+    const json = await cli("ledger", "verify", "--json");
+    expect(json.code).toBe(64);
+    expect(json.err.split("\n")).toEqual(['unknown option --json for "ledger verify"; see tollgate admin ledger verify --help', "usage: tollgate admin ledger verify"]);
+    const bogus = await cli("users", "show", "13800000001", "--bogus=1");
+    expect(bogus.code).toBe(64);
+    expect(bogus.err.split("\n")[0]).toBe('unknown option --bogus for "users show"; see tollgate admin users show --help');
+    expect((await cli("users", "show", "13800000001", "-x")).err.split("\n")[0]).toBe('unknown option -x for "users show"; see tollgate admin users show --help');
+  });
+});

@@ -127,6 +127,10 @@ describe("tollgate admin packages", () => {
     const negative = await cli("packages", "refund", "-3", "--reason", "x");
     expect([negative.code, negative.err.split("\n")[0]]).toEqual([64, '"-3": a lot id is never negative']);
     expect((await cli("packages", "refund", "--reason", "x", "-3")).err.split("\n")[0]).toBe('"-3": a lot id is never negative');
+    // A word that is no id is not taken for no id at all.
+    const word = await cli("packages", "refund", "abc", "--reason", "x");
+    expect([word.code, word.err.split("\n")[0]]).toEqual([64, '"abc" is not a lot id (a whole number; packages list shows them)']);
+    expect((await cli("packages", "refund", "--reason", "x")).err.split("\n")[0]).toBe("give one lot id (packages list shows them)");
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney } from "#shared/money";
-import { requiredReason } from "../../lib/cli/args";
+import { oneId, requiredReason } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords, timeCell } from "../../lib/cli/records";
 import { userNamed } from "../../lib/cli/user-argument";
@@ -88,10 +88,9 @@ export const packagesRefundCommand: CliCommand = {
   examples: ['packages refund 17 --reason "ticket 881: tool retired"'],
   options: { reason: true },
   async run(ctx, { positionals, options }) {
-    const [id, ...extra] = positionals;
-    if (!id || extra.length > 0 || !/^\d{1,15}$/.test(id)) throw new UsageError("give one lot id (packages list shows them)");
+    const id = oneId(positionals, "lot id", "packages list shows them");
     const reason = requiredReason(options.reason, "the user sees it as the refund's reference");
-    const refund = await refundLot(ctx.db, { lotId: Number(id), reason, at: ctx.clock.now() });
+    const refund = await refundLot(ctx.db, { lotId: id, reason, at: ctx.clock.now() });
     if (!refund.ok) {
       ctx.err(`lot ${id}: ${REFUSALS[refund.reason]}; nothing was refunded`);
       return 1;

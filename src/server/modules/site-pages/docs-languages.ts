@@ -39,6 +39,8 @@ export interface DocsStrings {
     perUnit: (price: string, unit: string | null) => string;
     /** An LLM model's price per 1M tokens of one direction. */
     perMillion: (price: string, direction: "input" | "cachedInput" | "output") => string;
+    /** Between a model's input and output prices, and between models: the language's own comma and semicolon. */
+    priceSeparators: { directions: string; models: string };
     models: { title: string; header: string; intro: string; exampleIntro: string };
     needsApproval: string;
     open: string;
@@ -79,6 +81,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
     tool: {
       perUnit: (price, unit) => `${price} per ${unit ?? "call"}`,
       perMillion: (price, direction) => `${price} / 1M ${{ input: "input", cachedInput: "cached input", output: "output" }[direction]} tokens`,
+      priceSeparators: { directions: ", ", models: "; " },
       models: {
         title: "Models and prices",
         header: "| Model | Input | Cached input | Output |",
@@ -140,6 +143,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
     tool: {
       perUnit: (price, unit) => `${price}/${unit ?? "次"}`,
       perMillion: (price, direction) => `${{ input: "输入", cachedInput: "缓存输入", output: "输出" }[direction]} ${price} / 百万 tokens`,
+      priceSeparators: { directions: "，", models: "；" },
       models: {
         title: "模型与价格",
         header: "| 模型 | 输入 | 缓存输入 | 输出 |",

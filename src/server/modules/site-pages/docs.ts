@@ -65,9 +65,10 @@ export function priceHtml(tool: PublicTool, unit: string | null, language: DocsL
   const words = DOCS_STRINGS[language];
   const amount = (value: string) => `${CURRENCY_SYMBOL}${value}`;
   if (tool.models) {
+    const { directions, models } = words.tool.priceSeparators;
     return tool.models
-      .map((m) => `<code>${escapeHtml(m.id)}</code> ${escapeHtml(words.tool.perMillion(amount(m.input), "input"))}, ${escapeHtml(words.tool.perMillion(amount(m.output), "output"))}`)
-      .join("; ");
+      .map((m) => `<code>${escapeHtml(m.id)}</code> ${escapeHtml(words.tool.perMillion(amount(m.input), "input"))}${directions}${escapeHtml(words.tool.perMillion(amount(m.output), "output"))}`)
+      .join(models);
   }
   return planLines(tool, language, CURRENCY_SYMBOL, unit, (price) => words.tool.perUnit(price, unit))
     .map(escapeHtml)

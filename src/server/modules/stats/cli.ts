@@ -19,7 +19,8 @@ export function statsRows(s: OperatorStats): string[][] {
   const money = formatMoney;
   return [
     ["range", `${s.range.from}..${s.range.to}`, "", ""],
-    ...s.topUps.map((t) => ["top_up", `${t.kind}:${t.method}`, String(t.count), money(t.amount)]),
+    // `kind:method` (topup:alipay); a redemption's method is its kind, so its key is plain `redemption`.
+    ...s.topUps.map((t) => ["top_up", t.method === t.kind ? t.method : `${t.kind}:${t.method}`, String(t.count), money(t.amount)]),
     ["top_ups_total", "", String(s.topUps.reduce((n, t) => n + t.count, 0)), money(s.topUps.reduce((n, t) => n + t.amount, 0n))],
     ...s.revenueByTool.map((r) => ["revenue_by_tool", r.tool, "", money(r.revenue)]),
     ...(["charges", "refunds", "packagesSold", "packagesRefunded", "revenue"] as const).map((figure) => [

@@ -110,7 +110,7 @@ describe("tollgate admin stats", () => {
     expect(res.out).toEqual([
       "section,key,count,amount",
       "range,2026-02-28..2026-03-01,,",
-      "top_up,redemption:redemption,1,20.00",
+      "top_up,redemption,1,20.00",
       "top_up,topup:alipay,1,50.00",
       "top_up,topup:wechat,1,30.00",
       "top_ups_total,,3,100.00",

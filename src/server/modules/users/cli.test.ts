@@ -66,6 +66,13 @@ describe("tollgate admin users find", () => {
     expect(none.code).toBe(1);
     expect(JSON.parse(none.out)).toEqual([]);
     expect(none.err).toBe('no user matches "tg_…zzzz"');
+    // In a table, no match is that sentence alone, with no header over no rows.
+    expect(await cli("users", "find", "tg_…zzzz")).toEqual({ code: 1, out: "", err: 'no user matches "tg_…zzzz"' });
+    // Fewer than 4 digits are an id only, and the operator is told so rather than that no phone has them.
+    expect(await cli("users", "find", "999")).toEqual({ code: 1, out: "", err: "no user has id 999; to search phone numbers, give at least 4 of their digits" });
+    // Words no user could be named by are a usage error, not a search that found no one.
+    const word = await cli("users", "find", "abc");
+    expect([word.code, word.out, word.err.split("\n")[0]]).toEqual([64, "", '"abc" names no user: give a phone number, 4 or more of its digits, a user id, an API key or a masked key (tg_…wxyz)']);
     expect((await cli("users", "find")).code).toBe(64);
     expect((await cli("users", "find", "a", "b")).code).toBe(64);
   });

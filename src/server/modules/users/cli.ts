@@ -4,7 +4,7 @@ import { requiredReason } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord, printRecords, timeCell } from "../../lib/cli/records";
-import { FOUND_MAX, disableUser, enableUser, findUsers, userDetails, type UserRow } from "./service";
+import { FOUND_MAX, disableUser, enableUser, findUsers, namesAnyone, userDetails, userSearchReadings, type UserRow } from "./service";
 import { userLots } from "../ledger/index";
 
 const userJson = (user: UserRow) => ({
@@ -29,20 +29,25 @@ export const usersFindCommand: CliCommand = {
   async run(ctx, { positionals, options }) {
     const [words, ...extra] = positionals;
     if (!words || extra.length > 0) throw new UsageError("give one thing to look for");
+    if (!namesAnyone(userSearchReadings(words))) throw new UsageError(`"${words}" names no user: give a phone number, 4 or more of its digits, a user id, an API key or a masked key (tg_…wxyz)`);
     const found = await findUsers(ctx.db, words);
-    printRecords(ctx, found, {
-      json: options.json === true,
-      toJson: userJson,
-      columns: [
-        { header: "ID", value: (u) => String(u.id) },
-        { header: "PHONE", value: (u) => u.phone },
-        { header: "BALANCE", value: (u) => formatMoney(u.balance) },
-        { header: "SIGNED UP", value: (u) => timeCell(u.createdAt) },
-        { header: "STATE", value: (u) => (u.disabledAt ? "disabled" : "active") },
-      ],
-    });
+    // No match in a table is the sentence below alone, not a header over no rows.
+    if (found.length > 0 || options.json === true) {
+      printRecords(ctx, found, {
+        json: options.json === true,
+        toJson: userJson,
+        columns: [
+          { header: "ID", value: (u) => String(u.id) },
+          { header: "PHONE", value: (u) => u.phone },
+          { header: "BALANCE", value: (u) => formatMoney(u.balance) },
+          { header: "SIGNED UP", value: (u) => timeCell(u.createdAt) },
+          { header: "STATE", value: (u) => (u.disabledAt ? "disabled" : "active") },
+        ],
+      });
+    }
     if (found.length === 0) {
-      ctx.err(`no user matches "${words}"`);
+      // Fewer than 4 digits are read as an id only: say so, lest the operator take it that no phone has them.
+      ctx.err(/^\d{1,3}$/.test(words.trim()) ? `no user has id ${words.trim()}; to search phone numbers, give at least 4 of their digits` : `no user matches "${words}"`);
       return FOUND_NONE;
     }
     if (found.length > 1) {

@@ -13,18 +13,37 @@ export type UserRow = typeof users.$inferSelect;
 export const FOUND_MAX = 50;
 
 /**
+ * How `findUsers` reads an operator's words: each way they may name users, null where they do not.
+ * All null: the words name no one (`abc`), whatever the users are.
+ */
+export function userSearchReadings(words: string) {
+  const text = words.trim();
+  const masked = /^(?:tg_)?…([A-Za-z0-9_-]{4})$/.exec(text);
+  return {
+    phone: normalizePhone(text),
+    id: /^\d{1,15}$/.test(text) ? Number(text) : null,
+    /** Four or more digits, searched for anywhere in phone numbers; fewer are an id only. */
+    phoneDigits: /^\d{4,11}$/.test(text) ? text : null,
+    key: API_KEY_PATTERN.test(text) ? text : null,
+    maskedLast4: masked ? masked[1]! : null,
+  };
+}
+
+/** Whether the words could name a user at all (see userSearchReadings). */
+export const namesAnyone = (readings: ReturnType<typeof userSearchReadings>): boolean => Object.values(readings).some((reading) => reading !== null);
+
+/**
  * Users an operator's words may name: a whole phone number, a user id, a whole API key, a key as
  * the console masks it (`tg_…wxyz`, or its last four characters after `…`), or at least four
  * digits of a phone number. Oldest first, at most 50.
  */
 export async function findUsers(db: Db, words: string): Promise<UserRow[]> {
-  const text = words.trim();
+  const readings = userSearchReadings(words);
   const conditions = [];
-  const phone = normalizePhone(text);
-  if (phone) conditions.push(eq(users.phone, phone));
-  if (/^\d{1,15}$/.test(text)) conditions.push(eq(users.id, Number(text)));
-  if (/^\d{4,11}$/.test(text)) conditions.push(like(users.phone, `%${text}%`));
-  const keyOwners = await keyOwnersNamed(db, text);
+  if (readings.phone) conditions.push(eq(users.phone, readings.phone));
+  if (readings.id !== null) conditions.push(eq(users.id, readings.id));
+  if (readings.phoneDigits) conditions.push(like(users.phone, `%${readings.phoneDigits}%`));
+  const keyOwners = await keyOwnersNamed(db, readings);
   if (keyOwners.length > 0) conditions.push(inArray(users.id, keyOwners));
   if (conditions.length === 0) return [];
   return db
@@ -35,9 +54,8 @@ export async function findUsers(db: Db, words: string): Promise<UserRow[]> {
     .limit(FOUND_MAX);
 }
 
-async function keyOwnersNamed(db: Db, text: string): Promise<number[]> {
-  const masked = /^(?:tg_)?…([A-Za-z0-9_-]{4})$/.exec(text);
-  const condition = API_KEY_PATTERN.test(text) ? eq(apiKeys.keyHash, sha256Hex(text)) : masked ? eq(apiKeys.last4, masked[1]!) : null;
+async function keyOwnersNamed(db: Db, readings: ReturnType<typeof userSearchReadings>): Promise<number[]> {
+  const condition = readings.key ? eq(apiKeys.keyHash, sha256Hex(readings.key)) : readings.maskedLast4 ? eq(apiKeys.last4, readings.maskedLast4) : null;
   if (!condition) return [];
   const rows = await db.selectDistinct({ userId: apiKeys.userId }).from(apiKeys).where(condition);
   return rows.map((r) => r.userId);
