@@ -410,6 +410,7 @@ export const enConsole = {
     perCall: "call",
     priceTiered: "from {{price}} / {{unit}}, less as the month's use grows (tiers)",
     perMillion: "{{id}}: {{c}}{{input}} / 1M input tokens, {{c}}{{output}} / 1M output tokens",
+    modelSeparator: "; ",
     payer: "Paid by",
     payerBalance: "your balance ({{balance}})",
     payerBalanceAt: "your balance ({{balance}}) at {{price}} a {{unit}}",

@@ -478,6 +478,7 @@ export const zhCN: Messages = {
     perCall: "次",
     priceTiered: "{{price}}/{{unit}} 起，当月用量越多单价越低（阶梯价）",
     perMillion: "{{id}}：输入 {{c}}{{input}} / 百万 tokens，输出 {{c}}{{output}} / 百万 tokens",
+    modelSeparator: "；",
     payer: "支付来源",
     payerBalance: "账户余额（{{balance}}）",
     payerBalanceAt: "账户余额（{{balance}}），每{{unit}} {{price}}",

@@ -202,7 +202,7 @@ export default function TryPanel() {
             <Descriptions size="small" column={{ xs: 1, sm: 2 }} data-testid="try-price">
               <Descriptions.Item label={t("tries.price")}>
                 {tool.models
-                  ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join("; ")
+                  ? tool.models.map((model) => t("tries.perMillion", { ...model, c: siteConfig.currencySymbol })).join(t("tries.modelSeparator"))
                   : tool.tiers
                     ? t("tries.priceTiered", { price: withCurrency(tool.price), unit: toolText(tool, language).unit ?? t("tries.perCall") })
                     : `${withCurrency(tool.price)} / ${toolText(tool, language).unit ?? t("tries.perCall")}`}
