@@ -95,6 +95,13 @@ describe("creating a key", () => {
     [{ name: "k", expiresAt: "2026-03-01T07:59:59Z" }, "expiresAt: expiry must be in the future"],
     [{ name: "k", expiresAt: "9999-12-31T23:59:59-14:00" }, "expiresAt: expiry must be before the year 10000"],
     [{ name: "k", allowedTools: ["Echo!"] }, "allowedTools.0: tool ids are lower-case letters, digits, '-' and '_'"],
+    // Zod's own wording ("Invalid option: expected one of …") is for programmers: the API says what it accepts.
+    [{ name: "k", spendLimit: "5", spendLimitPeriod: "week" }, "spendLimitPeriod: must be one of lifetime, day, month"],
+    [{ name: "k", whenPrepaidRunsOut: "never" }, "whenPrepaidRunsOut: must be one of balance, stop"],
+    [{}, "name: is required"],
+    [{ name: 42 }, "name: must be text"],
+    [{ name: "k", allowedTools: "echo" }, "allowedTools: must be a list"],
+    [{ name: "k", spendLimit: 5 }, "spendLimit: must be text"],
   ])("refuses %j with a clear message and creates nothing", async (body, message) => {
     const res = await call(alice, "POST", "", body);
     expect(res.statusCode).toBe(400);
@@ -169,6 +176,18 @@ describe("changing a key", () => {
     expect(extended.json()).toMatchObject({ status: "active", expiresAt: "2027-01-01T00:00:00.000Z" });
     expect((await call(alice, "PATCH", `/${key.id}`, { expiresAt: null })).json().expiresAt).toBeNull();
     await deleteAll(alice);
+  });
+
+  it.each([
+    ["abc", "id: must be a whole number"],
+    ["1.5", "id: must be a whole number"],
+    ["0", "id: must be greater than 0"],
+  ])("refuses the key id %s in plain words", async (id, message) => {
+    for (const method of ["PATCH", "DELETE"] as const) {
+      const res = await call(alice, method, `/${id}`, method === "PATCH" ? { name: "x" } : undefined);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ code: "validation_failed", message });
+    }
   });
 
   it("deletes a key: it leaves the list and cannot be changed or deleted again", async () => {
