@@ -168,6 +168,28 @@ describe("changing a key", () => {
     await deleteAll(alice);
   });
 
+  it("refuses tool ids the catalog does not have, naming them, but keeps ones the key already holds", async () => {
+    const refused = await call(alice, "POST", "", { name: "k", allowedTools: ["nosuchtool"] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tool has the id nosuchtool" });
+    const several = await call(alice, "POST", "", { name: "k", allowedTools: ["echo", "nope", "gone"] });
+    expect(several.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tools have the ids nope, gone" });
+    expect((await call(alice, "GET", "")).json().keys).toEqual([]);
+
+    const { key } = await createKey(alice, { name: "k", allowedTools: ["echo"] });
+    const patched = await call(alice, "PATCH", `/${key.id}`, { name: "renamed", allowedTools: ["echo", "nosuchtool"] });
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tool has the id nosuchtool" });
+    expect((await call(alice, "GET", "")).json().keys[0]).toMatchObject({ name: "k", allowedTools: ["echo"] });
+
+    // A tool the operator removed from the catalog after the key named it: the console's edit form sends it back unchanged.
+    await queryRows(t.database.db, sql`update api_keys set allowed_tools = '{echo,retired}' where id = ${key.id}`);
+    const edited = await call(alice, "PATCH", `/${key.id}`, { name: "edited", allowedTools: ["echo", "retired"] });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ name: "edited", allowedTools: ["echo", "retired"] });
+    await deleteAll(alice);
+  });
+
   it("shows a key as expired once its time has passed, and refuses a new expiry in the past", async () => {
     const { key } = await createKey(alice, { name: "short lived", expiresAt: "2026-03-01T09:00:00Z" });
     t.clock.advance(2 * 3600 * 1000);

@@ -41,6 +41,18 @@ function futureExpiry(iso: string | null | undefined, now: Date): Date | null | 
   return new Date(iso);
 }
 
+/**
+ * A key limited to tools that do not exist can call nothing, so ids the catalog lacks are refused,
+ * by name. Ids the key already holds stay accepted, so a key whose tool the operator since removed
+ * can still be edited as the console sends it (every field at once).
+ */
+function refuseUnknownTools(tools: readonly string[] | undefined, isTool: (id: string) => boolean, held: readonly string[] = []): void {
+  const unknown = (tools ?? []).filter((id) => !isTool(id) && !held.includes(id));
+  if (unknown.length === 0) return;
+  const message = unknown.length === 1 ? `no tool has the id ${unknown[0]}` : `no tools have the ids ${unknown.join(", ")}`;
+  throw AppError.badRequest(`allowedTools: ${message}`, ERROR_CODES.validation);
+}
+
 function spendLimitMicros(value: string | null | undefined): bigint | null | undefined {
   return value === undefined || value === null ? value : parseMoney(value);
 }
@@ -54,10 +66,11 @@ export async function listApiKeys(db: Db, userId: number): Promise<ApiKeyRow[]> 
 /** Creates a key and returns it with its secret, which exists nowhere else after this call. */
 export async function createApiKey(
   db: Db,
-  input: { userId: number; body: CreateInput; now: Date; maxPerUser: number },
+  input: { userId: number; body: CreateInput; now: Date; maxPerUser: number; isTool: (id: string) => boolean },
 ): Promise<{ row: ApiKeyRow; secret: string }> {
   const { userId, body, now } = input;
   const expiresAt = futureExpiry(body.expiresAt, now) ?? null;
+  refuseUnknownTools(body.allowedTools, input.isTool);
   const secret = generateApiKey();
   const row = await db.transaction(async (tx) => {
     // Locking the owner serialises concurrent creations, so the cap holds under races.
@@ -113,7 +126,7 @@ export async function rotateApiKeySecret(db: Db, id: number): Promise<{ row: Api
 /** Changes only the fields given; another user's key, or a deleted one, is not found. */
 export async function updateApiKey(
   db: Db,
-  input: { userId: number; id: number; body: UpdateInput; now: Date },
+  input: { userId: number; id: number; body: UpdateInput; now: Date; isTool: (id: string) => boolean },
 ): Promise<ApiKeyRow> {
   const { body, now } = input;
   const changes: Partial<typeof apiKeys.$inferInsert> = {};
@@ -126,6 +139,10 @@ export async function updateApiKey(
   if (body.whenPrepaidRunsOut !== undefined) changes.whenPrepaidRunsOut = body.whenPrepaidRunsOut;
   const where = and(eq(apiKeys.id, input.id), live(input.userId));
   const row = await db.transaction(async (tx) => {
+    if (body.allowedTools?.some((id) => !input.isTool(id))) {
+      const [held] = await tx.select({ allowedTools: apiKeys.allowedTools }).from(apiKeys).where(where);
+      refuseUnknownTools(body.allowedTools, input.isTool, held?.allowedTools);
+    }
     if (body.spendLimitPeriod !== undefined) await changeSpendLimitPeriod(tx, { ...input, period: body.spendLimitPeriod });
     const [changed] =
       Object.keys(changes).length === 0
