@@ -39,8 +39,9 @@ export function apiKeyNameProblem(name: string): ApiKeyNameProblem | null {
   return null;
 }
 
+/** A negative amount is well formed, just not greater than 0: "-1" gets the message that says so. */
 export function spendLimitProblem(input: string): SpendLimitProblem | null {
-  if (!isMoney(input) || input.trim().startsWith("-")) return "malformed";
+  if (!isMoney(input)) return "malformed";
   const micros = parseMoney(input);
   if (micros > MAX_MICROS) return "malformed";
   return micros > 0n ? null : "notPositive";

@@ -104,7 +104,7 @@ describe("each route family's scope (issue 35 §3)", () => {
     const badKey = { "idempotency-key": "bad key!" };
     const api = await t.app.inject({ method: "POST", url: "/api/v1/nope", headers: badKey, payload: {} });
     expect(api.statusCode).toBe(400);
-    expect(api.json()).toMatchObject({ code: "bad_request", message: expect.stringMatching(/Idempotency-Key/) });
+    expect(api.json()).toMatchObject({ code: "invalid_idempotency_key", message: expect.stringMatching(/Idempotency-Key/) });
     const site = await t.app.inject({ method: "POST", url: "/somewhere", headers: badKey, payload: {} });
     expect(site.statusCode).toBe(404);
     expect(site.json()).toEqual(consoleError("not_found"));

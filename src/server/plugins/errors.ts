@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
 import { consoleErrorBody, gatewayErrorBody } from "../lib/error-bodies";
+import { validationMessage } from "../lib/validation-message";
 
 /**
  * Errors raised before any route is found (the router, Node's HTTP parser) belong to no scope, so
@@ -57,12 +58,8 @@ export default fp(
         return reply.code(error.statusCode).headers(error.headers).send({ code: error.code, message: error.message });
       }
       if (hasZodFastifySchemaValidationErrors(error)) {
-        const first = error.validation[0];
-        const field = first?.instancePath.replace(/^\//, "").replace(/\//g, ".");
-        const detail = first?.message ?? "invalid request";
-        return reply
-          .code(400)
-          .send({ code: ERROR_CODES.validation, message: field ? `${field}: ${detail}` : detail });
+        const message = validationMessage(error.validation[0], error.validationContext, request.routeOptions.schema);
+        return reply.code(400).send({ code: ERROR_CODES.validation, message });
       }
       const status = error.statusCode ?? 500;
       if (status >= 500) request.log.error({ err: error }, "request failed");

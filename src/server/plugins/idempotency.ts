@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERROR_CODES } from "#shared/errors";
+import { GATEWAY_ERRORS } from "#shared/gateway";
 import { AppError } from "../errors";
 import { createIdempotencyStore, type IdempotencyStore, type StoredResponse } from "../lib/idempotency-store";
 import { KeyedRequest, idempotencyKeyFrom, replayOn, startKeyedRequest, type IdempotencyRefusals } from "../lib/idempotent-request";
@@ -26,7 +27,8 @@ function withoutFields(json: string, fields: string[]): string {
 
 /** The console API's refusals, in its `{code, message}` shape. */
 const CONSOLE_REFUSALS: IdempotencyRefusals = {
-  invalidKey: () => AppError.badRequest("Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'"),
+  // The gateway's code for the same mistake (GATEWAY_ERRORS), so a client handles it once for both families.
+  invalidKey: () => AppError.badRequest(GATEWAY_ERRORS.invalid_idempotency_key.message, ERROR_CODES.invalidIdempotencyKey),
   reused: () => new AppError(422, ERROR_CODES.idempotencyMismatch, "Idempotency-Key was already used for a different request"),
   inProgress: () => AppError.conflict("request is being processed, retry shortly", ERROR_CODES.idempotencyInProgress),
 };

@@ -7,6 +7,7 @@ export const enConsole = {
     body_too_large: "what you sent is too large",
     idempotency_in_progress: "the same request is still being handled: try again in a moment",
     idempotency_key_reused: "this request was already used for something else: try again",
+    invalid_idempotency_key: "the request's Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'",
     service_unavailable: "the service is briefly unavailable: try again in a moment",
     account_disabled: "this account has been disabled by the site's operator: contact them",
     api_key_limit_reached: "you have as many API keys as allowed: delete one you no longer use",

@@ -7,6 +7,7 @@ export const zhCN: Messages = {
     body_too_large: "发送的内容过大",
     idempotency_in_progress: "相同的请求仍在处理中，请稍后重试",
     idempotency_key_reused: "该请求已用于其他操作，请重试",
+    invalid_idempotency_key: "请求的 Idempotency-Key 须由 8 到 128 个字母、数字、“-”或“_”组成",
     service_unavailable: "服务暂时不可用，请稍后重试",
     account_disabled: "该账户已被站点运营者停用，请联系运营者",
     api_key_limit_reached: "您的 API 密钥数量已达上限，请删除一个不再使用的密钥",

@@ -92,6 +92,15 @@ describe("GET /api/v1/console/billing", () => {
     expect(backwards.statusCode).toBe(400);
     expect(backwards.json().message).toMatch(/start of the range must be before its end/);
     expect((await billing(alice, "?limit=1000")).statusCode).toBe(400);
+    // Zod's wording ("Invalid ISO datetime", "expected number, received NaN") is for programmers.
+    for (const [query, message] of [
+      ["?from=2026-11-30", "from: must be a date-time such as 2026-11-30T00:00:00+08:00"],
+      ["?to=tomorrow", "to: must be a date-time such as 2026-11-30T00:00:00+08:00"],
+      ["?keyId=abc", "keyId: must be a whole number"],
+      ["?limit=0", "limit: must be at least 1"],
+    ]) {
+      expect((await billing(alice, query!)).json(), query).toEqual({ code: "validation_failed", message });
+    }
     // Times and cursors the database cannot do arithmetic on are the caller's mistake (400), not a 500.
     const forged = Buffer.from(JSON.stringify({ at: "99999999999999999999", rank: 1, id: 1 })).toString("base64url");
     expect((await billing(alice, `?cursor=${forged}`)).json()).toEqual({ code: "bad_request", message: "the cursor is not valid: start again from the first page" });

@@ -153,6 +153,8 @@ describe("GET /api/v1/console/calls", () => {
     expect((await calls(user, "?from=2025-12-01T08:00:00Z")).statusCode).toBe(200);
     expect((await calls(user, "?to=2025-11-30T00:00:00Z")).json().message).toBe("calls are kept 90 days: start the range at 2025-12-01 16:00:00 +08:00 or later");
     expect((await t.app.inject({ url: "/api/v1/console/calls.csv?from=2025-11-30T00:00:00Z", headers: user.headers })).statusCode).toBe(400);
+    // A plain date is not a time: the message shows one to copy.
+    expect((await calls(user, "?from=2026-02-28")).json()).toEqual({ code: "validation_failed", message: "from: must be a date-time such as 2026-11-30T00:00:00+08:00" });
   });
 
   it("pages 10,000 calls stably while calls keep being written: every call once, none twice", async () => {

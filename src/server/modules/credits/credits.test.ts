@@ -90,6 +90,10 @@ describe("GET /api/v1/console/credits", () => {
     expect((await get(`/api/v1/console/credits?cursor=${forged}`)).json().message).toBe("the cursor is not valid: start again from the first page");
     expect((await get("/api/v1/console/credits?to=0000-01-01T00:00:00Z")).json().message).toBe("to must be a time in the years 1 to 9999");
     expect((await get("/api/v1/console/credits?from=yesterday")).statusCode).toBe(400);
+    expect((await get("/api/v1/console/credits?from=2026-11-30")).json()).toEqual({
+      code: "validation_failed",
+      message: "from: must be a date-time such as 2026-11-30T00:00:00+08:00",
+    });
     expect((await get("/api/v1/console/credits", null)).statusCode).toBe(401);
   });
 });

@@ -215,7 +215,7 @@ describe("refusals: each has its status and code, and none costs anything", () =
   });
 
   it("a key limited to other tools → 403 tool_not_allowed", async () => {
-    const { key } = await funded("1", { allowedTools: ["weather"] });
+    const { key } = await funded("1", { allowedTools: ["qrcode"] });
     const res = await call(key.secret, "echo");
     expect(res.statusCode).toBe(403);
     expect(res.json().error.code).toBe("tool_not_allowed");

@@ -89,12 +89,22 @@ describe("creating a key", () => {
     [{ name: "k", spendLimit: "12,50" }, "spendLimit: spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)"],
     [{ name: "k", spendLimit: "1e3" }, "spendLimit: spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)"],
     [{ name: "k", spendLimit: "0" }, "spendLimit: spend limit must be greater than 0"],
+    [{ name: "k", spendLimit: "-1" }, "spendLimit: spend limit must be greater than 0"],
+    [{ name: "k", spendLimit: " -0.50 " }, "spendLimit: spend limit must be greater than 0"],
+    [{ name: "k", spendLimit: "--1" }, "spendLimit: spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)"],
     [{ name: "k", ipAllowlist: ["10.0.0.0/33"] }, "ipAllowlist.0: must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8"],
     [{ name: "k", ipAllowlist: ["1.2.3.4", "example.com"] }, "ipAllowlist.1: must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8"],
     [{ name: "k", expiresAt: "tomorrow" }, "expiresAt: expiry must be a date and time"],
     [{ name: "k", expiresAt: "2026-03-01T07:59:59Z" }, "expiresAt: expiry must be in the future"],
     [{ name: "k", expiresAt: "9999-12-31T23:59:59-14:00" }, "expiresAt: expiry must be before the year 10000"],
     [{ name: "k", allowedTools: ["Echo!"] }, "allowedTools.0: tool ids are lower-case letters, digits, '-' and '_'"],
+    // Zod's own wording ("Invalid option: expected one of …") is for programmers: the API says what it accepts.
+    [{ name: "k", spendLimit: "5", spendLimitPeriod: "week" }, "spendLimitPeriod: must be one of lifetime, day, month"],
+    [{ name: "k", whenPrepaidRunsOut: "never" }, "whenPrepaidRunsOut: must be one of balance, stop"],
+    [{}, "name: is required"],
+    [{ name: 42 }, "name: must be text"],
+    [{ name: "k", allowedTools: "echo" }, "allowedTools: must be a list"],
+    [{ name: "k", spendLimit: 5 }, "spendLimit: must be text"],
   ])("refuses %j with a clear message and creates nothing", async (body, message) => {
     const res = await call(alice, "POST", "", body);
     expect(res.statusCode).toBe(400);
@@ -158,6 +168,28 @@ describe("changing a key", () => {
     await deleteAll(alice);
   });
 
+  it("refuses tool ids the catalog does not have, naming them, but keeps ones the key already holds", async () => {
+    const refused = await call(alice, "POST", "", { name: "k", allowedTools: ["nosuchtool"] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tool has the id nosuchtool" });
+    const several = await call(alice, "POST", "", { name: "k", allowedTools: ["echo", "nope", "gone"] });
+    expect(several.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tools have the ids nope, gone" });
+    expect((await call(alice, "GET", "")).json().keys).toEqual([]);
+
+    const { key } = await createKey(alice, { name: "k", allowedTools: ["echo"] });
+    const patched = await call(alice, "PATCH", `/${key.id}`, { name: "renamed", allowedTools: ["echo", "nosuchtool"] });
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json()).toEqual({ code: "validation_failed", message: "allowedTools: no tool has the id nosuchtool" });
+    expect((await call(alice, "GET", "")).json().keys[0]).toMatchObject({ name: "k", allowedTools: ["echo"] });
+
+    // A tool the operator removed from the catalog after the key named it: the console's edit form sends it back unchanged.
+    await queryRows(t.database.db, sql`update api_keys set allowed_tools = '{echo,retired}' where id = ${key.id}`);
+    const edited = await call(alice, "PATCH", `/${key.id}`, { name: "edited", allowedTools: ["echo", "retired"] });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ name: "edited", allowedTools: ["echo", "retired"] });
+    await deleteAll(alice);
+  });
+
   it("shows a key as expired once its time has passed, and refuses a new expiry in the past", async () => {
     const { key } = await createKey(alice, { name: "short lived", expiresAt: "2026-03-01T09:00:00Z" });
     t.clock.advance(2 * 3600 * 1000);
@@ -169,6 +201,18 @@ describe("changing a key", () => {
     expect(extended.json()).toMatchObject({ status: "active", expiresAt: "2027-01-01T00:00:00.000Z" });
     expect((await call(alice, "PATCH", `/${key.id}`, { expiresAt: null })).json().expiresAt).toBeNull();
     await deleteAll(alice);
+  });
+
+  it.each([
+    ["abc", "id: must be a whole number"],
+    ["1.5", "id: must be a whole number"],
+    ["0", "id: must be greater than 0"],
+  ])("refuses the key id %s in plain words", async (id, message) => {
+    for (const method of ["PATCH", "DELETE"] as const) {
+      const res = await call(alice, method, `/${id}`, method === "PATCH" ? { name: "x" } : undefined);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ code: "validation_failed", message });
+    }
   });
 
   it("deletes a key: it leaves the list and cannot be changed or deleted again", async () => {

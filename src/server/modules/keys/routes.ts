@@ -15,6 +15,7 @@ import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiK
 const tags = ["api keys"];
 /** The signed-in user's own API keys; anyone else's key is simply not found. */
 const keyRoutes: FastifyPluginAsyncZod = async (app) => {
+  const isTool = (id: string) => app.catalog.has(id);
   app.secretReissuers.set("api_key", async (id, now) => {
     const rotated = await rotateApiKeySecret(app.db, id);
     return rotated && { key: toApiKey(rotated.row, now), secret: rotated.secret };
@@ -49,6 +50,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
         body: request.body,
         now,
         maxPerUser: app.config.apiKeysMaxPerUser,
+        isTool,
       });
       answerWithSecret(request, reply, { kind: "api_key", ref: row.id, fields: ["key", "secret"] });
       return reply.code(201).send({ key: toApiKey(row, now), secret });
@@ -68,7 +70,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const now = app.clock.now();
-      const row = await updateApiKey(app.db, { userId: request.user.userId, id: request.params.id, body: request.body, now });
+      const row = await updateApiKey(app.db, { userId: request.user.userId, id: request.params.id, body: request.body, now, isTool });
       return toApiKey(row, now);
     },
   );

@@ -41,6 +41,27 @@ function futureExpiry(iso: string | null | undefined, now: Date): Date | null | 
   return new Date(iso);
 }
 
+/**
+ * A key limited to tools that do not exist can call nothing, so ids the catalog lacks are refused,
+ * by name. Ids the key already holds stay accepted, so a key whose tool the operator since removed
+ * can still be edited as the console sends it (every field at once).
+ */
+function refuseUnknownTools(tools: readonly string[] | undefined, isTool: (id: string) => boolean, held: readonly string[] = []): void {
+  const unknown = (tools ?? []).filter((id) => !isTool(id) && !held.includes(id));
+  if (unknown.length === 0) return;
+  const message = unknown.length === 1 ? `no tool has the id ${unknown[0]}` : `no tools have the ids ${unknown.join(", ")}`;
+  throw AppError.badRequest(`allowedTools: ${message}`, ERROR_CODES.validation);
+}
+
+/**
+ * A period is what a spend limit counts over, so a key without a limit counts over its lifetime:
+ * the console's form sends the period it shows even when the limit is left empty, and a key
+ * without a limit that answered "daily, resets at midnight" would promise a reset of nothing.
+ */
+function periodFor(spendLimit: string | bigint | null, period: SpendLimitPeriod): SpendLimitPeriod {
+  return spendLimit === null ? "lifetime" : period;
+}
+
 function spendLimitMicros(value: string | null | undefined): bigint | null | undefined {
   return value === undefined || value === null ? value : parseMoney(value);
 }
@@ -54,10 +75,12 @@ export async function listApiKeys(db: Db, userId: number): Promise<ApiKeyRow[]> 
 /** Creates a key and returns it with its secret, which exists nowhere else after this call. */
 export async function createApiKey(
   db: Db,
-  input: { userId: number; body: CreateInput; now: Date; maxPerUser: number },
+  input: { userId: number; body: CreateInput; now: Date; maxPerUser: number; isTool: (id: string) => boolean },
 ): Promise<{ row: ApiKeyRow; secret: string }> {
   const { userId, body, now } = input;
   const expiresAt = futureExpiry(body.expiresAt, now) ?? null;
+  refuseUnknownTools(body.allowedTools, input.isTool);
+  const period = periodFor(body.spendLimit ?? null, body.spendLimitPeriod ?? "lifetime");
   const secret = generateApiKey();
   const row = await db.transaction(async (tx) => {
     // Locking the owner serialises concurrent creations, so the cap holds under races.
@@ -80,8 +103,8 @@ export async function createApiKey(
         createdAt: now,
         expiresAt,
         spendLimit: spendLimitMicros(body.spendLimit) ?? null,
-        spendLimitPeriod: body.spendLimitPeriod ?? "lifetime",
-        periodStart: spendPeriodStart(body.spendLimitPeriod ?? "lifetime", now),
+        spendLimitPeriod: period,
+        periodStart: spendPeriodStart(period, now),
         allowedTools: body.allowedTools ?? [],
         ipAllowlist: body.ipAllowlist ?? [],
         whenPrepaidRunsOut: body.whenPrepaidRunsOut ?? "balance",
@@ -113,7 +136,7 @@ export async function rotateApiKeySecret(db: Db, id: number): Promise<{ row: Api
 /** Changes only the fields given; another user's key, or a deleted one, is not found. */
 export async function updateApiKey(
   db: Db,
-  input: { userId: number; id: number; body: UpdateInput; now: Date },
+  input: { userId: number; id: number; body: UpdateInput; now: Date; isTool: (id: string) => boolean },
 ): Promise<ApiKeyRow> {
   const { body, now } = input;
   const changes: Partial<typeof apiKeys.$inferInsert> = {};
@@ -126,7 +149,13 @@ export async function updateApiKey(
   if (body.whenPrepaidRunsOut !== undefined) changes.whenPrepaidRunsOut = body.whenPrepaidRunsOut;
   const where = and(eq(apiKeys.id, input.id), live(input.userId));
   const row = await db.transaction(async (tx) => {
-    if (body.spendLimitPeriod !== undefined) await changeSpendLimitPeriod(tx, { ...input, period: body.spendLimitPeriod });
+    if (body.allowedTools?.some((id) => !input.isTool(id))) {
+      const [held] = await tx.select({ allowedTools: apiKeys.allowedTools }).from(apiKeys).where(where);
+      refuseUnknownTools(body.allowedTools, input.isTool, held?.allowedTools);
+    }
+    if (body.spendLimitPeriod !== undefined || body.spendLimit === null) {
+      await changeSpendLimitPeriod(tx, { ...input, period: body.spendLimitPeriod, spendLimit: body.spendLimit });
+    }
     const [changed] =
       Object.keys(changes).length === 0
         ? await tx.select().from(apiKeys).where(where)
@@ -143,14 +172,19 @@ export async function updateApiKey(
  * lock (which charge_calls also takes), so switching to a daily limit mid-day does not forget the
  * morning.
  */
-async function changeSpendLimitPeriod(tx: Tx, input: { userId: number; id: number; period: SpendLimitPeriod; now: Date }): Promise<void> {
-  const { id, period, now } = input;
+async function changeSpendLimitPeriod(
+  tx: Tx,
+  input: { userId: number; id: number; period: SpendLimitPeriod | undefined; spendLimit: string | null | undefined; now: Date },
+): Promise<void> {
+  const { id, now } = input;
   const [key] = await tx
-    .select({ userId: apiKeys.userId, period: apiKeys.spendLimitPeriod })
+    .select({ userId: apiKeys.userId, period: apiKeys.spendLimitPeriod, spendLimit: apiKeys.spendLimit })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, id), live(input.userId)))
     .for("update");
-  if (!key || key.period === period) return;
+  if (!key) return;
+  const period = periodFor(input.spendLimit === undefined ? key.spendLimit : input.spendLimit, input.period ?? key.period);
+  if (key.period === period) return;
   const start = spendPeriodStart(period, now);
   const spentSince = start
     ? sql`(select coalesce(sum(amount), 0) from usage_records

@@ -183,6 +183,25 @@ describe("a daily spend limit", () => {
     expect(await keyView(owner, key.id)).toMatchObject({ spendLimitPeriod: "lifetime" });
   });
 
+  it("counts a key without a spend limit over its lifetime, whatever period is sent, as the console's form sends one with an empty limit", async () => {
+    t.clock.set("2026-03-06T02:00:00Z");
+    const user = await createUserWithSession(t, { balance: "1" });
+    const noReset = { spendLimit: null, spendLimitPeriod: "lifetime", periodEndsAt: null };
+    const created = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", spendLimitPeriod: "day" } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().key).toMatchObject(noReset);
+    const monthly = await newKey(user, { spendLimit: null, spendLimitPeriod: "month" });
+    expect(await keyView(user, monthly.id)).toMatchObject(noReset);
+
+    const patch = (payload: object) => t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${monthly.id}`, headers: user.headers, payload });
+    expect((await patch({ spendLimitPeriod: "day" })).json()).toMatchObject(noReset);
+    expect((await patch({ spendLimit: "0.50", spendLimitPeriod: "day" })).json()).toMatchObject({ spendLimit: "0.50", spendLimitPeriod: "day", periodEndsAt: "2026-03-06T16:00:00.000Z" });
+    // Clearing the limit in the form sends the period still shown beside it.
+    expect((await patch({ spendLimit: null, spendLimitPeriod: "day" })).json()).toMatchObject(noReset);
+    expect((await patch({ spendLimit: "0.50", spendLimitPeriod: "month" })).json()).toMatchObject({ spendLimitPeriod: "month" });
+    expect((await patch({ spendLimit: null })).json()).toMatchObject(noReset);
+  });
+
   it("rejects an unknown period with the console's validation error", async () => {
     const user = await createUserWithSession(t);
     const res = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", headers: user.headers, payload: { name: "k", spendLimitPeriod: "week" } });

@@ -304,6 +304,11 @@ describe("buying a package", () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: "unknown_package" });
     expect((await lotsOf(user.userId)).length).toBe(1);
+    // A malformed key is refused as the gateway refuses one, before anything is bought.
+    const badKey = await buy(user, "daily", "starter", "bad key!");
+    expect(badKey.statusCode).toBe(400);
+    expect(badKey.json()).toEqual({ code: "invalid_idempotency_key", message: "Idempotency-Key must be 8 to 128 letters, digits, '-' or '_'" });
+    expect((await lotsOf(user.userId)).length).toBe(1);
     await expectConsistent();
   });
 
