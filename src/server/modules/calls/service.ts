@@ -148,17 +148,15 @@ export function allCalls(db: Db, filter: CallsFilter): AsyncGenerator<CallRow> {
 
 /** One of the user's calls by its exact request id, with its timeline, hold and refund, and the error its caller got; null if none. */
 export async function callDetail(db: Db, userId: number, requestId: string): Promise<CallDetail | null> {
-  const [row] = await queryRows<Row>(
+  // An operator's refund of the call (`admin calls refund`) is its ledger entry by key, read in the same statement.
+  const [row] = await queryRows<Row & { refund_amount: string | null; refund_at_ms: string | null; refund_reference: string | null }>(
     db,
-    sql`select ${COLUMNS} from call_log c join api_keys k on k.id = c.api_key_id
+    sql`select ${COLUMNS}, r.amount::text as refund_amount, (extract(epoch from r.created_at) * 1000)::bigint::text as refund_at_ms, r.reference as refund_reference
+        from call_log c join api_keys k on k.id = c.api_key_id
+        left join ledger_entries r on r.user_id = c.user_id and r.idempotency_key = ${OPERATOR_REFUND_KEY_PREFIX} || c.request_id
         where c.request_id = ${requestId} and c.user_id = ${userId}`,
   );
   if (!row) return null;
-  const [refund] = await queryRows<{ amount: string; at_ms: string; reference: string }>(
-    db,
-    sql`select amount::text as amount, (extract(epoch from created_at) * 1000)::bigint::text as at_ms, reference from ledger_entries
-        where user_id = ${userId} and idempotency_key = ${`${OPERATOR_REFUND_KEY_PREFIX}${requestId}`}`,
-  );
   const held = BigInt(row.held);
   const amount = BigInt(row.amount);
   const marks: [(typeof CALL_STEPS)[number], number | null][] = [
@@ -177,7 +175,10 @@ export async function callDetail(db: Db, userId: number, requestId: string): Pro
       .map(([step, us]) => ({ step, atMs: ms(us) })),
     held: formatMoney(held),
     refunded: formatMoney(held > amount ? held - amount : 0n),
-    operatorRefund: refund ? { amount: formatMoney(BigInt(refund.amount)), time: new Date(Number(refund.at_ms)).toISOString(), reference: refund.reference } : null,
+    operatorRefund:
+      row.refund_amount === null
+        ? null
+        : { amount: formatMoney(BigInt(row.refund_amount)), time: new Date(Number(row.refund_at_ms)).toISOString(), reference: row.refund_reference! },
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },
   };
 }

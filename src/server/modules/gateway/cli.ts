@@ -95,7 +95,7 @@ export const callsShowCommand: CliCommand = {
     const [[call], log] = await Promise.all([ctx.db.select().from(usageRecords).where(eq(usageRecords.requestId, requestId)), callLogEntry(ctx.db, requestId)]);
     const who = call ?? log;
     if (!who) {
-      ctx.err(`${noSuchCall(requestId, ctx.config.calls.retentionDays)}; calls with no valid key are not kept)`);
+      ctx.err(noSuchCall(requestId, ctx.config.calls.retentionDays, "; calls with no valid key are not kept"));
       return 1;
     }
     // A call refused or failed before it was charged has only its call log row.
@@ -192,9 +192,9 @@ function unusableLots(lots: CallLot[], now: Date): string {
 }
 
 /** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
-/** A request id the database has no call of, with how long the call log keeps calls (CALL_LOG_RETENTION_DAYS); ends inside its parenthesis. */
-const noSuchCall = (requestId: string, retentionDays: number) =>
-  `no call has request id "${requestId}" (the call log keeps calls ${retentionDays} ${retentionDays === 1 ? "day" : "days"}`;
+/** A request id the database has no call of, with how long the call log keeps calls (CALL_LOG_RETENTION_DAYS). */
+const noSuchCall = (requestId: string, retentionDays: number, note = "") =>
+  `no call has request id "${requestId}" (the call log keeps calls ${retentionDays} ${retentionDays === 1 ? "day" : "days"}${note})`;
 
 async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free", retentionDays: number): Promise<string> {
   if (refused === "pending") return "the call is still running: refund it once it has ended";
@@ -216,7 +216,7 @@ async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "p
   const log = await callLogEntry(db, requestId);
   return log
     ? `the call was never charged: it ended ${log.outcome} (HTTP ${log.httpStatus}${log.errorCode === null ? "" : `, ${log.errorCode}`})`
-    : `${noSuchCall(requestId, retentionDays)})`;
+    : noSuchCall(requestId, retentionDays);
 }
 
 export const callsRefundCommand: CliCommand = {
