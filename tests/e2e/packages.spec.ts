@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
 import { refundChargedCall, refundLot } from "../../src/server/modules/ledger/index";
+import { debit } from "../../src/server/modules/ledger/ledger";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate, beijingDateTime } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
@@ -147,11 +148,20 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   const paidId = paid.headers()["x-request-id"]!;
   await expect.poll(async () => (await api.get(`/api/v1/console/calls/${paidId}`, { headers: auth })).status()).toBe(200);
   const callRefundedAt = new Date();
-  expect(await refundChargedCall(server.app.db, { requestId: paidId, reason: "ticket 12", now: callRefundedAt })).toMatchObject({ refunded: parseMoney(paid.headers()["x-tollgate-cost"]!) });
+  const callRefund = await refundChargedCall(server.app.db, { requestId: paidId, reason: "ticket 12", now: callRefundedAt });
+  expect(callRefund).toMatchObject({ refunded: parseMoney(paid.headers()["x-tollgate-cost"]!) });
   await page.goto(`${server.base}/console/billing-details?tab=calls&request=${paidId}`);
   await expect(page.getByTestId("call-drawer").getByTestId("call-operator-refund")).toHaveText(
     `¥${paid.headers()["x-tollgate-cost"]}, ${beijingDateTime(callRefundedAt)}: ticket 12 (call ${paidId})`,
   );
+
+  // An operator's debit (\`admin debit\`) is on charge details too, as a negative amount with its reason.
+  if (!("userId" in callRefund)) throw new Error("the call was not refunded");
+  await debit(server.app.db, { userId: callRefund.userId, amount: 500_000n, kind: "adjustment", method: "operator", reference: "manual fee", idempotencyKey: "operator:e2e-fee", at: new Date() });
+  await page.goto(`${server.base}/console/charge-details`);
+  const debitRow = page.getByTestId("credits-table").getByRole("row").filter({ hasText: "manual fee" });
+  await expect(debitRow).toContainText("Operator adjustment");
+  await expect(debitRow).toContainText("-¥0.50");
   await api.dispose();
 });
 
