@@ -65,6 +65,13 @@ describe("built-in tools", () => {
     expect((await pinyin(request({ text: "" }))).status).toBe(400);
   });
 
+  it("pinyin charges only the characters it reads: one it has no pinyin for is kept as written, uncharged", async () => {
+    // 𠀀 and 𪚥 (CJK Extension B) and 㐀 (Extension A) are Han script but have no reading in pinyin-pro.
+    const res = await pinyin(request({ text: "𠀀𪚥中〇㐀" }));
+    expect(res.units).toBe(2);
+    expect(JSON.parse(res.body.toString())).toEqual({ pinyin: "𠀀𪚥 zhōng líng 㐀", syllables: ["𠀀𪚥", "zhōng", "líng", "㐀"], characters: 2 });
+  });
+
   it.each([
     { label: "a product name and digits", text: "我用iPhone 15打电话", pinyin: "wǒ yòng iPhone 15 dǎ diàn huà", syllables: ["wǒ", "yòng", "iPhone 15", "dǎ", "diàn", "huà"] },
     { label: "Latin words between spaces", text: "汉语 pinyin 拼音", pinyin: "hàn yǔ pinyin pīn yīn", syllables: ["hàn", "yǔ", "pinyin", "pīn", "yīn"] },

@@ -7,7 +7,7 @@ const pinyinPro = loadOnce(() => import("pinyin-pro"));
 const HAN = /\p{Script=Han}/gu;
 const TONES = { symbol: "symbol", num: "num", none: "none" } as const;
 
-/** The Chinese characters of the request's text: what a pinyin call is priced by. */
+/** The Chinese characters of the request's text: the most a pinyin call is priced by. */
 export function pinyinUnits(request: ToolRequest): number {
   const body = readJson(request);
   const text = body.ok ? body.value.text : undefined;
@@ -28,8 +28,9 @@ function joinPieces(pieces: string[]): string {
 }
 
 /**
- * `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese character.
- * Text that is not Chinese stays as it was ("iPhone 15", not "i P h o n e 1 5").
+ * `{text, tone?: "symbol"|"num"|"none"}` → `{pinyin, syllables, characters}`; priced per Chinese
+ * character it gives a syllable for. Text that is not Chinese stays as it was ("iPhone 15", not
+ * "i P h o n e 1 5"), and so does a rare character pinyin-pro has no reading of (𠀀, 㐀), uncharged.
  */
 export const pinyin: ToolHandler = async (request) => {
   const body = readJson(request);
@@ -42,9 +43,10 @@ export const pinyin: ToolHandler = async (request) => {
     return jsonResponse(400, { error: { code: "invalid_request", message: 'tone must be "symbol", "num" or "none"' } });
   }
   const toneType = TONES[tone as keyof typeof TONES];
-  const characters = text.match(HAN)?.length ?? 0;
   const { pinyin: toPinyin } = await pinyinPro();
-  const pieces = toPinyin(text, { toneType, type: "array", nonZh: "consecutive" });
+  const read = toPinyin(text, { toneType, type: "all", nonZh: "consecutive" });
+  const pieces = read.map((piece) => (piece.isZh && piece.pinyin ? piece.pinyin : piece.origin));
+  const characters = read.filter((piece) => piece.isZh && piece.pinyin).length;
   return jsonResponse(
     200,
     {
