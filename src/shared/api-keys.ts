@@ -136,7 +136,14 @@ export const updateApiKeyBody = z.object({
 });
 export type UpdateApiKeyInput = z.input<typeof updateApiKeyBody>;
 
-export const apiKeyIdParams = z.object({ id: z.coerce.number().int().positive() });
+/** A key's id in a path: its decimal digits only (a coerced number would take 0x1, 1e0 or " 1" for key 1). */
+export const apiKeyIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, "must be a whole number, in digits")
+    .transform(Number)
+    .pipe(z.number().positive()),
+});
 
 export const apiKeySchema = z.object({
   id: z.number().int(),

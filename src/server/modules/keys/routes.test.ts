@@ -204,8 +204,8 @@ describe("changing a key", () => {
   });
 
   it.each([
-    ["abc", "id: must be a whole number"],
-    ["1.5", "id: must be a whole number"],
+    ["abc", "id: must be a whole number, in digits"],
+    ["1.5", "id: must be a whole number, in digits"],
     ["0", "id: must be greater than 0"],
   ])("refuses the key id %s in plain words", async (id, message) => {
     for (const method of ["PATCH", "DELETE"] as const) {
@@ -223,6 +223,19 @@ describe("changing a key", () => {
     expect((await call(alice, "GET", "")).json().keys).toEqual([]);
     expect((await call(alice, "PATCH", `/${key.id}`, { name: "back" })).statusCode).toBe(404);
     expect((await call(alice, "DELETE", `/${key.id}`)).statusCode).toBe(404);
+  });
+
+  it("names a key by its id in digits only: another spelling of the same number is refused, the key untouched", async () => {
+    const { key } = await createKey(alice, { name: "by id" });
+    const spellings = [`0x${key.id.toString(16)}`, `${key.id}e0`, `${key.id}.0`, `%20${key.id}`, `+${key.id}`];
+    for (const spelling of spellings) {
+      const res = await call(alice, "PATCH", `/${spelling}`, { name: "renamed" });
+      expect([spelling, res.statusCode, res.json().code]).toEqual([spelling, 400, "validation_failed"]);
+      expect(res.json().message).toBe("id: must be a whole number, in digits");
+    }
+    expect((await call(alice, "DELETE", `/0x${key.id.toString(16)}`)).statusCode).toBe(400);
+    expect((await call(alice, "GET", "")).json().keys).toEqual([expect.objectContaining({ id: key.id, name: "by id", status: "active" })]);
+    await deleteAll(alice);
   });
 });
 
