@@ -53,6 +53,7 @@ beforeAll(async () => {
         tool("cookie", { type: "http", url: `${upstreamBase}/cookie` }),
         tool("big", { type: "http", url: `${upstreamBase}/big` }),
         tool("stream", { type: "http", url: `${upstreamBase}/stream` }),
+        tool("qrcode", { type: "builtin", name: "qrcode" }, { price: "0.05" }),
       ],
     }),
   );
@@ -88,6 +89,19 @@ function read(payload: string) {
   expect(end.type).toBe("end");
   const body = Buffer.concat(all.filter((e) => e.type === "data").map((e) => Buffer.from((e as { base64: string }).base64, "base64")));
   return { head, end, body, parts: all.length - 2 };
+}
+
+/** A gateway call whose request target goes out exactly as written. */
+function rawCall(target: string, secret: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/`, { method: "POST", path: target, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
 }
 
 async function balanceOf(userId: number): Promise<bigint> {
@@ -283,6 +297,23 @@ describe("a try", () => {
     expect(await t.database.db.select().from(callLog).where(eq(callLog.userId, user.userId))).toEqual([]);
     expect(await balanceOf(user.userId)).toBe(1_000_000n);
   });
+
+  it.each(["/../qrcode", "/%2e%2e/qrcode", "/..;x/qrcode", "/./x", "//qrcode"])(
+    "refuses the path %s as the gateway does, 400 bad_path, before any call or charge",
+    async (path) => {
+      const { user, key } = await funded("1");
+      const res = await tryIt(user, { keyId: key.id, toolId: "echo", path, body: '{"text":"hi"}' });
+      expect(res.statusCode).toBe(400);
+      // The gateway, sent the same target as is (fetch would resolve its dot-segments first).
+      const gateway = await rawCall(`/v1/tools/echo${path}`, key.secret);
+      expect(gateway.status).toBe(400);
+      const { error } = JSON.parse(gateway.body) as { error: { code: string; message: string } };
+      expect(error.code).toBe("bad_path");
+      expect(res.json()).toEqual({ code: "bad_path", message: error.message });
+      expect((await t.app.inject({ method: "GET", url: "/api/v1/console/tries", headers: user.headers })).json().tries).toEqual([]);
+      expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    },
+  );
 
   it("cannot be forged from outside: a request naming a made-up try token is a call without a key", async () => {
     const res = await t.app.inject({ method: "POST", url: "/v1/tools/echo", headers: { "x-tollgate-console-try": "a".repeat(43), "content-type": "application/json" }, payload: "{}" });
