@@ -70,6 +70,7 @@ export const CONSOLE_MEANING_ZH: Record<ErrorCode, string> = {
     "使用相同 `Idempotency-Key` 的请求仍在执行。请稍后重试。如果一直如此，说明第一次请求已成功但其响应无法保存以供重放：请先核对结果（网关调用可在消费明细中按请求 ID 查找），再使用新的键重新发送请求。见[幂等](billing.md#idempotency)。",
   idempotency_key_reused: "该 `Idempotency-Key` 已用于另一个请求。请使用新的键。",
   invalid_idempotency_key: "`Idempotency-Key` 请求头不是 8 到 128 个字母、数字、`-` 或 `_`（网关的要求相同）。请发送符合要求的键。",
+  bad_path: "在线试用的工具 ID 之后的路径或查询参数是网关会以它自己的 `bad_path` 拒绝的：任何编码形式的 `.` 或 `..` 段、连续的斜杠，或必须百分号编码的字符。没有调用任何工具，也没有扣费。",
   rate_limited: "请求过于频繁。请等待 `Retry-After` 响应头给出的秒数。",
   internal_error: "我们这边出了问题。请稍后重试；如果持续出现，请附上请求 ID 联系我们。",
   service_unavailable: "服务暂时不可用。请稍后重试。",

@@ -28,6 +28,11 @@ export const API_ERRORS = {
   },
   idempotency_key_reused: { status: 422, meaning: "The `Idempotency-Key` was already used for a different request. Use a new key." },
   invalid_idempotency_key: { status: 400, meaning: "The `Idempotency-Key` header is not 8 to 128 letters, digits, `-` or `_`, as the gateway also requires. Send one that is." },
+  bad_path: {
+    status: 400,
+    meaning:
+      "A try's path or query after the tool id is one the gateway would refuse with its own `bad_path`: a `.` or `..` segment in any encoding, a doubled slash, or a character that must be percent-encoded. Nothing was called or charged.",
+  },
   rate_limited: { status: 429, meaning: "Too many requests. Wait the seconds the `Retry-After` header gives." },
   internal_error: { status: 500, meaning: "Something went wrong on our side. Retry later; contact us with the request id if it persists." },
   service_unavailable: { status: 503, meaning: "The service is temporarily unavailable. Retry later." },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TOOL_ID_PATTERN } from "./api-keys";
+import { userText } from "./text";
 
 /** The most a try's request body may be, in bytes of UTF-8: checked by the page and by the server. */
 export const TRY_BODY_MAX_BYTES = 64 * 1024;
@@ -19,13 +20,12 @@ export const tryRequestSchema = z.object({
   keyId: z.number().int().positive(),
   toolId: z.string().regex(TOOL_ID_PATTERN, "tool ids are lower-case letters, digits, '-' and '_'"),
   method: z.enum(TRY_METHODS).default("POST"),
-  path: z
-    .string()
+  path: userText()
     .max(2048)
     .regex(/^(\/[^?#\s]*)?(\?[^#\s]*)?$/, "path must be empty or start with / or ?, without spaces")
     .default("")
     .describe("What follows the tool's id in the URL: a sub-path and query, or nothing"),
-  contentType: z.string().max(200).regex(/^[^\r\n]*$/).nullable().default("application/json"),
+  contentType: userText().max(200).nullable().default("application/json"),
   body: z.string().describe(`The request body, at most ${TRY_BODY_MAX_BYTES} bytes of UTF-8`),
 });
 export type TryRequest = z.input<typeof tryRequestSchema>;

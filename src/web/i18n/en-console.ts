@@ -23,6 +23,7 @@ export const enConsole = {
     invalid_phone: "only mainland China mobile numbers are accepted",
     insufficient_balance: "your balance does not cover this: top up, then try again",
     unknown_package: "this package is not sold any more: reload the page",
+    bad_path: "the path after the tool id is not allowed: no '.' or '..' segments, doubled slashes, or characters that must be percent-encoded",
   },
   nav: {
     info: "Account",

@@ -23,6 +23,7 @@ export const zhCN: Messages = {
     invalid_phone: "仅支持中国大陆手机号",
     insufficient_balance: "余额不足，请先充值再试",
     unknown_package: "该次数包已停售，请刷新页面",
+    bad_path: "工具 ID 之后的路径不被允许：不能含“.”或“..”段、连续的斜杠，或须百分号编码的字符",
   },
   errors: {
     timeout: "请求超时，服务器未响应！",

@@ -4,6 +4,7 @@ import type { GatewayErrorCode } from "#shared/gateway";
 import type { FoundApiKey } from "../keys/index";
 import type { PrepaidDraw } from "../ledger/index";
 import type { UpstreamFault } from "../../lib/counters";
+import { storable } from "../../db/storable-text";
 
 /** The most of a failed upstream's answer kept for operators. */
 export const UPSTREAM_EXCERPT_BYTES = 2048;
@@ -18,8 +19,6 @@ interface ToolAnswer {
 }
 
 const sinceUs = (from: number) => Math.round((performance.now() - from) * 1000);
-/** Text as the database can store it: PostgreSQL's text holds no NUL, and one would lose its whole batch. */
-const storable = (text: string) => (text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text);
 
 /**
  * One gateway call as it happens, and then its row in the call log: the one object logging

@@ -275,6 +275,21 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     expect(held).toBeUndefined();
   });
 
+  it("refuses a stream that is not a JSON boolean with 400, before any hold or upstream call", async () => {
+    const { userId, secret } = await funded("5");
+    const before = received.length;
+    for (const stream of ["true", 1, "false"]) {
+      const body = JSON.stringify({ model: "tg-large", messages: MESSAGES, stream });
+      const res = await fetch(`${gateway}/v1/tools/llm/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: { code: "bad_request", message: "stream must be true or false (a JSON boolean, not a string or number)" } });
+    }
+    expect(received.length).toBe(before);
+    expect(await balanceOf(userId)).toBe(parseMoney("5"));
+    const [held] = await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId));
+    expect(held).toBeUndefined();
+  });
+
   it("holds the prompt's bytes at the input price plus max_tokens at the output price", async () => {
     // A key with ¥0.0001 left of its spend limit: the refusal states the hold the call needed.
     const { secret } = await funded("5", { spendLimit: "0.0001" });

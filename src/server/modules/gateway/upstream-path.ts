@@ -60,6 +60,21 @@ export function callerTarget(rawUrl: string, toolSegmentEnd: number): CallerTarg
   return { subpath, query };
 }
 
+/**
+ * Why the gateway would refuse a call's target after the tool id (a sub-path and query, as a
+ * console try names it), or null: a try is checked by this rule before it is sent, since the
+ * in-process request would resolve its dot-segments before the gateway saw them.
+ */
+export function badPathMessage(target: string): string | null {
+  try {
+    callerTarget(target, 0);
+    return null;
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === "bad_path") return error.message;
+    throw error;
+  }
+}
+
 /** Where the position after `/v1/tools/{toolId}` is in a raw request target, given the gateway's prefix. */
 export function toolSegmentEnd(rawUrl: string, prefix: string): number {
   const start = prefix.length;

@@ -3,6 +3,7 @@ import { beijingIso } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { TRY_HISTORY_SIZE, TRY_KEPT_BODY_BYTES, type KeptTry } from "#shared/tries";
 import type { Db } from "../../db/client";
+import { storable } from "../../db/storable-text";
 import { consoleTries, users } from "../../db/schema/index";
 
 type TryRow = typeof consoleTries.$inferInsert;
@@ -16,9 +17,14 @@ export function keptText(bytes: Buffer): { text: string; truncated: boolean } {
   return { text: bytes.subarray(0, end).toString("utf8"), truncated: true };
 }
 
-/** Keeps a try and forgets the user's tries older than the newest `TRY_HISTORY_SIZE`; returns its id. */
+/**
+ * Keeps a try and forgets the user's tries older than the newest `TRY_HISTORY_SIZE`; returns its id.
+ * Every text is made storable: the bodies and the answer's headers are what the user and the tool
+ * sent, and a NUL in any of them would fail the insert after the try was charged.
+ */
 export async function keepTry(db: Db, row: Omit<TryRow, "id">): Promise<number> {
-  const [kept] = await db.insert(consoleTries).values(row).returning({ id: consoleTries.id });
+  const values = Object.fromEntries(Object.entries(row).map(([column, value]) => [column, typeof value === "string" ? storable(value) : value])) as typeof row;
+  const [kept] = await db.insert(consoleTries).values(values).returning({ id: consoleTries.id });
   const [oldestKept] = await db
     .select({ id: consoleTries.id })
     .from(consoleTries)

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { keptTriesSchema, TRIES_PER_MINUTE, TRY_BODY_MAX_BYTES, tryRequestSchema } from "#shared/tries";
 import { AppError } from "../../errors";
+import { badPathMessage } from "../gateway/index";
 import { ownKeyHash } from "../keys/index";
 import { keptTries } from "./kept";
 import { hangUp, startTry, tryEvents } from "./run";
@@ -35,6 +36,9 @@ const tryRoutes: FastifyPluginAsyncZod = async (app) => {
       if (waitMs > 0) throw AppError.tooManyRequests(`at most ${TRIES_PER_MINUTE} tries a minute: retry shortly`, waitMs / 1000);
       const input = request.body;
       if (Buffer.byteLength(input.body) > TRY_BODY_MAX_BYTES) throw AppError.badRequest(`body: a try sends at most ${TRY_BODY_MAX_BYTES / 1024} KB`);
+      // The gateway's own rule, checked here: the in-process request would resolve "/../qrcode" to another tool before the gateway saw it.
+      const pathRefused = badPathMessage(input.path);
+      if (pathRefused) throw AppError.badRequest(pathRefused, "bad_path");
       const keyHash = await ownKeyHash(app.db, { userId, id: input.keyId });
       if (!keyHash) throw AppError.notFound("none of your API keys has this id");
       const idempotencyKey = request.headers["idempotency-key"];

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeptTry, TryEvent } from "#shared/tries";
 import { TRIES_PER_MINUTE, TRY_ANSWER_SHOWN_BYTES, TRY_BODY_MAX_BYTES, TRY_HISTORY_SIZE, TRY_KEPT_BODY_BYTES } from "#shared/tries";
-import { callLog, toolGrants } from "../../db/schema/index";
+import { callLog, toolGrants, users } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { createApiKey, createUserWithKey } from "../../testing/keys";
@@ -53,6 +53,7 @@ beforeAll(async () => {
         tool("cookie", { type: "http", url: `${upstreamBase}/cookie` }),
         tool("big", { type: "http", url: `${upstreamBase}/big` }),
         tool("stream", { type: "http", url: `${upstreamBase}/stream` }),
+        tool("qrcode", { type: "builtin", name: "qrcode" }, { price: "0.05" }),
       ],
     }),
   );
@@ -88,6 +89,24 @@ function read(payload: string) {
   expect(end.type).toBe("end");
   const body = Buffer.concat(all.filter((e) => e.type === "data").map((e) => Buffer.from((e as { base64: string }).base64, "base64")));
   return { head, end, body, parts: all.length - 2 };
+}
+
+/** A gateway call whose request target goes out exactly as written. */
+function rawCall(target: string, secret: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/`, { method: "POST", path: target, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
+async function balanceOf(userId: number): Promise<bigint> {
+  const [row] = await t.database.db.select({ balance: users.balance }).from(users).where(eq(users.id, userId));
+  return row!.balance;
 }
 
 async function rowFor(requestId: string) {
@@ -252,6 +271,49 @@ describe("a try", () => {
     const other = await createUserWithSession(t);
     expect((await t.app.inject({ method: "GET", url: "/api/v1/console/tries", headers: other.headers })).json().tries).toEqual([]);
   });
+
+  it("holding text the database cannot store (a NUL) is kept, the NUL as U+FFFD, and its answer ends", async () => {
+    const { user, key } = await funded("1");
+    const body = '{"a":"\u0000"}';
+    const { head, end, body: answered } = read((await tryIt(user, { keyId: key.id, toolId: "echo", body })).payload);
+    expect(head.status).toBe(200);
+    expect(answered.toString()).toBe(body);
+    expect(end).toMatchObject({ outcome: "served", amount: "0.01", balance: "0.99" });
+    const tries = (await t.app.inject({ method: "GET", url: "/api/v1/console/tries", headers: user.headers })).json().tries as KeptTry[];
+    expect(tries).toHaveLength(1);
+    expect(tries[0]).toMatchObject({ id: end.tryId, requestId: head.requestId, requestBody: '{"a":"\uFFFD"}', responseBody: '{"a":"\uFFFD"}', amount: "0.01" });
+  });
+
+  it("refuses a content type or path that breaks the text rule with 400 validation_failed, before any call", async () => {
+    const { user, key } = await funded("1");
+    for (const contentType of ["text/plain\u0000x", "text/plain\tx", "text/plain\u202ex"]) {
+      const res = await tryIt(user, { keyId: key.id, toolId: "echo", contentType, body: "{}" });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: "validation_failed", message: expect.stringMatching(/^contentType: must not contain control characters/) });
+    }
+    const path = await tryIt(user, { keyId: key.id, toolId: "echo", path: "/a\u0000b", body: "{}" });
+    expect(path.json()).toMatchObject({ code: "validation_failed", message: expect.stringMatching(/^path: must not contain control characters/) });
+    expect((await t.app.inject({ method: "GET", url: "/api/v1/console/tries", headers: user.headers })).json().tries).toEqual([]);
+    expect(await t.database.db.select().from(callLog).where(eq(callLog.userId, user.userId))).toEqual([]);
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+  });
+
+  it.each(["/../qrcode", "/%2e%2e/qrcode", "/..;x/qrcode", "/./x", "//qrcode"])(
+    "refuses the path %s as the gateway does, 400 bad_path, before any call or charge",
+    async (path) => {
+      const { user, key } = await funded("1");
+      const res = await tryIt(user, { keyId: key.id, toolId: "echo", path, body: '{"text":"hi"}' });
+      expect(res.statusCode).toBe(400);
+      // The gateway, sent the same target as is (fetch would resolve its dot-segments first).
+      const gateway = await rawCall(`/v1/tools/echo${path}`, key.secret);
+      expect(gateway.status).toBe(400);
+      const { error } = JSON.parse(gateway.body) as { error: { code: string; message: string } };
+      expect(error.code).toBe("bad_path");
+      expect(res.json()).toEqual({ code: "bad_path", message: error.message });
+      expect((await t.app.inject({ method: "GET", url: "/api/v1/console/tries", headers: user.headers })).json().tries).toEqual([]);
+      expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    },
+  );
 
   it("cannot be forged from outside: a request naming a made-up try token is a call without a key", async () => {
     const res = await t.app.inject({ method: "POST", url: "/v1/tools/echo", headers: { "x-tollgate-console-try": "a".repeat(43), "content-type": "application/json" }, payload: "{}" });

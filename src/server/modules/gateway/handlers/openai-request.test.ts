@@ -52,6 +52,10 @@ describe("an OpenAI request read before its hold", () => {
     expect(refusal(() => read("chat", { model: "m", max_tokens: 0 }))).toEqual({ status: 400, code: "bad_request", message: "max_tokens must be a whole number of tokens, at least 1" });
     expect(refusal(() => read("chat", { model: "m", max_tokens: "9" }))).toMatchObject({ code: "bad_request" });
     expect(refusal(() => read("chat", { model: "m", n: 0 }))).toMatchObject({ code: "bad_request", message: "n must be a whole number from 1 to 128" });
+    for (const route of ["chat", "responses"] as const) {
+      expect(refusal(() => read(route, { model: "m", stream: "true" }))).toEqual({ status: 400, code: "bad_request", message: "stream must be true or false (a JSON boolean, not a string or number)" });
+    }
+    expect(read("chat", { model: "m", stream: null }).stream).toBe(false);
     expect(refusal(() => llmRoute("GET", "/chat/completions", []))).toMatchObject({ status: 404, code: "unknown_path" });
     expect(llmRoute("POST", "/chat/completions/", [])).toBe("chat");
   });

@@ -46,6 +46,18 @@ function outputCap(body: Record<string, unknown>, field: string): number | undef
   return value;
 }
 
+/**
+ * Whether a request asks for a stream. Anything but a JSON boolean (or null) is refused: an
+ * upstream reading `"true"` as true would stream a call read here as whole, without the usage
+ * chunk Tollgate asks for, and it would be charged by count instead of its reported usage.
+ */
+function streamed(body: Record<string, unknown>): boolean {
+  const value = body.stream;
+  if (value === undefined || value === null) return false;
+  if (typeof value !== "boolean") throw new GatewayError("bad_request", "stream must be true or false (a JSON boolean, not a string or number)");
+  return value;
+}
+
 /** How many answers a chat request asks for (`n`): each may write up to the output cap. */
 function choices(body: Record<string, unknown>): number {
   const n = body.n;
@@ -56,7 +68,8 @@ function choices(body: Record<string, unknown>): number {
 
 /**
  * Reads a call's JSON body: its model must be one the tool lists (400 otherwise, before any hold),
- * and its output cap (`max_completion_tokens`, `max_tokens`, `max_output_tokens`) a whole number.
+ * its output cap (`max_completion_tokens`, `max_tokens`, `max_output_tokens`) a whole number, and
+ * `stream`, when present, a boolean.
  * A streamed Chat Completions request that did not ask for usage is made to (`include_usage`).
  */
 export function readLlmRequest(route: LlmRoute, raw: Buffer, models: ReadonlyMap<string, LlmModel>, defaultMaxOutputTokens: number): LlmRequest {
@@ -73,7 +86,7 @@ export function readLlmRequest(route: LlmRoute, raw: Buffer, models: ReadonlyMap
   const model = models.get(request.model);
   if (!model) throw new GatewayError("unknown_model", `this tool does not serve the model "${request.model.slice(0, 128)}": it serves ${served}`);
 
-  const stream = request.stream === true && route !== "embeddings";
+  const stream = streamed(request) && route !== "embeddings";
   let maxOutputTokens = 0;
   if (route === "chat") {
     maxOutputTokens = (outputCap(request, "max_completion_tokens") ?? outputCap(request, "max_tokens") ?? defaultMaxOutputTokens) * choices(request);
