@@ -42,7 +42,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "both", include: ALL, exclude: [...configDefaults.exclude, ...ONCE], globalSetup: ["tests/setup/database-template.ts"] },
+        // One module graph per worker, not per file (decision 061): each file opens its own
+        // database and app, and importing the server's modules again was 40% of this project's CPU.
+        test: {
+          name: "both",
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...ONCE],
+          globalSetup: ["tests/setup/database-template.ts"],
+          isolate: false,
+        },
       },
       { extends: true, test: { name: "once", include: ONCE } },
     ],
