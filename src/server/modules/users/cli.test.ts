@@ -256,3 +256,49 @@ describe("tollgate admin audit", () => {
     expect(JSON.stringify(rows)).not.toContain("9RTW");
   });
 });
+
+describe("an operator's free text", () => {
+  const TEXT_RULE = "must not contain control characters, tabs, line breaks or text-direction marks";
+  const UNSAFE = ["\u001b[31mRED\u001b[0m \u202eevil", "line one\nline two", "a\ttab", "a\u2028b", "lone \ud800 half"];
+  const credits = async (user: TestUser) => (await t.app.inject({ url: "/api/v1/console/credits", headers: user.headers })).json().items as unknown[];
+  const creditsCsv = async (user: TestUser) => (await t.app.inject({ url: "/api/v1/console/credits.csv", headers: user.headers })).body;
+
+  it("a reason with control characters, line breaks, tabs or text-direction marks is refused naming --reason, and the user reads nothing of it", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    for (const reason of UNSAFE) {
+      for (const direction of ["credit", "debit"]) {
+        const refused = await cli(direction, String(user.userId), "0.01", "--reason", reason, "--idempotency-key", `text-${direction}`);
+        expect([reason, refused.code, refused.out]).toEqual([reason, 64, ""]);
+        expect(refused.err.split("\n")[0]).toBe(reason.includes("\ud800") ? "--reason: must be valid Unicode text" : `--reason: ${TEXT_RULE}`);
+      }
+    }
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    const before = await credits(user);
+    expect(before.map((c) => (c as { method: string }).method)).not.toContain("adjustment");
+    const csv = await creditsCsv(user);
+    for (const trace of ["RED", "evil", "\u001b", "\u202e"]) expect(csv).not.toContain(trace);
+    // The same words without the controls are taken, and read back as typed.
+    expect((await cli("credit", String(user.userId), "0.01", "--reason", "RED evil")).code).toBe(0);
+    expect((await credits(user))[0]).toMatchObject({ amount: "0.01", reference: "RED evil" });
+  });
+
+  it("a key to repeat an adjustment is held to the same rule", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const refused = await cli("credit", String(user.userId), "0.01", "--reason", "x", "--idempotency-key", "ticket\u001b[2J");
+    expect([refused.code, refused.err.split("\n")[0]]).toEqual([64, `--idempotency-key: ${TEXT_RULE}`]);
+    const grant = await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "t\n1");
+    expect([grant.code, grant.err.split("\n")[0]]).toEqual([64, `--idempotency-key: ${TEXT_RULE}`]);
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+  });
+
+  it("users disable, calls refund and packages refund refuse such a reason before changing anything", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const disable = await cli("users", "disable", String(user.userId), "--reason", "chargeback\r\nforged line");
+    expect([disable.code, disable.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+    expect((await t.database.db.select().from(users).where(eq(users.id, user.userId)))[0]!.disabledAt).toBeNull();
+    const call = await cli("calls", "refund", "0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11", "--reason", "\u202egarbage");
+    expect([call.code, call.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+    const lot = await cli("packages", "refund", "1", "--reason", "retired\u0007");
+    expect([lot.code, lot.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+  });
+});
