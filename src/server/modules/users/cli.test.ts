@@ -302,3 +302,68 @@ describe("an operator's free text", () => {
     expect([lot.code, lot.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
   });
 });
+
+describe("secrets in what an operator typed", () => {
+  it("a redemption code typed as separate words is voided and kept masked in the audit log", async () => {
+    const created = await cli("codes", "create", "--amount", "1", "--count", "1");
+    expect(created.code).toBe(0);
+    const code = created.out.trim();
+    const words = code.toLowerCase().split("-");
+    expect(words).toHaveLength(5);
+    const voided = await cli("codes", "void", ...words);
+    expect([voided.code, voided.out]).toEqual([0, "voided 1 code: they can no longer be redeemed"]);
+    const again = await cli("codes", "void", ...code.split("-"));
+    expect([again.code, again.err]).toEqual([1, "the code was not voided: it is void already"]);
+    const [second, first] = JSON.parse((await cli("audit", "--limit", "2", "--json")).out) as { argv: string[] }[];
+    const mask = `****-${code.slice(-4)}`;
+    expect(first!.argv).toEqual(["codes", "void", mask]);
+    expect(second!.argv).toEqual(["codes", "void", mask]);
+    // Run into other words, spaced or dashed: masked, the rest kept.
+    await cli("codes", "void", "code:", ...words.slice(0, 2), `${words.slice(2).join(" ")}.`);
+    const [pasted] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(pasted!.argv).toEqual(["codes", "void", "code:", `${mask}.`]);
+    const rows = JSON.stringify(await t.database.db.select().from(operatorAudit));
+    for (const group of code.split("-").slice(0, 4)) expect(rows.toUpperCase()).not.toContain(group);
+  });
+
+  it("a request id is no redemption code: the audit keeps it whole", async () => {
+    const requestId = "2b6f8c2e-5d3a-4c59-9a57-3e4f5f2d7c22";
+    await cli("calls", "show", requestId);
+    const [row] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(row!.argv).toEqual(["calls", "show", requestId]);
+  });
+
+  it("the start of an API key is kept only as its public prefix, in the audit log and on stderr", async () => {
+    const user = await userWithKey("1");
+    const start = user.secret.slice(0, 20);
+    const found = await cli("users", "find", start);
+    expect(found.code).toBe(64);
+    expect(found.err.split("\n")[0]).toBe('"tg_…" names no user: give a phone number, 4 or more of its digits, a user id, an API key or a masked key (tg_…wxyz)');
+    const [row] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(row!.argv).toEqual(["users", "find", "tg_…"]);
+    // The console's masked form is no secret and is kept as typed.
+    const masked = `tg_…${user.secret.slice(-4)}`;
+    expect((await cli("users", "find", masked)).code).toBe(0);
+    const [maskedRow] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(maskedRow!.argv).toEqual(["users", "find", masked]);
+    const rows = JSON.stringify(await t.database.db.select().from(operatorAudit));
+    expect(rows).not.toContain(user.secret.slice(3, 12));
+  });
+
+  it("an error message that repeats an operator's words masks a key or code among them", async () => {
+    const user = await userWithKey("1");
+    const masked = `tg_…${user.secret.slice(-4)}`;
+    const credit = await cli("credit", user.secret, "0.01", "--reason", "x");
+    expect([credit.code, credit.err]).toEqual([1, `no user with phone or id "${masked}"`]);
+    const show = await cli("users", "show", `Bearer ${user.secret}`);
+    expect([show.code, show.err]).toEqual([1, `no user with phone or id "Bearer ${masked}"`]);
+    const unknown = await cli(user.secret.slice(0, 20));
+    expect(unknown.code).toBe(64);
+    expect(unknown.err.split("\n")[0]).toBe("unknown command: tg_…");
+    const amount = await cli("credit", String(user.userId), "K7PQ-2XMD-9RTW-4HJB-6NCE", "--reason", "x");
+    expect([amount.code, amount.err.split("\n")[0]]).toEqual([64, '"****-6NCE" is not a positive amount such as 50 or 9.90']);
+    for (const run of [credit, show, unknown, amount]) expect(run.err).not.toMatch(new RegExp(`${user.secret.slice(3, 12)}|2XMD`));
+    // Help is not an operator's words: its example code stays whole.
+    expect((await cli("codes")).err).toContain("codes void K7PQ-2XMD-9RTW-4HJB-6NCE");
+  });
+});
