@@ -5,6 +5,7 @@ import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
 import { article } from "../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
+import { maskSecrets } from "./secrets";
 import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
 
@@ -149,7 +150,7 @@ export function helpAnswer(argv: string[], commands: CliCommand[] = COMMANDS): {
   const helpText = known ? groupHelp(known.name, known.members) : help(commands);
   if (argv[0] !== "admin" || argv.length < 2 || asksHelp) return { text: helpText, code: asksHelp ? 0 : 64, stream: asksHelp ? "out" : "err" };
   const unknown = known ? head.slice(0, known.name.split(" ").length + 1) : head;
-  if (!found) return { text: `unknown command: ${unknown.join(" ")}\n\n${helpText}`, code: 64, stream: "err" };
+  if (!found) return { text: `unknown command: ${maskSecrets(unknown.join(" "))}\n\n${helpText}`, code: 64, stream: "err" };
   return null;
 }
 
@@ -173,7 +174,8 @@ export async function runCli(
   const rest = words.slice(head.length - found.rest.length);
   const clock = deps.clock ?? systemClock;
   const startedAt = clock.now();
-  const code = await runCommand(command, rest, { db: deps.database.db, config: deps.config, clock, out, err });
+  // What a command says on stderr (often kept by journald) repeats no key or code the operator typed.
+  const code = await runCommand(command, rest, { db: deps.database.db, config: deps.config, clock, out, err: (line) => err(maskSecrets(line)) });
   await recordCommand(deps.database.db, { at: startedAt, command: command.name, argv: words, exitCode: code, operator: deps.operator ?? invokingOperator() }).catch((error: unknown) =>
     err(`warning: the command ran, but could not be written to the operator audit log: ${describeFailure(error)}`),
   );

@@ -1,3 +1,4 @@
+import { userText } from "#shared/text";
 import { UsageError } from "./command";
 
 /** The one reading of a count on the command line: plain decimal digits, no exponent, sign, hex or separators. */
@@ -22,10 +23,22 @@ export function oneId(positionals: string[], name: string, where: string): numbe
   return Number(text);
 }
 
-/** The `--reason` an operator must give (at most 200 characters); `why` says what it is for. */
+/**
+ * An option's text that is stored and read later, by users (a reason, a note) or in the records:
+ * held to the rule for what users type (`userText()`, decision 018), so no control character, line
+ * break, tab or text-direction mark reaches a page, a CSV file or a terminal. `multiline` lets line
+ * feeds through, as the console does for its one multi-line field. A usage error names the option.
+ */
+export function storedText(text: string, option: string, { multiline = false } = {}): string {
+  const checked = userText(undefined, { multiline }).safeParse(text);
+  if (!checked.success) throw new UsageError(`--${option}: ${checked.error.issues[0]!.message}`);
+  return text;
+}
+
+/** The `--reason` an operator must give (at most 200 characters, one line of plain text); `why` says what it is for. */
 export function requiredReason(option: string | boolean | undefined, why: string): string {
   const reason = typeof option === "string" ? option.trim() : "";
   if (!reason) throw new UsageError(`--reason is required: ${why}`);
   if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
-  return reason;
+  return storedText(reason, "reason");
 }

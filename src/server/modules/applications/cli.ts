@@ -1,8 +1,8 @@
 import { APPLICATION_STATUSES, REVIEWER_NOTE_MAX, type ApplicationStatus } from "#shared/applications";
-import { TEXT_MESSAGES, escapeUnprintable, unsafeTextProblem } from "#shared/text";
+import { escapeUnprintable } from "#shared/text";
 import { maskPhone } from "#shared/user";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
-import { oneId } from "../../lib/cli/args";
+import { oneId, storedText } from "../../lib/cli/args";
 import { printRecords, timeCell } from "../../lib/cli/records";
 import { applicationsForReview, reviewApplication, ReviewError, type ApplicationWithPhone } from "./service";
 
@@ -69,8 +69,7 @@ function note(option: string | boolean | undefined, required: boolean): string |
   const text = typeof option === "string" ? option.trim() : "";
   if (!text && required) throw new UsageError('--note is required: tell the applicant why, e.g. --note "please describe the volume"');
   if (text.length > REVIEWER_NOTE_MAX) throw new UsageError(`--note: at most ${REVIEWER_NOTE_MAX} characters`);
-  if (unsafeTextProblem(text, { multiline: true })) throw new UsageError(`--note: ${TEXT_MESSAGES.controlMultiline}`);
-  return text || null;
+  return storedText(text, "note", { multiline: true }) || null;
 }
 
 function reviewCommand(decision: "approved" | "rejected"): CliCommand {

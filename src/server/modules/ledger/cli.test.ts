@@ -77,6 +77,19 @@ describe("tollgate admin credit", () => {
   });
 });
 
+describe("tollgate admin credit and debit, what the operator types", () => {
+  it("refuses a reason the user could not read as plain text, and names no key it was given for a user", async () => {
+    const user = await createUserWithSession({ database, clock }, { balance: "1" });
+    for (const direction of ["credit", "debit"]) {
+      const refused = await cli(direction, String(user.userId), "0.01", "--reason", "ok\nforged: credited 1000.00");
+      expect([refused.code, refused.out, refused.err.split("\n")[0]]).toEqual([64, "", "--reason: must not contain control characters, tabs, line breaks or text-direction marks"]);
+    }
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    const key = `tg_${"k".repeat(39)}WXYZ`;
+    expect(await cli("credit", key, "0.01", "--reason", "x")).toEqual({ code: 1, out: "", err: 'no user with phone or id "tg_…WXYZ"' });
+  });
+});
+
 describe("tollgate admin credit, large amounts", () => {
   it("refuses one credit above OPERATOR_CREDIT_MAX unless --force, and says why", async () => {
     const user = await createUserWithSession({ database, clock });

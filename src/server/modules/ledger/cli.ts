@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
-import { requiredReason } from "../../lib/cli/args";
+import { requiredReason, storedText } from "../../lib/cli/args";
 import { findUser } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { credit, debit } from "./ledger";
@@ -50,6 +50,7 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
       if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || !idempotencyKey.trim() || idempotencyKey.length > 200)) {
         throw new UsageError("--idempotency-key: 1 to 200 characters, the same each time the same adjustment is meant (say, a ticket number)");
       }
+      if (idempotencyKey !== undefined) storedText(idempotencyKey, "idempotency-key");
       const user = await findUser(ctx.db, who);
       if (!user) {
         ctx.err(`no user with phone or id "${who}"`);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney } from "#shared/money";
-import { oneId, requiredReason } from "../../lib/cli/args";
+import { oneId, requiredReason, storedText } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords, timeCell } from "../../lib/cli/records";
 import { userNamed } from "../../lib/cli/user-argument";
@@ -44,12 +44,12 @@ export const packagesGrantCommand: CliCommand = {
   examples: ["packages grant 13800138000 --package ocr/starter", "packages grant 42 --package ocr/starter --count 3 --idempotency-key ticket-881 --json"],
   options: { package: true, count: true, "idempotency-key": true, json: false },
   async run(ctx, { positionals, options }) {
+    const key = typeof options["idempotency-key"] === "string" ? storedText(options["idempotency-key"], "idempotency-key") : randomUUID();
     const terms = namedPackage(ctx, options.package);
     const countText = options.count === undefined ? "1" : String(options.count);
     if (!/^\d{1,3}$/.test(countText) || Number(countText) < 1 || Number(countText) > 100) throw new UsageError(`--count must be a whole number from 1 to 100, not "${countText}"`);
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
-    const key = typeof options["idempotency-key"] === "string" ? options["idempotency-key"] : randomUUID();
     const granted = await grantPackage(ctx.db, { userId: user.id, terms, count: Number(countText), at: ctx.clock.now(), idempotencyKey: key });
     printLots(ctx, granted.lots, options.json === true);
     if (options.json !== true) {

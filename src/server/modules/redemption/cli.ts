@@ -109,8 +109,9 @@ export const codesVoidCommand: CliCommand = {
   options: { batch: true },
   async run(ctx, { positionals, options }) {
     const batch = batchOption(options.batch);
-    const [code, ...extra] = positionals;
-    if ((code === undefined) === (batch === undefined) || extra.length > 0) throw new UsageError("give one code, or --batch, not both");
+    // A code is redeemed with spaces between its groups, so it may be typed so here, unquoted: its words are one code.
+    const code = positionals.length > 0 ? positionals.join(" ") : undefined;
+    if ((code === undefined) === (batch === undefined)) throw new UsageError("give one code, or --batch, not both");
     const result = await voidCodes(ctx.db, code !== undefined ? { code } : { batch: batch! }, ctx.clock.now());
     if ("refused" in result) {
       const why = { unknown: "there is no such code", redeemed: "it was redeemed already", void: "it is void already", expired: "", unused: "" }[result.refused];

@@ -256,3 +256,114 @@ describe("tollgate admin audit", () => {
     expect(JSON.stringify(rows)).not.toContain("9RTW");
   });
 });
+
+describe("an operator's free text", () => {
+  const TEXT_RULE = "must not contain control characters, tabs, line breaks or text-direction marks";
+  const UNSAFE = ["\u001b[31mRED\u001b[0m \u202eevil", "line one\nline two", "a\ttab", "a\u2028b", "lone \ud800 half"];
+  const credits = async (user: TestUser) => (await t.app.inject({ url: "/api/v1/console/credits", headers: user.headers })).json().items as unknown[];
+  const creditsCsv = async (user: TestUser) => (await t.app.inject({ url: "/api/v1/console/credits.csv", headers: user.headers })).body;
+
+  it("a reason with control characters, line breaks, tabs or text-direction marks is refused naming --reason, and the user reads nothing of it", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    for (const reason of UNSAFE) {
+      for (const direction of ["credit", "debit"]) {
+        const refused = await cli(direction, String(user.userId), "0.01", "--reason", reason, "--idempotency-key", `text-${direction}`);
+        expect([reason, refused.code, refused.out]).toEqual([reason, 64, ""]);
+        expect(refused.err.split("\n")[0]).toBe(reason.includes("\ud800") ? "--reason: must be valid Unicode text" : `--reason: ${TEXT_RULE}`);
+      }
+    }
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+    const before = await credits(user);
+    expect(before.map((c) => (c as { method: string }).method)).not.toContain("adjustment");
+    const csv = await creditsCsv(user);
+    for (const trace of ["RED", "evil", "\u001b", "\u202e"]) expect(csv).not.toContain(trace);
+    // The same words without the controls are taken, and read back as typed.
+    expect((await cli("credit", String(user.userId), "0.01", "--reason", "RED evil")).code).toBe(0);
+    expect((await credits(user))[0]).toMatchObject({ amount: "0.01", reference: "RED evil" });
+  });
+
+  it("a key to repeat an adjustment is held to the same rule", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const refused = await cli("credit", String(user.userId), "0.01", "--reason", "x", "--idempotency-key", "ticket\u001b[2J");
+    expect([refused.code, refused.err.split("\n")[0]]).toEqual([64, `--idempotency-key: ${TEXT_RULE}`]);
+    const grant = await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "t\n1");
+    expect([grant.code, grant.err.split("\n")[0]]).toEqual([64, `--idempotency-key: ${TEXT_RULE}`]);
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+  });
+
+  it("users disable, calls refund and packages refund refuse such a reason before changing anything", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const disable = await cli("users", "disable", String(user.userId), "--reason", "chargeback\r\nforged line");
+    expect([disable.code, disable.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+    expect((await t.database.db.select().from(users).where(eq(users.id, user.userId)))[0]!.disabledAt).toBeNull();
+    const call = await cli("calls", "refund", "0b6f8c2e-5d1a-4c59-9a57-3e0f5f2d7c11", "--reason", "\u202egarbage");
+    expect([call.code, call.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+    const lot = await cli("packages", "refund", "1", "--reason", "retired\u0007");
+    expect([lot.code, lot.err.split("\n")[0]]).toEqual([64, `--reason: ${TEXT_RULE}`]);
+  });
+});
+
+describe("secrets in what an operator typed", () => {
+  it("a redemption code typed as separate words is voided and kept masked in the audit log", async () => {
+    const created = await cli("codes", "create", "--amount", "1", "--count", "1");
+    expect(created.code).toBe(0);
+    const code = created.out.trim();
+    const words = code.toLowerCase().split("-");
+    expect(words).toHaveLength(5);
+    const voided = await cli("codes", "void", ...words);
+    expect([voided.code, voided.out]).toEqual([0, "voided 1 code: they can no longer be redeemed"]);
+    const again = await cli("codes", "void", ...code.split("-"));
+    expect([again.code, again.err]).toEqual([1, "the code was not voided: it is void already"]);
+    const [second, first] = JSON.parse((await cli("audit", "--limit", "2", "--json")).out) as { argv: string[] }[];
+    const mask = `****-${code.slice(-4)}`;
+    expect(first!.argv).toEqual(["codes", "void", mask]);
+    expect(second!.argv).toEqual(["codes", "void", mask]);
+    // Run into other words, spaced or dashed: masked, the rest kept.
+    await cli("codes", "void", "code:", ...words.slice(0, 2), `${words.slice(2).join(" ")}.`);
+    const [pasted] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(pasted!.argv).toEqual(["codes", "void", "code:", `${mask}.`]);
+    const rows = JSON.stringify(await t.database.db.select().from(operatorAudit));
+    for (const group of code.split("-").slice(0, 4)) expect(rows.toUpperCase()).not.toContain(group);
+  });
+
+  it("a request id is no redemption code: the audit keeps it whole", async () => {
+    const requestId = "2b6f8c2e-5d3a-4c59-9a57-3e4f5f2d7c22";
+    await cli("calls", "show", requestId);
+    const [row] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(row!.argv).toEqual(["calls", "show", requestId]);
+  });
+
+  it("the start of an API key is kept only as its public prefix, in the audit log and on stderr", async () => {
+    const user = await userWithKey("1");
+    const start = user.secret.slice(0, 20);
+    const found = await cli("users", "find", start);
+    expect(found.code).toBe(64);
+    expect(found.err.split("\n")[0]).toBe('"tg_…" names no user: give a phone number, 4 or more of its digits, a user id, an API key or a masked key (tg_…wxyz)');
+    const [row] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(row!.argv).toEqual(["users", "find", "tg_…"]);
+    // The console's masked form is no secret and is kept as typed.
+    const masked = `tg_…${user.secret.slice(-4)}`;
+    expect((await cli("users", "find", masked)).code).toBe(0);
+    const [maskedRow] = JSON.parse((await cli("audit", "--limit", "1", "--json")).out) as { argv: string[] }[];
+    expect(maskedRow!.argv).toEqual(["users", "find", masked]);
+    const rows = JSON.stringify(await t.database.db.select().from(operatorAudit));
+    expect(rows).not.toContain(user.secret.slice(3, 12));
+  });
+
+  it("an error message that repeats an operator's words masks a key or code among them", async () => {
+    const user = await userWithKey("1");
+    const masked = `tg_…${user.secret.slice(-4)}`;
+    const credit = await cli("credit", user.secret, "0.01", "--reason", "x");
+    expect([credit.code, credit.err]).toEqual([1, `no user with phone or id "${masked}"`]);
+    const show = await cli("users", "show", `Bearer ${user.secret}`);
+    expect([show.code, show.err]).toEqual([1, `no user with phone or id "Bearer ${masked}"`]);
+    const unknown = await cli(user.secret.slice(0, 20));
+    expect(unknown.code).toBe(64);
+    expect(unknown.err.split("\n")[0]).toBe("unknown command: tg_…");
+    const amount = await cli("credit", String(user.userId), "K7PQ-2XMD-9RTW-4HJB-6NCE", "--reason", "x");
+    expect([amount.code, amount.err.split("\n")[0]]).toEqual([64, '"****-6NCE" is not a positive amount such as 50 or 9.90']);
+    for (const run of [credit, show, unknown, amount]) expect(run.err).not.toMatch(new RegExp(`${user.secret.slice(3, 12)}|2XMD`));
+    // Help is not an operator's words: its example code stays whole.
+    expect((await cli("codes")).err).toContain("codes void K7PQ-2XMD-9RTW-4HJB-6NCE");
+  });
+});
