@@ -14,7 +14,7 @@ import { debit } from "../../src/server/modules/ledger/ledger";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { beijingDate, beijingDateTime } from "../../src/shared/beijing-time";
 import { parseMoney } from "../../src/shared/money";
-import { loginViaApi, signInPage } from "./support/auth";
+import { fundedUserWithKey, loginViaApi, signInPage } from "./support/auth";
 import { axeViolations } from "./support/axe";
 import { opened } from "./support/dialogs";
 import { startOwnServer, type OwnServer } from "./support/own-server";
@@ -53,12 +53,7 @@ test.afterAll(async () => {
 });
 
 test("a user buys a package on charge details, calls the tool, and billing details name the package that paid", async ({ page }) => {
-  const api = await playwrightRequest.newContext({ baseURL: server.base });
-  const { token } = await loginViaApi(api, undefined, "", server);
-  const auth = { authorization: `Bearer ${token}` };
-  expect((await api.post("/api/v1/console/redeem", { data: { code: redemptionCode }, headers: auth })).status()).toBe(200);
-  const key = await api.post("/api/v1/console/keys", { data: { name: "packages e2e" }, headers: auth });
-  const secret = ((await key.json()) as { secret: string }).secret;
+  const { api, token, auth, secret } = await fundedUserWithKey(server, redemptionCode, "packages e2e");
 
   await signInPage(page, token, server);
   await page.goto(`${server.base}/console/charge-details`);
@@ -137,12 +132,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
 });
 
 test("the operator's refund of a package, refund of a call and debit each show on the user's statements", async ({ page }) => {
-  const api = await playwrightRequest.newContext({ baseURL: server.base });
-  const { token } = await loginViaApi(api, undefined, "", server);
-  const auth = { authorization: `Bearer ${token}` };
-  expect((await api.post("/api/v1/console/redeem", { data: { code: operatorCode }, headers: auth })).status()).toBe(200);
-  const key = await api.post("/api/v1/console/keys", { data: { name: "operator e2e" }, headers: auth });
-  const secret = ((await key.json()) as { secret: string }).secret;
+  const { api, token, auth, secret } = await fundedUserWithKey(server, operatorCode, "operator e2e");
   const purchase = await api.post("/api/v1/console/packages/purchase", {
     data: { toolId: "qrcode", packageId: "starter" },
     headers: { ...auth, "idempotency-key": "operator-e2e-starter" },

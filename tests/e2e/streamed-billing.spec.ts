@@ -10,11 +10,11 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { expect, request as playwrightRequest, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import OpenAI from "openai";
 import { createCodes } from "../../src/server/modules/redemption/service";
 import { parseMoney } from "../../src/shared/money";
-import { loginViaApi, signInPage } from "./support/auth";
+import { fundedUserWithKey, signInPage } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 
 const USAGE = { prompt_tokens: 9, completion_tokens: 33, total_tokens: 42 };
@@ -93,12 +93,7 @@ test.afterAll(async () => {
 });
 
 test("a streamed chat completion is billed the tokens its stream reported, and billing details show them", async ({ page }) => {
-  const api = await playwrightRequest.newContext({ baseURL: server.base });
-  const { token } = await loginViaApi(api, undefined, "", server);
-  const auth = { authorization: `Bearer ${token}` };
-  expect((await api.post("/api/v1/console/redeem", { data: { code: redemptionCode }, headers: auth })).status()).toBe(200);
-  const key = await api.post("/api/v1/console/keys", { data: { name: "sdk stream" }, headers: auth });
-  const secret = ((await key.json()) as { secret: string }).secret;
+  const { api, token, auth, secret } = await fundedUserWithKey(server, redemptionCode, "sdk stream");
 
   const openai = new OpenAI({ apiKey: secret, baseURL: `${server.base}/v1/tools/chat`, maxRetries: 0 });
   const { data: stream, response } = await openai.chat.completions
@@ -127,12 +122,7 @@ test("a streamed chat completion is billed the tokens its stream reported, and b
 });
 
 test("an LLM call at the SDK's defaults is billed per model and token direction, and billing details and the catalog show it", async ({ page }) => {
-  const api = await playwrightRequest.newContext({ baseURL: server.base });
-  const { token } = await loginViaApi(api, undefined, "", server);
-  const auth = { authorization: `Bearer ${token}` };
-  expect((await api.post("/api/v1/console/redeem", { data: { code: llmRedemptionCode }, headers: auth })).status()).toBe(200);
-  const key = await api.post("/api/v1/console/keys", { data: { name: "sdk defaults" }, headers: auth });
-  const secret = ((await key.json()) as { secret: string }).secret;
+  const { api, token, auth, secret } = await fundedUserWithKey(server, llmRedemptionCode, "sdk defaults");
   const info = async () => ((await (await api.get("/api/v1/tools/user-info", { headers: auth })).json()) as { balance: string }).balance;
   const before = parseMoney(await info());
 

@@ -3,7 +3,7 @@
  * (altcha solved in Node, the code read back from the server's SMS outbox) and a real login.
  */
 import { randomInt } from "node:crypto";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
 import type { Challenge } from "altcha-lib";
 import { solveAltchaChallenge } from "../../../src/server/testing/altcha";
 import { latestCodeFor } from "../../../src/server/testing/sms-outbox";
@@ -73,4 +73,20 @@ export async function signInPage(page: Page, token: string, server: TestServer =
   await page.context().addCookies([
     { name: "token", value: token, url: server.base, expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS },
   ]);
+}
+
+/**
+ * A new user of `server` signed in through the API, with a redemption code redeemed and one API
+ * key: the request context (dispose it), the token and its header, and the key's secret.
+ */
+export async function fundedUserWithKey(server: TestServer, code: string, keyName: string) {
+  const api = await playwrightRequest.newContext({ baseURL: server.base });
+  const { token } = await loginViaApi(api, undefined, "", server);
+  const auth = { authorization: `Bearer ${token}` };
+  const redeemed = await api.post("/api/v1/console/redeem", { data: { code }, headers: auth });
+  expect(redeemed.status(), await redeemed.text()).toBe(200);
+  const key = await api.post("/api/v1/console/keys", { data: { name: keyName }, headers: auth });
+  expect(key.status(), await key.text()).toBe(201);
+  const { secret } = (await key.json()) as { secret: string };
+  return { api, token, auth, secret };
 }
