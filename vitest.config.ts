@@ -14,7 +14,7 @@ export const ONCE = [
   "src/server/plugins/{lifecycle,metric-series}.test.ts",
   "src/server/db/pglite-on-thread.test.ts",
   "src/server/cli/no-database.test.ts",
-  "src/server/lib/{crypto,group-commit,load-once,private-data-dir,rate-limiter,sliding-window}.test.ts",
+  "src/server/lib/{crypto,group-commit,load-once,local-secret,private-data-dir,rate-limiter,sliding-window}.test.ts",
   "src/server/modules/alerts/address-guard.test.ts",
   "src/server/modules/calls/network.test.ts",
   "src/server/modules/auth/config.test.ts",

@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { readOrCreateSecret } from "./lib/local-secret";
 import { moneyConfigFrom, moneyEnv } from "./modules/payments/config";
 import { authConfigFrom, authEnv } from "./modules/auth/config";
 import { alertsConfigFrom, alertsEnv } from "./modules/alerts/config";
@@ -182,14 +181,4 @@ export function databaseLocation(env: Record<string, string | undefined> = proce
 }
 
 /** On embedded defaults the secret lives beside the data, so codes and stored responses survive a restart. */
-function localSecret(dataDir: string): string {
-  const file = path.join(dataDir, ".session-secret");
-  try {
-    return fs.readFileSync(file, "utf8").trim();
-  } catch {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const secret = randomBytes(32).toString("hex");
-    fs.writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
-    return secret;
-  }
-}
+const localSecret = (dataDir: string) => readOrCreateSecret(path.join(dataDir, ".session-secret"));
