@@ -69,6 +69,7 @@ export function startServerProcess(script: string, env: Record<string, string>, 
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
   const logLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 540_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
@@ -77,16 +78,19 @@ export function startServerProcess(script: string, env: Record<string, string>, 
           finish();
           resolve(found);
         }
+        return found;
       };
-      const timer = setTimeout(() => {
+      const fail = (why: string) => {
         finish();
-        reject(new Error(`no such log line; stderr: ${err}\nlog: ${lines.map((l) => JSON.stringify(l)).join("\n")}`));
-      }, timeoutMs);
+        reject(new Error(`${why}; stderr: ${err}\nlog: ${lines.map((l) => JSON.stringify(l)).join("\n")}`));
+      };
+      const timer = setTimeout(() => fail("no such log line"), timeoutMs);
       const finish = () => {
         clearTimeout(timer);
         waiters.delete(check);
       };
-      void exited.then(() => setImmediate(check));
+      // A process whose output has ended logs nothing more: say so at once rather than at the timeout.
+      void closed.then(({ code, signal }) => check() ?? fail(`the process ended (${signal ?? `exit code ${code}`}) without such a log line`));
       waiters.add(check);
       check();
     });
