@@ -59,11 +59,10 @@ phase build bash -c 'set -a && . tests/e2e/support/site-identity.env && set +a &
 export TEST_COMPILED_SERVER="$PWD/dist"
 status=0
 # Two lanes side by side, as the suite waits far more than it computes (a run used about 0.6 of the
-# two cores): the server tests on both databases in one, and the ONCE files, then the browser tests
-# on both databases, in the other (README.md, "Testing").
+# two cores): the server tests on both databases, then the ONCE files, in one, and the browser tests
+# on both databases in the other, the longer (README.md, "Testing").
 browser_lane() {
   local code=0
-  phase "vitest once" run_vitest once --project once || code=1
   DATABASE_URL="$POSTGRES_URL" phase "playwright PostgreSQL" env E2E_REPORT=.test-output/playwright-postgres.json E2E_DATABASE_SPECS_ONLY=1 npx playwright test || code=1
   phase "playwright PGlite" env E2E_REPORT=.test-output/playwright-pglite.json npx playwright test || code=1
   return "$code"
@@ -71,6 +70,7 @@ browser_lane() {
 start_in_background "browser lane" browser_lane
 DATABASE_URL="$POSTGRES_URL" phase "vitest PostgreSQL" run_vitest postgres --project both || status=1
 phase "vitest PGlite" run_vitest pglite --project both || status=1
+phase "vitest once" run_vitest once --project once || status=1
 finish "browser lane" || status=1
 echo "$((SECONDS - tests_started))" >.test-output/wall-seconds
 node scripts/test-summary.mjs
