@@ -13,21 +13,24 @@ POSTGRES_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 unset DATABASE_URL
 rm -rf .test-output && mkdir -p .test-output
 
-# CPU seconds of every process this shell has waited for (and of theirs): bash's `times`, which
-# must run in the shell that waited (a phase in the background has its own), not in a $(…) subshell.
+# CPU seconds of every process the shell that ran `times` has waited for (and of theirs).
 cpu_seconds() {
   awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); sub("s", "", t[2]); n += t[1] * 60 + t[2] } printf "%.1f", n }' "$1"
 }
-# Runs one phase and records its wall and CPU time; returns its exit code.
+# Runs one phase and records its wall and CPU time; returns its exit code. The phase runs in a
+# subshell of its own, which reads its `times` as it ends: this shell's own would also count the
+# other lane, reaped whenever it ends, into whichever phase was running then.
 phase() {
-  local label=$1 start=$SECONDS cpu code=0 times_file=".test-output/.times-${1// /-}"
+  local label=$1 start=$SECONDS code=0 times_file=".test-output/.times-${1// /-}"
   shift
-  times >"$times_file"
-  cpu=$(cpu_seconds "$times_file")
   echo "== $label"
-  "$@" || code=$?
-  times >"$times_file"
-  printf '%-24s wall %5d s  cpu %7.1f s%s\n' "$label" $((SECONDS - start)) "$(awk -v a="$cpu" -v b="$(cpu_seconds "$times_file")" 'BEGIN { print b - a }')" \
+  (
+    status=0
+    "$@" || status=$?
+    times >"$times_file"
+    exit "$status"
+  ) || code=$?
+  printf '%-24s wall %5d s  cpu %7.1f s%s\n' "$label" $((SECONDS - start)) "$(cpu_seconds "$times_file")" \
     "$([ "$code" = 0 ] || echo "  (exit $code)")" >>.test-output/phases.txt
   return "$code"
 }
