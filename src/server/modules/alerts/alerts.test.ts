@@ -12,6 +12,7 @@ import { metricsGrowth, TEST_METRICS_TOKEN } from "../../testing/metrics";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession, type TestUser } from "../../testing/users";
 import { chargeBatch } from "../ledger/charges";
+import { refundBatch } from "../ledger/index";
 import { credit } from "../ledger/ledger";
 import { deliverDue, findCrossings, FINISHED_DELIVERY_RETENTION_MS, purgeFinishedDeliveries } from "./outbox";
 import { queueTestEvent } from "./settings";
@@ -98,6 +99,17 @@ const charge = (items: { userId: number; keyId: number; amount: string }[]) =>
       ended: { httpStatus: 200, latencyMs: 1, at: t.clock.now() },
     })),
   );
+
+/** A call's hold, as the gateway takes it before an HTTP tool runs: pending until `settle` gives back what it did not cost. */
+async function callHold(user: TestUser, keyId: number, amount: string) {
+  const requestId = `alert-hold-${process.pid}-${++n}`;
+  const [held] = await chargeBatch(t.database.db, [{ userId: user.userId, apiKeyId: keyId, toolId: "echo", units: 1, amount: parseMoney(amount), requestId, at: t.clock.now() }]);
+  if (!held?.ok) throw new Error("the hold was refused");
+  return (givenBack: string, finalStatus: "refunded" | "succeeded") =>
+    refundBatch(t.database.db, [
+      { usageId: held.usageId, userId: user.userId, apiKeyId: keyId, amount: parseMoney(givenBack), requestId, at: t.clock.now(), finalStatus, units: 1, httpStatus: finalStatus === "refunded" ? 502 : 200, latencyMs: 5 },
+    ]);
+}
 
 const smsTo = (phone: string) => readOutbox(dataDir).filter((m) => m.to === phone);
 
@@ -199,6 +211,28 @@ describe("a charge that takes the balance below the threshold", () => {
       ["webhook", "delivered"],
       ["webhook", "delivered"],
     ]);
+  });
+
+  it("judges a call's hold as it settles: a failed call's, given back, sends nothing; one settled lower counts what it cost; one still pending counts after 30 s", async () => {
+    const { user, keyId } = await withAlerts("1.50", "1");
+    // A hold of 0.80 (1.50 → 0.70) for a call that fails: pending while the job runs, then all given back.
+    const failed = await callHold(user, keyId, "0.80");
+    await t.app.alertsJob.runOnce();
+    await failed("0.80", "refunded");
+    await t.app.alertsJob.runOnce();
+    // A per-unit call holding 0.80 that cost 0.30: 1.50 → 1.20, above the line.
+    await (await callHold(user, keyId, "0.80"))("0.50", "succeeded");
+    await t.app.alertsJob.runOnce();
+    expect([received, smsTo(user.phone)]).toEqual([[], []]);
+
+    // A long call's hold (1.20 → 0.40) still pending after 30 s is judged as it stands.
+    await callHold(user, keyId, "0.80");
+    await t.app.alertsJob.runOnce();
+    expect(received).toHaveLength(0);
+    t.clock.advance(31_000);
+    await t.app.alertsJob.runOnce();
+    expect(smsTo(user.phone).map((m) => m.text)).toEqual(["[Tollgate] Your balance is 0.40, below your alert threshold of 1.00. Top up to keep your API calls running."]);
+    expect(received).toHaveLength(1);
   });
 
   it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {

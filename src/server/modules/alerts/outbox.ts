@@ -13,6 +13,8 @@ import type { WebhookSender } from "./webhook-sender";
 
 /** Charges are found up to this long after they were stamped, so a batch that commits late is not missed. */
 const SCAN_GRACE_MS = 60_000;
+/** How long a pending hold waits for its call to end before it is judged as it stands; well inside SCAN_GRACE_MS, so it is scanned again. */
+const HOLD_SETTLE_WAIT_MS = 30_000;
 /** A claimed delivery is not claimed again for this long, unless its sender finished with it. */
 const CLAIM_LEASE_MS = 120_000;
 /** Waits after each failed attempt; after the last, the delivery has failed. */
@@ -27,6 +29,9 @@ const attemptsAllowed = (delivery: Pick<Claimed, "event_type">) => (delivery.eve
  * committed, so the charge path does no work for alerts; one crossing is one ledger entry, and the
  * unique (entry, channel) index makes a second scan of the same entries write nothing. A balance
  * must rise to the threshold again before a charge can cross it again, so crossing re-arms by itself.
+ * A call's hold counts as it settles: what the gateway gave back of it (all of a failed call's) is
+ * added back, and a hold still pending waits up to HOLD_SETTLE_WAIT_MS for its call to end (a
+ * longer call is judged by its hold), so a call that failed never reads as a charge.
  */
 export async function findCrossings(db: Db, now: Date): Promise<number> {
   const rows = await queryRows<{ n: number | string }>(
@@ -35,12 +40,16 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
           select coalesce((select scanned_to from alert_scan where id = 1), ${now.toISOString()}::timestamptz)
                  - ${`${SCAN_GRACE_MS} milliseconds`}::interval as at),
         found as (
-          select e.id, e.user_id, e.balance_after, s.threshold, e.created_at, s.webhook_url
+          select e.id, e.user_id, e.balance_after + coalesce(r.amount, 0) as balance_after, s.threshold, e.created_at, s.webhook_url
           from alert_settings s
           join ledger_entries e on e.user_id = s.user_id
+          left join ledger_entries r on r.user_id = e.user_id and r.idempotency_key = 'refund:' || e.reference
           where s.threshold is not null and e.kind = 'charge'
             and e.created_at >= greatest(s.watched_since, (select at from since))
-            and e.balance_after < s.threshold and e.balance_after - e.amount >= s.threshold),
+            and e.balance_after - e.amount >= s.threshold
+            and e.balance_after + coalesce(r.amount, 0) < s.threshold
+            and (e.created_at < ${new Date(now.getTime() - HOLD_SETTLE_WAIT_MS).toISOString()}::timestamptz
+                 or not exists (select from usage_records u where u.request_id = e.reference and u.status = 'pending'))),
         written as (
           insert into alert_deliveries (user_id, event_id, event_type, channel, ledger_entry_id, payload, next_attempt_at, created_at)
           select f.user_id, 'evt_' || f.id, ${ALERT_EVENT_TYPES.lowBalance}, c.channel, f.id,
