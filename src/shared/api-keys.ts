@@ -109,7 +109,7 @@ export type WhenPrepaidRunsOut = (typeof WHEN_PREPAID_RUNS_OUT)[number];
 
 const whenPrepaidRunsOutSchema = z
   .enum(WHEN_PREPAID_RUNS_OUT)
-  .describe("When a tool's free quota and packages do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted)");
+  .describe("When the free quota and packages of a tool that has them do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted). A tool with neither is paid from the balance either way");
 
 /** POST /api/v1/console/keys */
 export const createApiKeyBody = z.object({
