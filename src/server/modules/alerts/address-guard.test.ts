@@ -53,6 +53,11 @@ describe("the webhook address guard, with loopback not admitted", () => {
     expect(webhookUrlProblem(`https://${host}/hook`, { allowLoopback: false })).toMatch(/is not a public address/);
   });
 
+  it.each(["localhost", "localhost.", "LOCALHOST", "hooks.localhost"])("refuses the loopback name %s when the URL is saved", (host) => {
+    expect(webhookUrlProblem(`https://${host}/hook`, { allowLoopback: false })).toBe(`webhook URL must not point at ${host.toLowerCase()}, which is not a public address`);
+    expect(webhookUrlProblem(`https://${host}/hook`, { allowLoopback: true })).toBeNull();
+  });
+
   it("admits a public address, and only https", () => {
     expect(isPublicAddress("203.0.114.9")).toBe(true);
     expect(isPublicAddress("2606:4700::1111")).toBe(true);

@@ -65,7 +65,14 @@ export function guardedLookup(options: GuardOptions, resolve: LookupFunction = d
   };
 }
 
-/** Why a webhook URL may not be used, or null: https only (http to loopback with the test setting), no credentials, and an IP literal must be allowed. */
+/** localhost and every name under it: loopback by definition (RFC 6761), whatever a resolver says. */
+const isLoopbackName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+
+/**
+ * Why a webhook URL may not be used, or null: https only (http to loopback with the test setting),
+ * no credentials, and an IP literal or a loopback name must be allowed. Other names are checked
+ * when they resolve, at each send (guardedLookup).
+ */
 export function webhookUrlProblem(raw: string, options: GuardOptions): string | null {
   let url: URL;
   try {
@@ -75,9 +82,10 @@ export function webhookUrlProblem(raw: string, options: GuardOptions): string | 
   }
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const literal = ipaddr.isValid(host) ? host : null;
-  const loopbackHttp = url.protocol === "http:" && options.allowLoopback && (host === "localhost" || (literal !== null && isLoopback(literal)));
+  const loopbackHttp = url.protocol === "http:" && options.allowLoopback && (isLoopbackName(host) || (literal !== null && isLoopback(literal)));
   if (url.protocol !== "https:" && !loopbackHttp) return "webhook URL must be an https:// address";
   if (url.username || url.password) return "webhook URL must not hold a user name or password";
   if (literal && !addressAllowed(literal, options)) return `webhook URL must not point at ${literal}, which is not a public address`;
+  if (isLoopbackName(host) && !options.allowLoopback) return `webhook URL must not point at ${host}, which is not a public address`;
   return null;
 }
