@@ -6,14 +6,13 @@
  * reaches it through DATA_DIR/admin.sock), on PostgreSQL when DATABASE_URL is set (two servers; the
  * CLI opens the database itself and the servers hear of the change through NOTIFY).
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { verifyLedger } from "../../src/server/modules/ledger/verify";
-import { buildServerForTest, withServerDatabase, emptyPostgresDatabase, PROJECT_NODE, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { buildServerForTest, withServerDatabase, emptyPostgresDatabase, readyUrl, runNode, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 import { createUserWithSession } from "../../src/server/testing/users";
 import { formatMoney } from "../../src/shared/money";
 
@@ -36,17 +35,7 @@ afterAll(async () => {
 });
 
 /** `tollgate admin …` as an operator runs it: the compiled CLI in a process of its own, its output read whole. */
-function admin(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PROJECT_NODE, [path.join(dist.dir, "cli.js"), "admin", ...args], { env: { ...process.env, ...env, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
+const admin = (env: Record<string, string>, ...args: string[]) => runNode([path.join(dist.dir, "cli.js"), "admin", ...args], { ...process.env, ...env, LOG_LEVEL: "warn" });
 
 it("disabling a user in another process refuses their key on every server with account_disabled and ends their sessions; enabling undoes it; the ledger is untouched", async () => {
   const catalog = path.join(dir, "tools.json");

@@ -1,26 +1,17 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { PROJECT_NODE } from "../testing/server-process";
+import { runNode } from "../testing/server-process";
 
 const MODULE = path.join(import.meta.dirname, "local-secret.ts");
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-local-secret-"));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** A process of its own (Node strips the module's types) that waits for the wall clock to reach `at`, then reads or makes the secret. */
-function racer(file: string, at: number): Promise<{ code: number | null; out: string; err: string }> {
+function racer(file: string, at: number) {
   const script = `const { readOrCreateSecret } = await import(${JSON.stringify(MODULE)}); while (Date.now() < ${at}); process.stdout.write(readOrCreateSecret(${JSON.stringify(file)}));`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(PROJECT_NODE, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
+  return runNode(["--input-type=module", "-e", script]);
 }
 
 it("gives processes starting at once on a new folder one secret, kept whole and owner-only, with nothing else left there", async () => {

@@ -14,6 +14,19 @@ import { openDatabase, type Database } from "../db/client";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 /** The Node 24 of the `node` dependency, which `npm start` and the systemd unit run (docs/decisions/014). */
 export const PROJECT_NODE = path.join(ROOT, "node_modules/.bin/node");
+
+/** Runs `args` on the project's Node to their end: the exit code and everything written to stdout and stderr. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PROJECT_NODE, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
+}
 /** The Node flags `npm start` gives the server (package.json), so tests and benchmarks start it alike. */
 export const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start
   .split(" ")
