@@ -131,8 +131,8 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "What a month of this many units costs, computed by the function the gateway bills with": "一个月用这么多用量的费用，由网关计费所用的同一函数算出",
   "Volume tiers that price the tool instead of one price (price is then the first band's); null for a tool of one price":
     "代替单一价格为工具定价的阶梯价（此时 price 为第一档的价格）；单一价格的工具为 null",
-  "When a tool's free quota and packages do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted)":
-    "工具的免费额度和次数包不够支付一次调用时：'balance' 从余额支付其余部分；'stop' 拒绝该调用（402 prepaid_exhausted）",
+  "When the free quota and packages of a tool that has them do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted). A tool with neither is paid from the balance either way":
+    "有免费额度或次数包的工具，其免费额度和次数包不够支付一次调用时：'balance' 从余额支付其余部分；'stop' 拒绝该调用（402 prepaid_exhausted）。两者都没有的工具，无论哪种设置都从余额支付",
   "null for this period's free quota before its first call": "本周期的免费额度在第一次调用之前为 null",
   "free: the tool's free quota of the period; package: bought from the balance; grant: given by the site's operator":
     "free：工具本周期的免费额度；package：用余额购买的；grant：站点运营者赠送的",
