@@ -1,8 +1,13 @@
 import { defineConfig, devices } from "@playwright/test";
 
+import { fileURLToPath } from "node:url";
+
 import { E2E_PORT } from "./tests/e2e/support/e2e-env";
 
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
+
+/** Debian's Chromium, kept at its caller's priority (the script says why). */
+export const CHROMIUM_EXECUTABLE = fileURLToPath(new URL("./tests/e2e/support/chromium.sh", import.meta.url));
 
 /** Flags Chromium needs as root on a machine with no outside network (ARCHITECTURE.md). */
 export const CHROMIUM_ARGS = [
@@ -61,7 +66,7 @@ export default defineConfig({
   use: {
     baseURL: E2E_BASE_URL,
     trace: "retain-on-failure",
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: CHROMIUM_EXECUTABLE, args: CHROMIUM_ARGS },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: {

@@ -15,7 +15,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 import type { Challenge } from "altcha-lib";
-import { CHROMIUM_ARGS } from "../../playwright.config";
+import { CHROMIUM_ARGS, CHROMIUM_EXECUTABLE } from "../../playwright.config";
 import { initialJavaScript } from "../../scripts/initial-js";
 import { solveAltchaChallenge } from "../../src/server/testing/altcha";
 import { latestCodeFor } from "../../src/server/testing/sms-outbox";
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const server = await startServer(dataDir, port);
   const chrome = await chromeLauncher.launch({
-    chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    chromePath: CHROMIUM_EXECUTABLE,
     chromeFlags: ["--headless=new", ...CHROMIUM_ARGS],
   });
   try {

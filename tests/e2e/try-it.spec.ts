@@ -17,7 +17,7 @@ import path from "node:path";
 import { chromium, expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import { snapshot } from "lighthouse";
 import puppeteer from "puppeteer-core";
-import { CHROMIUM_ARGS } from "../../playwright.config";
+import { CHROMIUM_ARGS, CHROMIUM_EXECUTABLE } from "../../playwright.config";
 import { eq } from "drizzle-orm";
 import { usageRecords } from "../../src/server/db/schema/gateway";
 import { createCodes } from "../../src/server/modules/redemption/service";
@@ -201,7 +201,7 @@ test("Lighthouse scores the panel's accessibility 100, over a try's answer and c
   const port = await freePort();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "try-it-lighthouse-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: CHROMIUM_EXECUTABLE,
     args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`],
     // Tall enough for the whole drawer: axe, under Lighthouse, leaves the contrast of text scrolled out of view unjudged.
     viewport: { width: 1350, height: 2400 },
