@@ -68,8 +68,9 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const userId = request.user.userId;
       const now = app.clock.now();
-      await takeHourlyAllowance(app.rateLimiter, { key: `alert-test:${userId}`, perHour: TEST_EVENTS_PER_HOUR, what: "test events", nowMs: now.getTime() });
-      await queueTestEvent(app.db, { userId, now });
+      const takeAllowance = () =>
+        takeHourlyAllowance(app.rateLimiter, { key: `alert-test:${userId}`, perHour: TEST_EVENTS_PER_HOUR, what: "test events", nowMs: now.getTime() });
+      await queueTestEvent(app.db, { userId, now, takeAllowance });
       job.kick();
       return reply.code(202).send({ queued: true });
     },

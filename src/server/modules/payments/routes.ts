@@ -71,8 +71,10 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         const provider = providers.get(request.body.method);
         if (!provider) throw AppError.badRequest(`${request.body.method} is not available on this site`, "payment_method_unavailable");
         const now = app.clock.now();
-        await takeHourlyAllowance(app.rateLimiter, { key: `payment-orders:${request.user.userId}`, perHour: ORDERS_PER_HOUR, what: "top-up orders", nowMs: now.getTime() });
+        const takeAllowance = () =>
+          takeHourlyAllowance(app.rateLimiter, { key: `payment-orders:${request.user.userId}`, perHour: ORDERS_PER_HOUR, what: "top-up orders", nowMs: now.getTime() });
         return createPayment(app.db, provider, {
+          takeAllowance,
           userId: request.user.userId,
           amount: request.body.amount,
           channel: request.body.channel,

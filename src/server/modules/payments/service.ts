@@ -19,13 +19,16 @@ function newOutTradeNo(now: Date): string {
  * Records the order, then asks the provider where to pay, outside any transaction: a slow
  * provider holds no connection and, on PGlite, no other statement. If the provider refuses or
  * cannot be reached, the order is removed again, so a refused order leaves no row.
+ * `takeAllowance` counts the order against the user's hourly limit once its input is accepted, as
+ * the provider is asked: a request refused for its input uses none of the hour's.
  */
 export async function createPayment(
   db: Db,
   provider: PaymentProvider,
-  input: { userId: number; amount: string; channel: PaymentChannel; subject: string; now: Date },
+  input: { userId: number; amount: string; channel: PaymentChannel; subject: string; now: Date; takeAllowance?: () => Promise<void> },
 ): Promise<CreatePaymentResponse> {
   if (!provider.channels.includes(input.channel)) throw AppError.badRequest(`${provider.id} does not offer the ${input.channel} channel`);
+  await input.takeAllowance?.();
   const amount = parseMoney(input.amount);
   const expiresAt = new Date(input.now.getTime() + PAYMENT_ORDER_TTL_MS);
   const outTradeNo = newOutTradeNo(input.now);

@@ -271,6 +271,11 @@ describe("WeChat Pay Native (against a local fake that signs and encrypts like W
 
   it("takes at most 20 orders an hour from one user; the 21st reaches neither WeChat Pay nor the database", async () => {
     const buyer = await createUserWithSession(t);
+    // A request refused for its input uses none of the 20.
+    for (let i = 0; i < 20; i++) {
+      const pageChannel = await t.app.inject({ method: "POST", url: "/api/v1/console/payments", headers: buyer.headers, payload: { method: "wechat", amount: "1.00", channel: "page" } });
+      expect([pageChannel.statusCode, pageChannel.json().message]).toEqual([400, "wechat does not offer the page channel"]);
+    }
     for (let i = 0; i < 20; i++) expect((await startPayment(buyer, "1.00")).statusCode).toBe(200);
     const ordersBefore = fake.orders.size;
     const refused = await startPayment(buyer, "1.00");
