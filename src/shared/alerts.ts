@@ -33,7 +33,7 @@ export function webhookUrlShapeProblem(input: string): "tooLong" | "malformed" |
 export const thresholdProblem = spendLimitProblem;
 
 /** PUT /api/v1/console/alerts */
-export const alertSettingsBody = z.object({
+export const alertSettingsBody = z.strictObject({
   threshold: z
     .string()
     .superRefine((s, ctx) => {

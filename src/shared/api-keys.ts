@@ -112,7 +112,7 @@ const whenPrepaidRunsOutSchema = z
   .describe("When the free quota and packages of a tool that has them do not cover a call: 'balance' pays the rest from the balance; 'stop' refuses the call (402 prepaid_exhausted). A tool with neither is paid from the balance either way");
 
 /** POST /api/v1/console/keys */
-export const createApiKeyBody = z.object({
+export const createApiKeyBody = z.strictObject({
   name: nameSchema,
   expiresAt: expiresAtSchema.optional(),
   spendLimit: spendLimitSchema.optional(),
@@ -124,7 +124,7 @@ export const createApiKeyBody = z.object({
 export type CreateApiKeyInput = z.input<typeof createApiKeyBody>;
 
 /** PATCH /api/v1/console/keys/:id — only the fields present change. */
-export const updateApiKeyBody = z.object({
+export const updateApiKeyBody = z.strictObject({
   name: nameSchema.optional(),
   enabled: z.boolean().optional().describe("false disables the key at once; true enables it again"),
   expiresAt: expiresAtSchema.optional(),

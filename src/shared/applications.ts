@@ -105,7 +105,7 @@ function checked<T, P extends string>(problem: (value: T) => P | null, messages:
 }
 
 /** POST /api/v1/console/applications */
-export const createApplicationBody = z.object({
+export const createApplicationBody = z.strictObject({
   toolId: userText({ error: APPLICATION_MESSAGES.toolRequired }).trim().min(1, APPLICATION_MESSAGES.toolRequired).max(64).describe("The tool to get access to"),
   companyOrProject: userText({ error: APPLICATION_MESSAGES.companyRequired })
     .superRefine(checked(companyOrProjectProblem, PROBLEM_MESSAGES.company))

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { userText } from "./text";
 
 /** POST /api/v1/auth/phone/verification_code. The phone may carry spaces and a +86 / 0086 / 86 prefix. */
-export const codeRequestSchema = z.object({
+export const codeRequestSchema = z.strictObject({
   telephone: userText().max(32),
   captchaResult: userText().max(8192).describe("What the captcha produced; its format per provider is in src/shared/captcha.ts"),
 });
@@ -22,7 +22,7 @@ export const codeResponseSchema = z.object({
 });
 
 /** POST /api/v1/auth/phone/login. Login and sign-up are one call; `recommendCode` counts only at sign-up. */
-export const loginRequestSchema = z.object({
+export const loginRequestSchema = z.strictObject({
   telephone: userText().max(32),
   code: userText().max(16),
   recommendCode: userText().max(64).nullish(),

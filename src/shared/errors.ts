@@ -11,7 +11,10 @@ export interface ApiErrorBody {
  */
 export const API_ERRORS = {
   bad_request: { status: 400, meaning: "The request cannot be served as sent; the message says why." },
-  validation_failed: { status: 400, meaning: "A field is missing or invalid; the message starts with the field's name, as in `name: too long`." },
+  validation_failed: {
+    status: 400,
+    meaning: "A field is missing or invalid, or the body holds a field the endpoint does not take; the message names the field, as in `name: too long` or `the request body does not take the field nmae`.",
+  },
   unauthorized: { status: 401, meaning: "You are not signed in, or your session has expired. Sign in again." },
   forbidden: { status: 403, meaning: "You may not do this." },
   not_found: { status: 404, meaning: "The resource does not exist, or it is not yours." },

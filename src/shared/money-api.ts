@@ -15,7 +15,7 @@ export * from "./money-rules";
 const moneyString = z.string().describe("Decimal amount, exact to the micro-unit, such as 50.00");
 const isoTime = z.string().describe("ISO 8601 time");
 
-export const redeemBodySchema = z.object({
+export const redeemBodySchema = z.strictObject({
   code: userText()
     .trim()
     .min(1, "please enter a redemption code")
@@ -63,7 +63,7 @@ export const paymentMethodsSchema = z.object({
 });
 export type PaymentMethods = z.infer<typeof paymentMethodsSchema>;
 
-export const createPaymentBodySchema = z.object({
+export const createPaymentBodySchema = z.strictObject({
   method: z.enum(PAYMENT_PROVIDERS),
   channel: z.enum(PAYMENT_CHANNELS).default("page"),
   amount: userText()

@@ -19,7 +19,7 @@ export type LotView = z.infer<typeof lotSchema>;
 
 export const lotsResponseSchema = z.object({ lots: z.array(lotSchema) });
 
-export const purchaseBodySchema = z.object({
+export const purchaseBodySchema = z.strictObject({
   toolId: z.string().min(1).max(48),
   packageId: z.string().min(1).max(48),
 });

@@ -16,7 +16,7 @@ export const TRY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 /** The answer's headers the page is shown; any other (`Set-Cookie` and the like) never reaches it. */
 export const TRY_SHOWN_HEADERS = ["content-type", "content-length", "retry-after", "idempotent-replayed", "x-tollgate-cost"] as const;
 
-export const tryRequestSchema = z.object({
+export const tryRequestSchema = z.strictObject({
   keyId: z.number().int().positive(),
   toolId: z.string().regex(TOOL_ID_PATTERN, "tool ids are lower-case letters, digits, '-' and '_'"),
   method: z.enum(TRY_METHODS).default("POST"),

@@ -237,6 +237,15 @@ describe("changing a key", () => {
     expect((await call(alice, "GET", "")).json().keys).toEqual([expect.objectContaining({ id: key.id, name: "by id", status: "active" })]);
     await deleteAll(alice);
   });
+  it("refuses a field it does not take, naming it, rather than leave the key as it was and answer 200", async () => {
+    const { key } = await createKey(alice, { name: "strict" });
+    const misspelt = await call(alice, "PATCH", `/${key.id}`, { spend_limit: "5" });
+    expect([misspelt.statusCode, misspelt.json()]).toEqual([400, { code: "validation_failed", message: "the request body does not take the field spend_limit" }]);
+    const created = await call(alice, "POST", "", { name: "another", spendLimit: "1", limitPeriod: "day", ipAllowList: [] });
+    expect([created.statusCode, created.json().message]).toEqual([400, "the request body does not take the fields limitPeriod, ipAllowList"]);
+    expect((await call(alice, "GET", "")).json().keys).toEqual([expect.objectContaining({ id: key.id, name: "strict", spendLimit: null })]);
+    await deleteAll(alice);
+  });
 });
 
 describe("ownership", () => {
