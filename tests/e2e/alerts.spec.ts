@@ -5,6 +5,7 @@ import { expect as baseExpect, test } from "@playwright/test";
 import { runAdminCli } from "./support/admin-cli";
 import { opened } from "./support/dialogs";
 import { loginViaApi, signInPage } from "./support/auth";
+import { chooseOption } from "./support/selects";
 
 // Each test signs in, runs the operator CLI or the key form and waits for the alerts job: on a
 // loaded machine that takes longer than the suite's 30 s default.
@@ -116,9 +117,7 @@ test("a daily spend limit shows the day's spend and when it resets on the keys p
   const dialog = await opened(page.getByRole("dialog", { name: "Create an API key" }));
   await dialog.getByLabel("Name").fill("daily");
   await dialog.getByLabel("Spend limit").fill("2");
-  await dialog.getByLabel("Limit counts").click();
-  // antd's role="option" nodes are an invisible list for screen readers; the visible item is clicked.
-  await page.locator(".ant-select-item-option").filter({ hasText: "per day (Beijing time)" }).click();
+  await chooseOption(page, dialog.locator(".ant-select").filter({ has: page.getByRole("combobox", { name: "Limit counts" }) }), "per day (Beijing time)");
   await page.getByTestId("submit-key").click();
   await expect(page.getByTestId("new-key-secret")).toBeVisible();
   const keys = await (await request.get("/api/v1/console/keys", { headers: bearer })).json();

@@ -18,6 +18,7 @@ import { fundedUserWithKey, loginViaApi, signInPage } from "./support/auth";
 import { axeViolations } from "./support/axe";
 import { opened } from "./support/dialogs";
 import { startOwnServer, type OwnServer } from "./support/own-server";
+import { chooseOption } from "./support/selects";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047); axe is
 // injected as a script, which the pages' CSP would refuse.
@@ -64,10 +65,8 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(free).toContainText("Free quota");
   await expect(free).toContainText("2 / 2 calls");
 
-  await card.getByTestId("buy-package-tool").click();
-  await page.locator(".ant-select-item-option").filter({ hasText: "QR code" }).click();
-  await card.getByTestId("buy-package-package").click();
-  await page.locator(".ant-select-item-option").filter({ hasText: "Starter" }).click();
+  await chooseOption(page, card.getByTestId("buy-package-tool"), "QR code");
+  await chooseOption(page, card.getByTestId("buy-package-package"), "Starter");
   await card.getByTestId("buy-package-submit").click();
   const dialog = await opened(page.getByRole("dialog", { name: "Buy Starter for QR code?" }));
   const terms = dialog.getByTestId("buy-package-terms");
@@ -89,8 +88,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   await expect(bought).toContainText(beijingDateTime(expiresAt));
 
   // A package the balance does not cover: refused in the server's words, nothing bought.
-  await card.getByTestId("buy-package-package").click();
-  await page.locator(".ant-select-item-option").filter({ hasText: "Bulk" }).click();
+  await chooseOption(page, card.getByTestId("buy-package-package"), "Bulk");
   await card.getByTestId("buy-package-submit").click();
   const tooDear = await opened(page.getByRole("dialog", { name: "Buy Bulk for QR code?" }));
   await tooDear.getByTestId("buy-package-pay").click();

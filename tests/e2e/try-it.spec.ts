@@ -27,6 +27,7 @@ import { parseMoney } from "../../src/shared/money";
 import { loginViaApi, signInPage } from "./support/auth";
 import { axeViolations } from "./support/axe";
 import { startOwnServer, type OwnServer } from "./support/own-server";
+import { chooseOption } from "./support/selects";
 
 /** Streams two parts, the second once the test has seen the page show the first alone (`sendSecondPart`). */
 let sendSecondPart: () => void = () => undefined;
@@ -334,8 +335,7 @@ test.describe("in Chinese", () => {
     await expect(page.getByTestId("try-drawer").getByText("在线试用", { exact: true })).toBeVisible();
     await expect(page.getByTestId("try-price")).toContainText("账户余额");
     await expect(page.getByTestId("try-send")).toHaveText("发送");
-    await page.getByTestId("try-tool").click();
-    await page.locator(".ant-select-item-option").filter({ hasText: "便笺" }).click();
+    await chooseOption(page, page.getByTestId("try-tool"), "便笺");
     await expect(page.getByTestId("try-payer")).toHaveText("免费额度（本月剩余 2 / 2 次调用）");
   });
 });
