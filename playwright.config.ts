@@ -1,15 +1,14 @@
-import { defineConfig, devices } from "@playwright/test";
-
 import { fileURLToPath } from "node:url";
+import { defineConfig, devices } from "@playwright/test";
 
 import { E2E_PORT } from "./tests/e2e/support/e2e-env";
 
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 
-/** Debian's Chromium, kept at its caller's priority (the script says why). */
+/** Debian's Chromium, kept at its caller's priority and given every --disable-features (the script says why). */
 export const CHROMIUM_EXECUTABLE = fileURLToPath(new URL("./tests/e2e/support/chromium.sh", import.meta.url));
 
-/** Flags Chromium needs as root on a machine with no outside network (ARCHITECTURE.md). */
+/** Flags Chromium needs as root on a machine with no outside network (ARCHITECTURE.md), and one that spares its CPU. */
 export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -18,6 +17,9 @@ export const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
   "--no-first-run",
+  // Chromium 156 draws its omnibox's popup with WebUI: every window of every test started two
+  // renderers of it, a fifth of Chromium's CPU in a run (docs/decisions/062). A test never opens it.
+  "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
 ];
 
 /**

@@ -24,7 +24,7 @@ export const ONCE = [
   "src/server/modules/payments/config.test.ts",
   "src/server/providers/**/*.test.ts",
   "tests/cluster/**/*.test.ts",
-  "tests/unit/{antd-styles-split,antd-styles,antd-token-seed,bin-tollgate,db-functions}.test.ts",
+  "tests/unit/{antd-styles-split,antd-styles,antd-token-seed,bin-tollgate,chromium-wrapper,db-functions}.test.ts",
   "tests/unit/{console-data,console-shells,docs-api-reference,docs-languages,docs-markdown,feature-boundaries}.test.ts",
   "tests/unit/{http-client,i18n-catalogue,landing-budget,production-install}.test.ts",
   "tests/unit/{migrations-generated,monitoring,money-wing,public-pages,readme,server-process,zod-jitless}.test.ts",
