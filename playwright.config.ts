@@ -18,7 +18,7 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
   "--no-first-run",
   // Chromium 156 draws its omnibox's popup with WebUI: every window of every test started two
-  // renderers of it, a fifth of Chromium's CPU in a run (docs/decisions/062). A test never opens it.
+  // renderers of it, a quarter of Chromium's CPU in a run (docs/decisions/062). A test never opens it.
   "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
 ];
 

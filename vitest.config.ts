@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 /**
  * Files whose tests do not use the run's database (DATABASE_URL): they open none, or one of their
  * own whatever the run's (tests/cluster always PostgreSQL, production-install always PGlite).
- * scripts/test.sh runs them once, on the PGlite leg; every other file runs on both databases, so
+ * scripts/test.sh runs them once, without DATABASE_URL, at the end of the browser lane; every other file runs on both databases, so
  * a new file lands there without anyone listing it. A file listed here that asks for the run's
  * database fails (createTestDatabase finds no template): take it off the list.
  */

@@ -3,7 +3,8 @@
 # priority. Run as root, as on CI, Chromium sets its browser, GPU and compositor threads to nice -8,
 # six times a nice-0 process's share of a busy core: on two cores its pages' painting then starves
 # the test server the pages wait on, the database behind it and the other lane's tests
-# (docs/decisions/062). Without CAP_SYS_NICE its calls to raise a thread fail and it runs on at 0.
+# (docs/decisions/062). Without CAP_SYS_NICE (and with the nice limit at 0, as here) its calls to
+# raise a thread fail and it runs on at 0.
 #
 # Chromium reads only the last --disable-features: Playwright passes its own list and
 # playwright.config.ts's CHROMIUM_ARGS another, so they are joined into one here.
@@ -20,7 +21,8 @@ done
 if [ "${#disabled[@]}" -gt 0 ]; then
   args+=("--disable-features=$(IFS=,; echo "${disabled[*]}")")
 fi
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-  exec setpriv --bounding-set -sys_nice "$chromium" "${args[@]}"
+# A root without the right to change its own capability sets (some containers) runs Chromium as it is.
+if [ "$(id -u)" = 0 ] && setpriv --bounding-set -sys_nice --inh-caps -sys_nice true >/dev/null 2>&1; then
+  exec setpriv --bounding-set -sys_nice --inh-caps -sys_nice "$chromium" ${args[@]+"${args[@]}"}
 fi
-exec "$chromium" "${args[@]}"
+exec "$chromium" ${args[@]+"${args[@]}"}

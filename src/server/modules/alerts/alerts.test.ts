@@ -394,7 +394,7 @@ describe("the test event", () => {
   it("waits behind the alerts of charges: a user's low balance is sent before older test events", async () => {
     const testers = await Promise.all(Array.from({ length: 3 }, () => withAlerts("1", "0.5")));
     // Queued as the console's button queues them, without its nudge to the job.
-    for (const { user } of testers) await queueTestEvent(t.database.db, { userId: user.userId, now: t.clock.now() });
+    for (const { user } of testers) await queueTestEvent(t.database.db, { userId: user.userId, now: t.clock.now(), takeAllowance: async () => {} });
     t.clock.advance(1000);
     const { user, keyId } = await withAlerts("1", "0.8");
     await charge([{ userId: user.userId, keyId, amount: "0.5" }]);
@@ -432,7 +432,7 @@ describe("finished deliveries", () => {
     t.clock.advance(10_000);
     await t.app.alertsJob.runOnce();
     const waiting = await withAlerts("1", "0.5");
-    await queueTestEvent(t.database.db, { userId: waiting.user.userId, now: t.clock.now() });
+    await queueTestEvent(t.database.db, { userId: waiting.user.userId, now: t.clock.now(), takeAllowance: async () => {} });
 
     // Read from the database: the users' sessions have ended by then.
     const kept = async (userId: number) => {

@@ -108,19 +108,18 @@ export async function rotateWebhookSecret(db: Db, input: { userId: number; now: 
 
 /**
  * Queues a test event to the user's webhook; the alerts job sends it at once, and once. One at a
- * time: while one is on its way, another is refused (drizzle/0017).
+ * time: while one is on its way, another is refused (drizzle/0017). `takeAllowance` counts it
+ * against the user's hourly limit once the checks pass, so a request refused for having no webhook
+ * or one on its way uses none of the hour's. Two requests at the same moment can both pass the
+ * check; the one the insert then refuses has used one.
  */
-/**
- * Queues a test event. `takeAllowance` counts it against the user's hourly limit, once it is known
- * that nothing else refuses it: a refused request must not use up one of the hour's.
- */
-export async function queueTestEvent(db: Db, input: { userId: number; now: Date; takeAllowance?: () => Promise<void> }): Promise<void> {
+export async function queueTestEvent(db: Db, input: { userId: number; now: Date; takeAllowance: () => Promise<void> }): Promise<void> {
   const row = await settingsRow(db, input.userId);
   if (!row?.webhookUrl) throw AppError.badRequest(ALERT_MESSAGES.noWebhook, ERROR_CODES.validation);
   const onItsWay = () => AppError.tooManyRequests(ALERT_MESSAGES.testEventOnItsWay, TEST_EVENT_RETRY_SECONDS);
   const pendingTest = and(eq(alertDeliveries.userId, input.userId), eq(alertDeliveries.eventType, ALERT_EVENT_TYPES.test), eq(alertDeliveries.status, "pending"));
   if ((await db.select({ id: alertDeliveries.id }).from(alertDeliveries).where(pendingTest).limit(1)).length > 0) throw onItsWay();
-  await input.takeAllowance?.();
+  await input.takeAllowance();
   const queued = await db
     .insert(alertDeliveries)
     .values({

@@ -25,10 +25,10 @@ function newOutTradeNo(now: Date): string {
 export async function createPayment(
   db: Db,
   provider: PaymentProvider,
-  input: { userId: number; amount: string; channel: PaymentChannel; subject: string; now: Date; takeAllowance?: () => Promise<void> },
+  input: { userId: number; amount: string; channel: PaymentChannel; subject: string; now: Date; takeAllowance: () => Promise<void> },
 ): Promise<CreatePaymentResponse> {
   if (!provider.channels.includes(input.channel)) throw AppError.badRequest(`${provider.id} does not offer the ${input.channel} channel`);
-  await input.takeAllowance?.();
+  await input.takeAllowance();
   const amount = parseMoney(input.amount);
   const expiresAt = new Date(input.now.getTime() + PAYMENT_ORDER_TTL_MS);
   const outTradeNo = newOutTradeNo(input.now);
