@@ -235,6 +235,29 @@ describe("a charge that takes the balance below the threshold", () => {
     expect(received).toHaveLength(1);
   });
 
+  it("judges a charge made while an earlier call's hold was pending by what that hold then gave back", async () => {
+    const { user, keyId } = await withAlerts("12", "10");
+    // A hold of 5.00 (12.00 → 7.00) for a call that costs 0.50, and a charge of 2.00 (7.00 → 5.00) while it runs.
+    const settle = await callHold(user, keyId, "5");
+    await charge([{ userId: user.userId, keyId, amount: "2" }]);
+    await t.app.alertsJob.runOnce();
+    await settle("4.50", "succeeded");
+    await t.app.alertsJob.runOnce();
+    // 12.00 − 0.50 = 11.50 before the charge, 9.50 after: the charge crossed the line.
+    expect(smsTo(user.phone).map((m) => m.text)).toEqual(["[Tollgate] Your balance is 9.50, below your alert threshold of 10.00. Top up to keep your API calls running."]);
+    expect(received).toHaveLength(1);
+
+    // The same with a call that failed: all 5.00 given back leaves 10.00, on the line, not below it.
+    const other = await withAlerts("12", "10");
+    const failed = await callHold(other.user, other.keyId, "5");
+    await charge([{ userId: other.user.userId, keyId: other.keyId, amount: "2" }]);
+    await t.app.alertsJob.runOnce();
+    await failed("5", "refunded");
+    await t.app.alertsJob.runOnce();
+    expect(smsTo(other.user.phone)).toEqual([]);
+    expect(received).toHaveLength(1);
+  });
+
   it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {
     const users = await Promise.all(Array.from({ length: 100 }, () => withAlerts("2", "1")));
     await charge(users.map(({ user, keyId }) => ({ userId: user.userId, keyId, amount: "1.50" })));

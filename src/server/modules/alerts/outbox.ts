@@ -15,6 +15,8 @@ import type { WebhookSender } from "./webhook-sender";
 const SCAN_GRACE_MS = 60_000;
 /** How long a pending hold waits for its call to end before it is judged as it stands; well inside SCAN_GRACE_MS, so it is scanned again. */
 const HOLD_SETTLE_WAIT_MS = 30_000;
+/** Refunds are stamped by the process that settled them: a refund written after a charge is looked for this far before the scan's start. */
+const REFUND_CLOCK_SLACK_MS = 60_000;
 /** A claimed delivery is not claimed again for this long, unless its sender finished with it. */
 const CLAIM_LEASE_MS = 120_000;
 /** Waits after each failed attempt; after the last, the delivery has failed. */
@@ -31,7 +33,9 @@ const attemptsAllowed = (delivery: Pick<Claimed, "event_type">) => (delivery.eve
  * must rise to the threshold again before a charge can cross it again, so crossing re-arms by itself.
  * A call's hold counts as it settles: what the gateway gave back of it (all of a failed call's) is
  * added back, and a hold still pending waits up to HOLD_SETTLE_WAIT_MS for its call to end (a
- * longer call is judged by its hold), so a call that failed never reads as a charge.
+ * longer call is judged by its hold), so a call that failed never reads as a charge. What an
+ * earlier call's hold gave back after a charge is added to that charge's balances too (`late`): a
+ * charge made while another call held more than it cost is judged by the balance the user had.
  */
 export async function findCrossings(db: Db, now: Date): Promise<number> {
   const rows = await queryRows<{ n: number | string }>(
@@ -40,14 +44,21 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
           select coalesce((select scanned_to from alert_scan where id = 1), ${now.toISOString()}::timestamptz)
                  - ${`${SCAN_GRACE_MS} milliseconds`}::interval as at),
         found as (
-          select e.id, e.user_id, e.balance_after + coalesce(r.amount, 0) as balance_after, s.threshold, e.created_at, s.webhook_url
+          select e.id, e.user_id, e.balance_after + coalesce(r.amount, 0) + late.amount as balance_after, s.threshold, e.created_at, s.webhook_url
           from alert_settings s
           join ledger_entries e on e.user_id = s.user_id
           left join ledger_entries r on r.user_id = e.user_id and r.idempotency_key = 'refund:' || e.reference
+          cross join lateral (
+            select coalesce(sum(lr.amount), 0) as amount
+            from ledger_entries lr
+            join ledger_entries lc on lc.user_id = lr.user_id and lc.idempotency_key = 'usage:' || lr.reference
+            where lr.user_id = e.user_id and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
+              and lr.created_at >= (select at from since) - ${`${REFUND_CLOCK_SLACK_MS} milliseconds`}::interval
+              and lr.id > e.id and lc.id < e.id) late
           where s.threshold is not null and e.kind = 'charge'
             and e.created_at >= greatest(s.watched_since, (select at from since))
-            and e.balance_after - e.amount >= s.threshold
-            and e.balance_after + coalesce(r.amount, 0) < s.threshold
+            and e.balance_after - e.amount + late.amount >= s.threshold
+            and e.balance_after + coalesce(r.amount, 0) + late.amount < s.threshold
             and (e.created_at < ${new Date(now.getTime() - HOLD_SETTLE_WAIT_MS).toISOString()}::timestamptz
                  or not exists (select from usage_records u where u.request_id = e.reference and u.status = 'pending'))),
         written as (
