@@ -256,6 +256,23 @@ describe("a charge that takes the balance below the threshold", () => {
     await t.app.alertsJob.runOnce();
     expect(smsTo(other.user.phone)).toEqual([]);
     expect(received).toHaveLength(1);
+
+    // Two calls running, a charge between them, their holds given back in either order: the balance
+    // goes 20.00 → 19.00 → 18.50 → 16.50 → 15.50 by what each cost, never below 10.00. Judged by the
+    // ledger alone, the charge of 2.00 (11.00 → 9.00) read as a crossing.
+    const third = await withAlerts("20", "10");
+    const first = await callHold(third.user, third.keyId, "6");
+    const second = await callHold(third.user, third.keyId, "3");
+    await charge([{ userId: third.user.userId, keyId: third.keyId, amount: "2" }]);
+    await first("5", "succeeded");
+    await charge([{ userId: third.user.userId, keyId: third.keyId, amount: "1" }]);
+    await t.app.alertsJob.runOnce();
+    await second("2.50", "succeeded");
+    await t.app.alertsJob.runOnce();
+    t.clock.advance(31_000);
+    await t.app.alertsJob.runOnce();
+    expect(smsTo(third.user.phone)).toEqual([]);
+    expect(received).toHaveLength(1);
   });
 
   it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {

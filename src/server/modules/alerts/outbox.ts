@@ -34,8 +34,9 @@ const attemptsAllowed = (delivery: Pick<Claimed, "event_type">) => (delivery.eve
  * A call's hold counts as it settles: what the gateway gave back of it (all of a failed call's) is
  * added back, and a hold still pending waits up to HOLD_SETTLE_WAIT_MS for its call to end (a
  * longer call is judged by its hold), so a call that failed never reads as a charge. What an
- * earlier call's hold gave back after a charge is added to that charge's balances too (`late`): a
- * charge made while another call held more than it cost is judged by the balance the user had.
+ * earlier call's hold gave back after a charge is added to that charge's balances too: a charge
+ * made while another call held more than it cost is judged by the balance the user had. One
+ * running sum per user over the scan's entries (`given_back`), not a lookup per charge.
  */
 export async function findCrossings(db: Db, now: Date): Promise<number> {
   const rows = await queryRows<{ n: number | string }>(
@@ -43,24 +44,39 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
     sql`with since as (
           select coalesce((select scanned_to from alert_scan where id = 1), ${now.toISOString()}::timestamptz)
                  - ${`${SCAN_GRACE_MS} milliseconds`}::interval as at),
-        found as (
-          select e.id, e.user_id, e.balance_after + coalesce(r.amount, 0) + late.amount as balance_after, s.threshold, e.created_at, s.webhook_url
+        charges as (
+          select e.id, e.user_id, e.amount, e.balance_after, e.reference, e.created_at, s.threshold, s.webhook_url
           from alert_settings s
           join ledger_entries e on e.user_id = s.user_id
-          left join ledger_entries r on r.user_id = e.user_id and r.idempotency_key = 'refund:' || e.reference
-          cross join lateral (
-            select coalesce(sum(lr.amount), 0) as amount
-            from ledger_entries lr
-            join ledger_entries lc on lc.user_id = lr.user_id and lc.idempotency_key = 'usage:' || lr.reference
-            where lr.user_id = e.user_id and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
-              and lr.created_at >= (select at from since) - ${`${REFUND_CLOCK_SLACK_MS} milliseconds`}::interval
-              and lr.id > e.id and lc.id < e.id) late
           where s.threshold is not null and e.kind = 'charge'
-            and e.created_at >= greatest(s.watched_since, (select at from since))
-            and e.balance_after - e.amount + late.amount >= s.threshold
-            and e.balance_after + coalesce(r.amount, 0) + late.amount < s.threshold
-            and (e.created_at < ${new Date(now.getTime() - HOLD_SETTLE_WAIT_MS).toISOString()}::timestamptz
-                 or not exists (select from usage_records u where u.request_id = e.reference and u.status = 'pending'))),
+            and e.created_at >= greatest(s.watched_since, (select at from since))),
+        -- The gateway's refunds of calls, written since the scan's start: each gives its amount back
+        -- to every entry from its call's charge up to itself.
+        refunds as (
+          select lr.user_id, lr.id, lc.id as charge_id, lr.amount
+          from alert_settings s
+          join ledger_entries lr on lr.user_id = s.user_id
+          join ledger_entries lc on lc.user_id = lr.user_id and lc.idempotency_key = 'usage:' || lr.reference
+          where s.threshold is not null and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
+            and lr.created_at >= (select at from since) - ${`${REFUND_CLOCK_SLACK_MS} milliseconds`}::interval),
+        -- Given back after a charge by calls charged up to it, its own included: the refunds written
+        -- after it, less those of calls charged after it; a running sum from the newest entry down.
+        steps as (
+          select user_id, id as at_id, amount as delta, null::bigint as charge_id from refunds
+          union all select user_id, charge_id, -amount, null from refunds
+          union all select user_id, id, 0, id from charges),
+        given_back as (
+          select charge_id, sum(delta) over (partition by user_id order by at_id desc, charge_id nulls last rows unbounded preceding) as later
+          from steps),
+        found as (
+          select c.id, c.user_id, c.balance_after + g.later as balance_after, c.threshold, c.created_at, c.webhook_url
+          from charges c
+          join given_back g on g.charge_id = c.id
+          left join refunds own on own.charge_id = c.id
+          where c.balance_after - c.amount + g.later - coalesce(own.amount, 0) >= c.threshold
+            and c.balance_after + g.later < c.threshold
+            and (c.created_at < ${new Date(now.getTime() - HOLD_SETTLE_WAIT_MS).toISOString()}::timestamptz
+                 or not exists (select from usage_records u where u.request_id = c.reference and u.status = 'pending'))),
         written as (
           insert into alert_deliveries (user_id, event_id, event_type, channel, ledger_entry_id, payload, next_attempt_at, created_at)
           select f.user_id, 'evt_' || f.id, ${ALERT_EVENT_TYPES.lowBalance}, c.channel, f.id,
