@@ -12,7 +12,7 @@ export const USAGE_DEFAULT_DAYS = 30;
 export const USAGE_MAX_DAYS = 90;
 
 /** GET /api/v1/console/usage */
-export const usageQuerySchema = z.object({
+export const usageQuerySchema = z.strictObject({
   days: z.coerce.number().int().min(1).max(USAGE_MAX_DAYS).default(USAGE_DEFAULT_DAYS).describe("How many days, ending today"),
   tzOffset: z.coerce
     .number()

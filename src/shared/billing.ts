@@ -4,7 +4,7 @@ import { userText } from "./text";
 export const BILLING_PAGE_MAX = 100;
 
 /** GET /api/v1/console/billing and billing.csv: one row per charged call or package bought. */
-export const billingQuerySchema = z.object({
+export const billingQuerySchema = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional().describe("Start of the range, inclusive"),
   to: z.iso.datetime({ offset: true }).optional().describe("End of the range, exclusive"),
   toolId: userText().max(64).optional(),

@@ -7,7 +7,7 @@ export { CALL_LOG_OUTCOMES, CALL_OUTCOME_MEANINGS, CALL_OUTCOMES, STATUS_CLASSES
 export const CALLS_PAGE_MAX = 100;
 
 /** GET /api/v1/console/calls and calls.csv: every call of the user's keys, whatever its outcome. */
-export const callsQuerySchema = z.object({
+export const callsQuerySchema = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional().describe("Start of the range, inclusive"),
   to: z.iso.datetime({ offset: true }).optional().describe("End of the range, exclusive"),
   toolId: userText().max(64).optional(),

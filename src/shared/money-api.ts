@@ -42,7 +42,7 @@ export type CreditRow = z.infer<typeof creditRowSchema>;
 
 export const CREDITS_PAGE_MAX = 100;
 
-export const creditsQuerySchema = z.object({
+export const creditsQuerySchema = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start of the time range (ISO 8601)"),
   to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end of the time range (ISO 8601)"),
   cursor: userText().max(200).optional().describe("nextCursor of the previous page"),

@@ -34,7 +34,8 @@ const TYPE_TEXT: Record<string, string> = {
 
 type Params = Record<string, unknown>;
 
-const list = (values: unknown[]) => values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
+/** Names and values as written, but an empty one as "" (a query's `=1` has a parameter with no name). */
+const list = (values: unknown[]) => values.map((v) => (typeof v === "string" && v !== "" ? v : JSON.stringify(v))).join(", ");
 
 /** Follows an issue's path into the route's schema; undefined where the path leaves it. */
 function schemaAt(schema: unknown, path: readonly string[]): z.ZodType | undefined {
@@ -64,8 +65,12 @@ function isWholeNumber(schema: z.ZodType | undefined): boolean {
   return schema instanceof z.ZodNumber && schema.isInt;
 }
 
+/** What a part of the request calls its names: a query string has parameters, a body fields. */
+const NAMES: Record<string, [one: string, many: string]> = { querystring: ["parameter", "parameters"] };
+const FIELDS: [one: string, many: string] = ["field", "fields"];
+
 /** What the value must be, as the end of a sentence that starts with the field's name. */
-function plainDetail(issue: FastifySchemaValidationError, leaf: () => z.ZodType | undefined): string {
+function plainDetail(issue: FastifySchemaValidationError, context: string | undefined, leaf: () => z.ZodType | undefined): string {
   const params = issue.params as Params;
   switch (issue.keyword) {
     case "invalid_type": {
@@ -100,14 +105,17 @@ function plainDetail(issue: FastifySchemaValidationError, leaf: () => z.ZodType 
     }
     case "not_multiple_of":
       return `must be a multiple of ${String(params.divisor)}`;
-    case "unrecognized_keys":
-      return `does not take ${Array.isArray(params.keys) && params.keys.length > 1 ? "the fields" : "the field"} ${list(Array.isArray(params.keys) ? params.keys : [])}`;
+    case "unrecognized_keys": {
+      const keys = Array.isArray(params.keys) ? params.keys : [];
+      const [one, many] = NAMES[context ?? ""] ?? FIELDS;
+      return `does not take the ${keys.length > 1 ? many : one} ${list(keys)}`;
+    }
     default:
       return "is not valid";
   }
 }
 
-const WHOLE_PART: Record<string, string> = { body: "the request body", querystring: "the query", params: "the path", headers: "the headers" };
+const WHOLE_PART: Record<string, string> = { body: "the request body", querystring: "the query string", params: "the path", headers: "the headers" };
 
 /**
  * The `validation_failed` message for a request's first problem: `field: detail` (docs/site/errors.md;
@@ -122,6 +130,6 @@ export function validationMessage(issue: FastifySchemaValidationError | undefine
   const custom = message !== "" && !ZOD_DEFAULT_MESSAGE.test(message);
   if (custom) return field ? `${field}: ${message}` : message;
   const schemas = (routeSchema ?? {}) as Record<string, unknown>;
-  const detail = plainDetail(issue, () => schemaAt(context ? schemas[context] : undefined, path));
+  const detail = plainDetail(issue, context, () => schemaAt(context ? schemas[context] : undefined, path));
   return field ? `${field}: ${detail}` : `${WHOLE_PART[context ?? ""] ?? "the request"} ${detail}`;
 }

@@ -122,4 +122,14 @@ describe("GET /api/v1/console/usage", () => {
     }
     expect((await t.app.inject({ url: "/api/v1/console/usage" })).statusCode).toBe(401);
   });
+
+  it("refuses a parameter it does not take, naming it, rather than answer for 30 days as if it were heard", async () => {
+    const user = await createUserWithSession(t);
+    const typo = await t.app.inject({ url: "/api/v1/console/usage?day=7", headers: user.headers });
+    expect([typo.statusCode, typo.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter day" }]);
+    const zone = await t.app.inject({ url: "/api/v1/console/usage?days=7&tz=480", headers: user.headers });
+    expect(zone.json().message).toBe("the query string does not take the parameter tz");
+    const right = await t.app.inject({ url: "/api/v1/console/usage?days=7&tzOffset=480", headers: user.headers });
+    expect([right.statusCode, right.json().days.length]).toEqual([200, 7]);
+  });
 });

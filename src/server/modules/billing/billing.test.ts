@@ -119,6 +119,20 @@ describe("GET /api/v1/console/billing", () => {
     }
     expect((await t.app.inject({ url: "/api/v1/console/billing" })).statusCode).toBe(401);
   });
+
+  it("refuses a parameter it does not take, naming it, rather than list every tool's rows as if the filter applied", async () => {
+    const typo = await billing(alice, "?toool=qrcode");
+    expect([typo.statusCode, typo.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter toool" }]);
+    // The console page's own address says tool= and key=; the API's names are toolId and keyId.
+    expect((await billing(alice, `?tool=qrcode&key=${keys.aliceCi!.id}`)).json().message).toBe("the query string does not take the parameters tool, key");
+    expect((await billing(alice, "?toolId=qrcode&=1")).json().message).toBe('the query string does not take the parameter ""');
+    const csv = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=qrcode&limit=3", headers: alice.headers });
+    expect([csv.statusCode, csv.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter limit" }]);
+    const filtered = await billing(alice, `?toolId=qrcode&keyId=${keys.aliceCi!.id}&limit=5`);
+    expect([filtered.statusCode, filtered.json().total]).toEqual([200, { calls: 1, purchases: 0, amount: "0.002" }]);
+    const filteredCsv = await t.app.inject({ url: "/api/v1/console/billing.csv?toolId=qrcode", headers: alice.headers });
+    expect([filteredCsv.statusCode, filteredCsv.body.trim().split("\r\n").length]).toEqual([200, 2]);
+  });
 });
 
 describe("GET /api/v1/console/billing.csv", () => {

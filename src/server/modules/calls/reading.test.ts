@@ -157,6 +157,22 @@ describe("GET /api/v1/console/calls", () => {
     expect((await calls(user, "?from=2026-02-28")).json()).toEqual({ code: "validation_failed", message: "from: must be a date-time such as 2026-11-30T00:00:00+08:00" });
   });
 
+  it("refuses a parameter it does not take, naming it, rather than list every call as if the filter applied", async () => {
+    const user = await createUserWithSession(t, { balance: "1" });
+    const key = await newKey(user);
+    const echo = await call(key.secret, "echo");
+    await call(key.secret, "qrcode", { text: "hi" });
+    // The page's own address says tool=; the API's name is toolId.
+    const typo = await calls(user, "?tool=echo");
+    expect([typo.statusCode, typo.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter tool" }]);
+    expect((await calls(user, "?toolId=echo&_=1700000000000&slower=5")).json().message).toBe("the query string does not take the parameters _, slower");
+    const csv = await t.app.inject({ url: "/api/v1/console/calls.csv?toolId=echo&cursor=abc", headers: user.headers });
+    expect([csv.statusCode, csv.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter cursor" }]);
+    expect(ids(await calls(user, "?toolId=echo&limit=5"))).toEqual([echo.headers["x-request-id"]]);
+    const filteredCsv = await t.app.inject({ url: "/api/v1/console/calls.csv?toolId=echo", headers: user.headers });
+    expect([filteredCsv.statusCode, filteredCsv.body.trim().split("\r\n").length]).toEqual([200, 2]);
+  });
+
   it("pages 10,000 calls stably while calls keep being written: every call once, none twice", async () => {
     const user = await createUserWithSession(t);
     const key = await newKey(user);

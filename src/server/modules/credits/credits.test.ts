@@ -96,6 +96,20 @@ describe("GET /api/v1/console/credits", () => {
     });
     expect((await get("/api/v1/console/credits", null)).statusCode).toBe(401);
   });
+
+  it("refuses a parameter it does not take, naming it, rather than list every credit as if the filter applied", async () => {
+    const typo = await get("/api/v1/console/credits?form=2026-02-05T00:00:00Z");
+    expect([typo.statusCode, typo.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter form" }]);
+    expect((await get("/api/v1/console/credits?method=alipay&status=succeeded")).json().message).toBe("the query string does not take the parameters method, status");
+    const csv = await get("/api/v1/console/credits.csv?from=2026-02-05T00:00:00Z&limit=5");
+    expect([csv.statusCode, csv.json()]).toEqual([400, { code: "validation_failed", message: "the query string does not take the parameter limit" }]);
+    // The old path sends the query on, and the new one judges it.
+    expect((await get("/api/v1/console/charges?form=x")).headers.location).toBe("/api/v1/console/credits?form=x");
+    const page = await get("/api/v1/console/credits?from=2026-02-05T00:00:00Z&to=2026-02-08T00:00:00Z&limit=5");
+    expect([page.statusCode, page.json().items.map((r: CreditRow) => r.reference)]).toEqual([200, ["ref-6", "ref-5", "ref-4"]]);
+    const rangeCsv = await get("/api/v1/console/credits.csv?from=2026-02-05T00:00:00Z&to=2026-02-08T00:00:00Z");
+    expect([rangeCsv.statusCode, rangeCsv.body.trimEnd().split("\r\n").length]).toEqual([200, 4]);
+  });
 });
 
 describe("an operator's debit", () => {
