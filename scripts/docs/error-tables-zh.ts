@@ -56,7 +56,8 @@ export const GATEWAY_ADVICE_ZH: Partial<Record<GatewayErrorCode, string>> = {
 
 export const CONSOLE_MEANING_ZH: Record<ErrorCode, string> = {
   bad_request: "请求无法按发送的形式处理；消息会说明原因。",
-  validation_failed: "某个字段缺失或无效，或请求体含有该接口不接受的字段；消息会指出字段名，例如 `name: too long`，或 `the request body does not take the field nmae`（把 name 误拼成 nmae 时）。",
+  validation_failed:
+    "某个字段或查询参数缺失或无效，或请求体含有该接口不接受的字段、查询字符串含有该接口不接受的参数；消息会指出其名称，例如 `name: too long`，`the request body does not take the field nmae`（把 name 误拼成 nmae 时），或 `the query string does not take the parameter tool`（该接口接受的是 toolId 时）。",
   unauthorized: "您尚未登录，或会话已过期。请重新登录。",
   forbidden: "您无权执行此操作。",
   not_found: "资源不存在，或不属于您。",

@@ -13,7 +13,8 @@ export const API_ERRORS = {
   bad_request: { status: 400, meaning: "The request cannot be served as sent; the message says why." },
   validation_failed: {
     status: 400,
-    meaning: "A field is missing or invalid, or the body holds a field the endpoint does not take; the message names the field, as in `name: too long`, or `the request body does not take the field nmae` for a misspelt `name`.",
+    meaning:
+      "A field or query parameter is missing or invalid, or the request holds one the endpoint does not take; the message names it, as in `name: too long`, `the request body does not take the field nmae` for a misspelt `name`, or `the query string does not take the parameter tool` where the endpoint takes `toolId`.",
   },
   unauthorized: { status: 401, meaning: "You are not signed in, or your session has expired. Sign in again." },
   forbidden: { status: 403, meaning: "You may not do this." },
