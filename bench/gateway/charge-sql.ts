@@ -4,7 +4,9 @@
  * It tells the SQL's share of what a tool with plans adds at one connection from the gateway's. Given
  * a file with another `CREATE OR REPLACE FUNCTION "charge_call"(…)`, it is made as `charge_call_candidate`
  * and its plans calls are measured in the same rounds, so a change to the function is compared in one run.
- * `npx tsx bench/gateway/charge-sql.ts [calls per round] [candidate .sql]`
+ * With BENCH_DATA_DIR set, PGlite runs as the server runs it: on its own thread, on a new data folder
+ * there (CPU is then the process's, both threads).
+ * `[BENCH_DATA_DIR=/tmp/folder] npx tsx bench/gateway/charge-sql.ts [calls per round] [candidate .sql]`
  */
 import fs from "node:fs";
 import { sql, type SQL } from "drizzle-orm";
@@ -16,7 +18,9 @@ const replacement = process.argv[3];
 const ROUNDS = 6;
 const PRICE = 100;
 
-const database = openPglite({});
+const dataDir = process.env.BENCH_DATA_DIR;
+if (dataDir && fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) throw new Error(`BENCH_DATA_DIR must be a new or empty folder: ${dataDir}`);
+const database = openPglite(dataDir ? { dataDir, onThread: true } : {});
 await database.migrate();
 const { db } = database;
 const CANDIDATE: typeof CHARGE_CALL = { name: "charge_call_candidate", text: CHARGE_CALL.text.replace("from charge_call(", "from charge_call_candidate(") };
