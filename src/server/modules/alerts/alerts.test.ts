@@ -275,6 +275,29 @@ describe("a charge that takes the balance below the threshold", () => {
     expect(received).toHaveLength(1);
   });
 
+  it("alerts the user whose charge crossed, not one whose call settled after its charge left the scan's window", async () => {
+    // A call of 5.00 (20.00 → 15.00) still running when the scans have moved past its charge.
+    const { user: settling, keyId: settlingKey } = await withAlerts("20", "10");
+    const settleLate = await callHold(settling, settlingKey, "5");
+    await t.app.alertsJob.runOnce();
+    t.clock.advance(90_000);
+    await t.app.alertsJob.runOnce();
+
+    // Beside it, a charge of 2.00 made while a hold of 5.00 ran (12.00 → 7.00 → 5.00); the late
+    // call's refund is written between that charge and its hold's.
+    const { user, keyId } = await withAlerts("12", "10");
+    const settle = await callHold(user, keyId, "5");
+    await charge([{ userId: user.userId, keyId, amount: "2" }]);
+    await settleLate("5", "refunded");
+    await settle("4.50", "succeeded");
+    await t.app.alertsJob.runOnce();
+    // 11.50 before the charge, 9.50 after; the late call's user is back at 20.00 and hears nothing.
+    expect(smsTo(user.phone).map((m) => m.text)).toEqual(["[Tollgate] Your balance is 9.50, below your alert threshold of 10.00. Top up to keep your API calls running."]);
+    expect(received.map((r) => r.path)).toEqual([`/hook/${user.userId}`]);
+    expect(smsTo(settling.phone)).toEqual([]);
+    expect((await settings(settling)).json().deliveries).toEqual([]);
+  });
+
   it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {
     const users = await Promise.all(Array.from({ length: 100 }, () => withAlerts("2", "1")));
     await charge(users.map(({ user, keyId }) => ({ userId: user.userId, keyId, amount: "1.50" })));

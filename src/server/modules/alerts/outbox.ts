@@ -51,13 +51,15 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
           where s.threshold is not null and e.kind = 'charge'
             and e.created_at >= greatest(s.watched_since, (select at from since))),
         -- The gateway's refunds of calls, written since the scan's start: each gives its amount back
-        -- to every entry from its call's charge up to itself.
+        -- to every entry from its call's charge up to itself. Only those of users with a charge in
+        -- charges (so watched ones): the sum is per user and read only at charges, so another
+        -- user's refunds change nothing.
         refunds as (
           select lr.user_id, lr.id, lc.id as charge_id, lr.amount
-          from alert_settings s
-          join ledger_entries lr on lr.user_id = s.user_id
+          from ledger_entries lr
           join ledger_entries lc on lc.user_id = lr.user_id and lc.idempotency_key = 'usage:' || lr.reference
-          where s.threshold is not null and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
+          where lr.user_id in (select user_id from charges)
+            and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
             and lr.created_at >= (select at from since) - ${`${REFUND_CLOCK_SLACK_MS} milliseconds`}::interval),
         -- Given back after a charge by calls charged up to it, its own included: the refunds written
         -- after it, less those of calls charged after it; a running sum from the newest entry down.
