@@ -385,4 +385,36 @@ describe("the queue", () => {
     expect((await rowsOf(user.userId)).map((row) => row.requestId)).toEqual(ids.slice(0, 2));
     expect(await metrics.registry.metrics()).toMatch(/^tollgate_call_log_rows_dropped_total\{reason="queue_full"\} 3$/m);
   });
+
+  it("holds a call once, though it is ended twice: its batch, the other calls' rows included, is written", async () => {
+    const { user, key } = await funded();
+    const [found] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    const [owner] = await t.database.db.select().from(users).where(eq(users.id, user.userId));
+    const failures: unknown[] = [];
+    const writer = new CallLogWriter(t.database.db, {
+      capacity: 100,
+      maxBatch: 500,
+      flushAfterMs: 60_000,
+      onDropped: () => {},
+      onWriteFailed: (error) => failures.push(error),
+    });
+    const traces = ["twice-1", "twice-2"].map((id) => {
+      const trace = new CallTrace(`${id}-${key.id}`, "echo", "127.0.0.1", t.clock.now(), performance.now());
+      trace.identified({ key: found!, user: owner! });
+      trace.httpStatus = 200;
+      trace.ended();
+      return trace;
+    });
+    writer.push(traces[0]!);
+    // An answer that failed after it was recorded is ended again, as upstream_failed.
+    traces[0]!.outcome = "upstream_failed";
+    writer.push(traces[0]!);
+    writer.push(traces[1]!);
+    await writer.drain();
+    expect(failures).toEqual([]);
+    expect((await rowsOf(user.userId)).map((row) => [row.requestId, row.outcome]).sort()).toEqual([
+      [traces[0]!.requestId, "upstream_failed"],
+      [traces[1]!.requestId, "served"],
+    ]);
+  });
 });

@@ -53,6 +53,8 @@ export class CallTrace {
   prepaidUsed = 0;
   /** Made from the console's "Try it", not by an outside caller. */
   fromConsole = false;
+  /** In the call log's queue already: a call is one row, whoever ends it a second time (an answer that failed once recorded). */
+  queued = false;
   /** A streamed answer's body as the tool sent it, to tell at its end whether it broke. */
   upstreamBody: Readable | null = null;
   private upstreamStartedAt = 0;

@@ -38,14 +38,15 @@ export class CallLogWriter {
 
   /**
    * Queues a finished call's row; a row that does not fit is dropped and counted. A call whose key
-   * was never found is not a user's, and is not kept.
+   * was never found is not a user's, and is not kept; one already queued is not queued again.
    */
   push(trace: CallTrace): void {
-    if (!trace.caller) return;
+    if (!trace.caller || trace.queued) return;
     if (this.queue.length >= this.options.capacity) {
       this.options.onDropped("queue_full", 1);
       return;
     }
+    trace.queued = true;
     this.queue.push(trace);
     if (!this.writing) this.schedule();
   }
@@ -126,15 +127,16 @@ const COLUMNS: [column: string, type: string, value: (trace: CallTrace) => strin
 ];
 
 /**
- * One statement writes a batch (a row already written is skipped): one round trip, prepared once,
- * with a parameter per column whatever the batch's size. The day's sums are not touched here: the
- * retention sweep adds a row to them as it deletes it (./sums.ts), so every write stays an insert.
+ * One statement writes a batch: one round trip, prepared once, with a parameter per column whatever
+ * the batch's size. The day's sums are not touched here: the retention sweep adds a row to them as it
+ * deletes it (./sums.ts), so every write stays an insert. A plain one: request ids are the server's
+ * own UUIDs and a trace is queued once (`push`), and ON CONFLICT's speculative insertion cost
+ * PostgreSQL another index probe and WAL record a row (bench/gateway/README.md, session 33).
  */
 const WRITE_BATCH: PreparedStatement = {
   name: "call_log_write_batch",
   text: `insert into call_log (${COLUMNS.map(([column]) => column).join(", ")})
-    select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
-    on conflict (request_id) do nothing`,
+    select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})`,
 };
 
 async function writeBatch(db: Db, batch: CallTrace[]): Promise<void> {
