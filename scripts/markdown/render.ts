@@ -87,6 +87,14 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
         const level = Number(token.tag.slice(1));
         if (TOC_LEVELS.has(level)) headings.push({ level, id, text });
       }
+      // A column's alignment as a class: markdown-it writes a style attribute, which the pages' CSP refuses.
+      if (token.type === "th_open" || token.type === "td_open") {
+        const align = /^text-align:(left|center|right)$/.exec(String(token.attrGet("style") ?? ""))?.[1];
+        if (align) {
+          token.attrs = (token.attrs ?? []).filter(([name]) => name !== "style");
+          token.attrJoin("class", `align-${align}`);
+        }
+      }
       if (token.type === "inline" && options.resolveMarkdownLink) {
         for (const child of token.children ?? []) {
           const href = child.type === "link_open" ? String(child.attrGet("href") ?? "") : "";

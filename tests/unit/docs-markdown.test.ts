@@ -40,6 +40,13 @@ describe("the Markdown renderer", () => {
     expect(html).toContain('href="mailto:a@b.c"');
   });
 
+  it("aligns table columns by class, as the pages' CSP refuses style attributes", () => {
+    const { html } = createMarkdownRenderer().render("| Model | Input |\n|---|---:|\n| `a` | ¥1.00 |\n");
+    expect(html).toContain('<th class="align-right">Input</th>');
+    expect(html).toContain('<td class="align-right">¥1.00</td>');
+    expect(html).not.toContain("style=");
+  });
+
   it("highlights fenced code through the highlighter, falling back to escaped code", () => {
     const renderer = createMarkdownRenderer({ highlight: (code, lang) => (lang === "sh" ? `<pre class="hl">${code.trim()}</pre>` : null) });
     const { html } = renderer.render("```sh example=curl\necho hi\n```\n\n```text\n<b>\n```\n");

@@ -57,6 +57,8 @@ describe("the docs build", () => {
       expect(res.body, page).toContain(`<a href="${twin}" hreflang="${other}" lang="${other}">`);
       expect([...res.body.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]), page).toEqual([LANGUAGE_SCRIPT]);
       expect(String(res.headers["content-security-policy"])).toContain(`'sha256-${scriptHash}'`);
+      // The CSP's style-src takes the style sheets only: a style attribute would be refused (an aligned table column was).
+      expect(res.body, page).not.toMatch(/<[^>]+\sstyle=/);
       expect(res.statusCode, page).toBe(200);
       expect(res.headers["content-type"]).toMatch(/^text\/html/);
       expect(res.body).toContain('<header class="site-header">');
