@@ -21,3 +21,20 @@ test("the header shows SPEC's two decimals, and the exact balance beside them wh
   const verified = await runAdminCli("ledger", "verify");
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
 });
+
+test("on a 390 px phone the exact balance is on the account page, and the header keeps the site's name whole", async ({ page, request }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { token, phone } = await loginViaApi(request);
+  const credited = await runAdminCli("credit", phone, "9.999676", "--reason", "header balance e2e, phone");
+  expect(credited.code, credited.stderr).toBe(0);
+  await signInPage(page, token);
+  await page.goto("/console/info");
+  await expect(page.getByTestId("account-balance")).toHaveText("¥9.99");
+  await expect(page.getByTestId("account-balance-exact")).toHaveText("(¥9.999676)");
+  await expect(page.getByTestId("header-balance")).toHaveText("¥9.99");
+  await expect(page.getByTestId("header-balance-exact")).toBeHidden();
+  const brand = page.locator(".console-header .brand");
+  await expect(brand).toHaveText(/\S/);
+  expect(await brand.evaluate((el) => el.scrollWidth - el.clientWidth), "the site's name is cut").toBeLessThanOrEqual(0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+});

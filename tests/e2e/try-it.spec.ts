@@ -139,6 +139,7 @@ test.describe("with the page's CSP bypassed for axe", () => {
     await expect(result.locator("b")).toHaveCount(0);
     await expect(result.getByTestId("try-request-id")).toHaveText(/^[0-9a-f-]{36}$/);
     await expect(page.getByTestId("header-balance-exact")).toContainText("¥9.9999");
+    await expect(page.getByTestId("try-payer")).toHaveText("your balance (¥9.9999) at ¥0.0001 a call");
 
     const code = page.getByTestId("try-code");
     await expect(code.getByTestId("try-snippet-curl")).toContainText(`-H "Authorization: Bearer $API_KEY"`);

@@ -18,6 +18,7 @@ import { consoleQueryClient } from "../lib/console-data";
 import { useSession } from "../lib/session-store";
 import { pageTitle, useDocumentTitle } from "../lib/page-title";
 import { siteConfig } from "../lib/site-config";
+import { withCurrency } from "../lib/money-format";
 import { ConsoleUserMenu } from "../features/account/console-user-menu";
 
 /**
@@ -101,7 +102,7 @@ export default function ConsoleLayout() {
               {/* SPEC.md's two decimals hide a change of less than a cent: the exact balance beside them where it differs. */}
               {exactBalance ? (
                 <small className="account-balance-exact" data-testid="header-balance-exact">
-                  {exactBalance}
+                  ({withCurrency(exactBalance)})
                 </small>
               ) : null}
               {token ? <ConsoleUserMenu /> : null}

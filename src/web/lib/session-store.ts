@@ -6,6 +6,7 @@ import { forgetToken, readStoredToken, storeToken } from "./token-storage";
  * User info as the app keeps it: the balance floored to two decimals (SPEC.md §3) by refreshUserInfo,
  * which stores it, and the exact one where it differs ("(¥0.001)"), for a change smaller than a cent to show.
  */
+/** `exactBalance`: every decimal of the balance, where SPEC's two (`balance`, floored) hide some. */
 export type StoredUserInfo = UserInfo & { exactBalance?: string };
 
 interface SessionState {

@@ -4,8 +4,9 @@ import { useT } from "../../i18n";
 import { beijingDate } from "#shared/beijing-time";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
+import { withCurrency } from "../../lib/money-format";
 
-/** Who the user is and what they hold: the balance is the store's, already floored to 2 decimals. */
+/** Who the user is and what they hold: the balance is the store's, floored to 2 decimals, with every decimal beside it where they differ. */
 export function AccountSummary() {
   const t = useT();
   const user = useSession((s) => s.userInfo);
@@ -27,10 +28,17 @@ export function AccountSummary() {
               title={t("account.balance")}
               value={user.balance}
               valueRender={() => (
-                <span data-testid="account-balance">
-                  {siteConfig.currencySymbol}
-                  {user.balance}
-                </span>
+                <>
+                  <span data-testid="account-balance">
+                    {siteConfig.currencySymbol}
+                    {user.balance}
+                  </span>
+                  {user.exactBalance ? (
+                    <small className="account-balance-exact" data-testid="account-balance-exact">
+                      {" "}({withCurrency(user.exactBalance)})
+                    </small>
+                  ) : null}
+                </>
               )}
             />
             <Flex gap={8} wrap>

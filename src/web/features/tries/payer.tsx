@@ -18,7 +18,7 @@ export function Payer({ tool, apiKey }: { tool: PublicTool; apiKey: ApiKey | und
   const t = useT();
   const language = useLanguage((s) => s.language);
   const token = useSession((s) => s.token);
-  const balance = useSession((s) => s.userInfo?.exactBalance ?? s.userInfo?.balance);
+  const balance = useSession((s) => s.userInfo && (s.userInfo.exactBalance ?? s.userInfo.balance));
   const hasPlans = tool.freeQuota !== null || tool.packages.length > 0;
   const lots = useQuery({ ...lotsQueryOptions(token), enabled: hasPlans });
   if (hasPlans && lots.isPending) return <>…</>;

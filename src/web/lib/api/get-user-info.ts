@@ -2,7 +2,6 @@ import { floorMoneyTo2, formatMoney, parseMoney } from "#shared/money";
 import type { UserInfo } from "#shared/user";
 import { api } from "../http";
 import { useSession } from "../session-store";
-import { siteConfig } from "../site-config";
 
 export const USER_INFO_PATH = "/api/v1/tools/user-info";
 
@@ -15,7 +14,7 @@ export async function refreshUserInfo(): Promise<void> {
   const info = await getUserInfo();
   const balance = floorMoneyTo2(info.balance);
   const exact = formatMoney(parseMoney(info.balance));
-  useSession.getState().setUserInfo({ ...info, balance, ...(exact !== balance && { exactBalance: `(${siteConfig.currencySymbol}${exact})` }) });
+  useSession.getState().setUserInfo({ ...info, balance, ...(exact !== balance && { exactBalance: exact }) });
 }
 
 let pending: Promise<void> | null = null;
