@@ -113,9 +113,16 @@ export default function App() {
   );
 }
 
+/**
+ * Shown instead of App (a 404 loaded from the SPA fallback renders only this), so it applies the
+ * reader's language itself: without, a 404 opened directly stayed in the HTML's English.
+ */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const notFound = isRouteErrorResponse(error) && error.status === 404;
   if (!notFound && typeof window !== "undefined") console.error(error);
+  useEffect(() => {
+    void applyLanguage(preferredLanguage());
+  }, []);
   return (
     <Suspense fallback={null}>
       <RouteErrorPage notFound={notFound} />

@@ -49,6 +49,23 @@ test.describe("language", () => {
     await expect(page.getByRole("main")).toContainText("/汉字");
   });
 
+  test("the 404 page speaks it too, at an unknown address, an unknown console page and a missing Chinese doc", async ({ page }) => {
+    for (const path of ["/nope-404", "/console/nope", "/docs/zh-CN/nope.html"]) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(404);
+      await expect(page.getByTestId("not-found-page").getByText("页面不存在。"), path).toBeVisible();
+      await expect(page.locator("html"), path).toHaveAttribute("lang", "zh-CN");
+      await expect(page.getByRole("link", { name: "返回首页" }), path).toBeVisible();
+      await expect(page.getByRole("combobox", { name: "语言" }), path).toHaveValue("zh-CN");
+      await expect(page.getByRole("banner").getByRole("link", { name: "控制台" }), path).toBeVisible();
+      await expect(page.getByRole("contentinfo").getByRole("link", { name: "隐私协议" }), path).toBeVisible();
+    }
+    // The switch works there as on every page.
+    await page.getByRole("combobox", { name: "语言" }).selectOption("en");
+    await expect(page.getByTestId("not-found-page").getByText("This page does not exist.")).toBeVisible();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  });
+
   test("writes two-character buttons closed, as Chinese does, not letter-spaced", async ({ page, request }) => {
     const { token } = await loginViaApi(request);
     await signInPage(page, token);
@@ -69,6 +86,27 @@ test.describe("language for an English browser", () => {
   test("shows English", async ({ page }) => {
     await page.goto("/privacy");
     await expect(page.getByRole("heading", { name: "Privacy agreement" })).toBeVisible();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  });
+});
+
+test.describe("the 404 page for an English browser", () => {
+  test.use({ locale: "en-US" });
+
+  test("is English, but Chinese at a missing address under /docs/zh-CN/ (as the docs keep a zh-CN address), and a language chosen stands", async ({ page }) => {
+    const english = await page.goto("/nope-404");
+    expect(english?.status()).toBe(404);
+    await expect(page.getByTestId("not-found-page").getByText("This page does not exist.")).toBeVisible();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+
+    const chinese = await page.goto("/docs/zh-CN/nope.html");
+    expect(chinese?.status()).toBe(404);
+    await expect(page.getByTestId("not-found-page").getByText("页面不存在。")).toBeVisible();
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+
+    await page.getByRole("combobox", { name: "语言" }).selectOption("en");
+    await page.goto("/docs/zh-CN/nope.html");
+    await expect(page.getByTestId("not-found-page").getByText("This page does not exist.")).toBeVisible();
     await expect(page.locator("html")).toHaveAttribute("lang", "en");
   });
 });

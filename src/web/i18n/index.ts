@@ -44,6 +44,11 @@ export function useT(): Translate {
   return useCallback<Translate>((key, vars) => translate(language, key, vars), [language]);
 }
 
+/**
+ * The language chosen on the site, else the browser's. An address under /docs/zh-CN, which only a
+ * link in Chinese leads to, is Chinese without a choice, as the docs pages keep it (their
+ * LANGUAGE_SCRIPT in src/server/modules/site-pages/docs-frame.ts): the app shows one only as a 404.
+ */
 export function preferredLanguage(): Language {
   try {
     const chosen = window.localStorage.getItem(LANGUAGE_KEY);
@@ -51,6 +56,8 @@ export function preferredLanguage(): Language {
   } catch {
     /* storage disabled */
   }
+  const path = window.location.pathname;
+  if (path === "/docs/zh-CN.html" || path.startsWith("/docs/zh-CN/")) return "zh-CN";
   const first = navigator.languages[0] ?? navigator.language ?? "en";
   return first.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
 }
