@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
-import { apiKeys, toolGrants } from "../../db/schema/index";
+import { apiKeys, toolGrants, users } from "../../db/schema/index";
 import { GroupCommitter } from "../../lib/group-commit";
 import type { RateLimiter } from "../../lib/rate-limiter";
 import type { Tool } from "../catalog/index";
@@ -11,7 +11,7 @@ import { apiKeyRefusal, type ApiKeyRefusal, currentPeriodSpend } from "../keys/i
 import type { CallTrace } from "../calls/index";
 import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
-import { QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
+import { insufficientBalanceHoldMessage, QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
 import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import type { Tiers } from "#shared/tiers";
 import { ApiKeyCache } from "./key-cache";
@@ -167,10 +167,16 @@ export class Gateway {
    * A charge the database refused. Over a spend limit, the message gives what the call needed held
    * and what the key had left, read after the refusal (the charge statement reports only why).
    */
-  private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint): Promise<GatewayError> {
+  private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint, heldFor: "call" | "llm" | "lots"): Promise<GatewayError> {
     const { reason } = refused;
     // A tool with plans says what is left in its lots on a refusal too: the call drew nothing.
     const quota = refused.prepaidLeft === undefined ? undefined : { [QUOTA_HEADER]: String(refused.prepaidLeft) };
+    const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
+    // What lots did not cover is not the hold: a call of a tool with plans keeps the plain message.
+    if (reason === "insufficient_balance" && heldFor !== "lots") {
+      const [user] = await this.db.select({ balance: users.balance }).from(users).where(eq(users.id, payer.userId));
+      return new GatewayError(reason, user ? insufficientBalanceHoldMessage(money(held), money(user.balance), heldFor === "llm") : undefined, quota);
+    }
     if (reason !== "spend_limit_reached") return new GatewayError(reason, undefined, quota);
     const [key] = await this.db
       .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })
@@ -178,7 +184,6 @@ export class Gateway {
       .where(eq(apiKeys.id, payer.apiKeyId));
     if (!key || key.spendLimit === null) return new GatewayError(reason, undefined, quota);
     const left = key.spendLimit - currentPeriodSpend(key, this.clock.now());
-    const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
     return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left)), quota);
   }
 
@@ -296,7 +301,7 @@ export class Gateway {
     // A tool with tiers holds its dearest price and is priced by its place in the month once held.
     const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended: tiers ? undefined : ended, prepaid };
     const charged = await this.charge(item, false).holding;
-    if (!charged.ok) throw await this.refusal(charged, payer, item.amount);
+    if (!charged.ok) throw await this.refusal(charged, payer, item.amount, prepaid ? "lots" : "call");
     const balanceUnits = usedUnits - (charged.prepaidUnits ?? 0);
     const held = price * BigInt(balanceUnits);
     const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };
@@ -340,7 +345,7 @@ export class Gateway {
     }
     if (!charged.ok) {
       early?.cancel();
-      throw await this.refusal(charged, payer, mostHeld);
+      throw await this.refusal(charged, payer, mostHeld, prepaid ? "lots" : metered ? "llm" : "call");
     }
     // Units drawn from lots are paid already; the balance holds the rest.
     const drawn = charged.prepaidUnits ?? 0;
