@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type Locator, type Page } from "@playwright/test";
 import { refundChargedCall, refundLot } from "../../src/server/modules/ledger/index";
 import { debit } from "../../src/server/modules/ledger/ledger";
 import { createCodes } from "../../src/server/modules/redemption/service";
@@ -38,6 +38,8 @@ test.beforeAll(async () => {
       packages: [
         { id: "starter", name: "Starter", units: 5, price: "1.00", validDays: 30, translations: { "zh-CN": { name: "入门包" } } },
         { id: "bulk", name: "Bulk", units: 100000, price: "100.00", validDays: 365 },
+        // Untranslated, so the Chinese page shows it in English: the longest label in the list.
+        { id: "hundred", name: "100 QR codes", units: 100, price: "0.15", validDays: 30 },
       ],
     },
   };
@@ -182,6 +184,13 @@ const linesOf = (element: Locator) =>
     return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
   });
 
+/**
+ * How far the page reaches past the screen's width. Not past `innerWidth`: on a phone (isMobile) a
+ * page wider than the screen widens the layout viewport to fit it, `innerWidth` with it, and the
+ * difference stays 0; `clientWidth` stays the device's width.
+ */
+const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
 test.describe("in Chinese on a phone", () => {
   test.use({ locale: "zh-CN", viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
@@ -208,7 +217,7 @@ test.describe("in Chinese on a phone", () => {
     const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
     await expect(logged).toContainText("回显");
     await expect(logged).toContainText("由免费额度或次数包支付");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     // Each table keeps its columns whole and scrolls: squeezed, Chinese breaks between any two
     // characters, down to a character a line.
     expect(await linesOf(logged.getByRole("cell").nth(1)), "lines of the call log's tool").toBe(1);
@@ -223,7 +232,51 @@ test.describe("in Chinese on a phone", () => {
     const toolCell = page.getByTestId("lots-table").getByRole("row").filter({ hasText: "免费额度" }).getByRole("cell").first();
     await expect(toolCell).toHaveText("回显");
     expect(await linesOf(toolCell), "lines of the lot's tool").toBe(1);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    await api.dispose();
+  });
+
+  test("a package with a long name is chosen and confirmed within the screen", async ({ page }) => {
+    const api = await playwrightRequest.newContext({ baseURL: server.base });
+    const { token } = await loginViaApi(api, undefined, "", server);
+    await signInPage(page, token, server);
+    await page.goto(`${server.base}/console/charge-details`);
+    const card = page.getByTestId("lots-card");
+    const select = card.getByTestId("buy-package-package");
+    await expect(select).toBeVisible();
+    const rightOf = async (element: Locator) => {
+      const box = (await element.boundingBox())!;
+      return box.x + box.width;
+    };
+    // Where the card's content ends, inside its padding.
+    const cardRight = () => card.locator(".ant-card-body").evaluate((body) => body.getBoundingClientRect().right - parseFloat(getComputedStyle(body).paddingRight));
+    // Bare, the field was already 280 px wide beside its label: into the card's padding.
+    expect(await rightOf(select), "the empty package field's right edge").toBeLessThanOrEqual(await cardRight());
+
+    await chooseOption(page, card.getByTestId("buy-package-tool"), "二维码");
+    // The list opens within the screen, its options whole, however long.
+    await select.getByRole("combobox").click();
+    const list = page.locator(".ant-select-dropdown").filter({ has: page.locator(`[id="${await select.getByRole("combobox").getAttribute("aria-controls")}"]`) });
+    await expect(list).toBeVisible();
+    await expect(list).not.toHaveClass(/\bant-slide-up-/);
+    expect(await rightOf(list), "the package list's right edge").toBeLessThanOrEqual(390);
+    await page.keyboard.press("Escape");
+    await expect(list).toBeHidden();
+    // The label, longer than the field, is cut short in it rather than widening the field and the page.
+    await chooseOption(page, select, "100 QR codes");
+    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await rightOf(select), "the chosen package field's right edge").toBeLessThanOrEqual(await cardRight());
+
+    await card.getByTestId("buy-package-submit").click();
+    // Chinese punctuation, the names set off by corner brackets rather than spaces.
+    const dialog = await opened(page.getByRole("dialog", { name: "为「二维码」购买「100 QR codes」？" }));
+    for (const [part, element] of [["dialog", dialog], ["close button", dialog.getByRole("button", { name: "Close" }).or(dialog.getByRole("button", { name: "关闭" }))], ["pay button", dialog.getByTestId("buy-package-pay")]] as const) {
+      const box = (await element.boundingBox())!;
+      expect(box.x, `the ${part}'s left edge`).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, `the ${part}'s right edge`).toBeLessThanOrEqual(390);
+    }
+    await expect(dialog.getByTestId("buy-package-pay")).toHaveText("支付 ¥0.15");
+    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     await api.dispose();
   });
 });

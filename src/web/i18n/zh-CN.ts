@@ -333,7 +333,7 @@ export const zhCN: Messages = {
     packageOption: "{{name}}：{{units}}，{{price}}，有效期 {{days}} 天",
     noPackages: "目前没有工具出售次数包。",
     buy: "购买",
-    confirmTitle: "为 {{tool}} 购买 {{name}}？",
+    confirmTitle: "为「{{tool}}」购买「{{name}}」？",
     confirmPrice: "价格",
     confirmUnits: "用量",
     confirmExpiry: "到期时间",

@@ -13,6 +13,7 @@ import { toast } from "../../lib/toast";
 import { buyPackage } from "./api/buy-package";
 import { lotsQueryKey } from "../../lib/api/list-lots";
 import { unitsText } from "../../lib/units-text";
+import "./plans.css";
 
 const DAY = 86_400_000;
 
@@ -70,10 +71,10 @@ export function BuyPackage() {
         <>
           <Typography.Paragraph type="secondary">{t("plans.buyIntro")}</Typography.Paragraph>
           <Form layout="inline" className="buy-package-form" onFinish={confirm}>
-            <Form.Item label={t("plans.tool")} htmlFor="buy-package-tool">
+            <Form.Item label={t("plans.tool")} htmlFor="buy-package-tool" className="buy-package-item">
               <Select
                 id="buy-package-tool"
-                style={{ minWidth: 180 }}
+                style={{ width: 180, maxWidth: "100%" }}
                 placeholder={t("plans.toolPlaceholder")}
                 value={toolId}
                 onChange={(id: string) => {
@@ -84,10 +85,11 @@ export function BuyPackage() {
                 data-testid="buy-package-tool"
               />
             </Form.Item>
-            <Form.Item label={t("plans.package")} htmlFor="buy-package-package">
+            <Form.Item label={t("plans.package")} htmlFor="buy-package-package" className="buy-package-item buy-package-item-wide">
               <Select
                 id="buy-package-package"
-                style={{ minWidth: 280 }}
+                style={{ width: "100%" }}
+                classNames={{ popup: { listItem: "buy-package-option" } }}
                 placeholder={t("plans.packagePlaceholder")}
                 disabled={!tool}
                 value={packageId}
