@@ -9,9 +9,9 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(180_000);
 
-test("the account page shows the runway: no spend at first, then the days the balance lasts at the 7-day average", async ({ page, request }) => {
+test("the account page shows the runway: no spend at first, then the days the balance lasts at the 7-day average, then more than a year", async ({ page, request }) => {
   const { token, phone } = await loginViaApi(request);
-  const credited = await runAdminCli("credit", phone, "10", "--reason", "runway e2e");
+  const credited = await runAdminCli("credit", phone, "0.01", "--reason", "runway e2e");
   expect(credited.code, credited.stderr).toBe(0);
 
   await signInPage(page, token);
@@ -27,11 +27,19 @@ test("the account page shows the runway: no spend at first, then the days the ba
     expect(call.status(), await call.text()).toBe(200);
     spent += parseMoney(call.headers()["x-tollgate-cost"]!);
   }
-  const balance = parseMoney("10") - spent;
+  const balance = parseMoney("0.01") - spent;
   const days = (balance * 7n) / spent;
+  expect(days, "the days the spec's calls leave, under a year").toBeLessThanOrEqual(365n);
   const perDay = formatMoney(spent / 7n);
   await expect(async () => {
     await page.reload();
     await expect(runway).toHaveText(`About ${days} days left at ¥${perDay} a day (the last 7 days' average)`, { timeout: 5_000 });
+  }).toPass();
+
+  const more = await runAdminCli("credit", phone, "10", "--reason", "runway e2e, a year");
+  expect(more.code, more.stderr).toBe(0);
+  await expect(async () => {
+    await page.reload();
+    await expect(runway).toHaveText(`More than a year left at ¥${perDay} a day (the last 7 days' average)`, { timeout: 5_000 });
   }).toPass();
 });

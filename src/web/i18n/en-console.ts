@@ -253,6 +253,7 @@ export const enConsole = {
     runwayDays: "About {{days}} days left at {{perDay}} a day (the last 7 days' average)",
     runwayOneDay: "About 1 day left at {{perDay}} a day (the last 7 days' average)",
     runwayUnderADay: "Less than a day left at {{perDay}} a day (the last 7 days' average)",
+    runwayOverAYear: "More than a year left at {{perDay}} a day (the last 7 days' average)",
     phone: "Phone",
     userId: "User ID",
     memberSince: "Member since",

@@ -282,6 +282,7 @@ export const zhCN: Messages = {
     runwayDays: "按最近 7 天日均消费 {{perDay}}，余额约可用 {{days}} 天",
     runwayOneDay: "按最近 7 天日均消费 {{perDay}}，余额约可用 1 天",
     runwayUnderADay: "按最近 7 天日均消费 {{perDay}}，余额不足 1 天",
+    runwayOverAYear: "按最近 7 天日均消费 {{perDay}}，余额可用一年以上",
     phone: "手机号",
     userId: "用户 ID",
     memberSince: "注册时间",

@@ -6,6 +6,8 @@ import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { runwayQueryOptions } from "./api/get-runway";
 
+const DAYS_IN_A_YEAR = 365;
+
 /** How long the balance lasts at the last 7 days' average spend. */
 export function RunwayCard() {
   const t = useT();
@@ -29,6 +31,8 @@ export function RunwayCard() {
     const perDay = withCurrency(data.averageDailySpend);
     if (data.days === null) text = t("account.runwayNoSpend");
     else if (data.days === 0) text = t("account.runwayUnderADay", { perDay });
+    // A count of days past a year says nothing a reader can plan by ("About 233326 days").
+    else if (data.days > DAYS_IN_A_YEAR) text = t("account.runwayOverAYear", { perDay });
     else text = t(data.days === 1 ? "account.runwayOneDay" : "account.runwayDays", { days: String(data.days), perDay });
   }
   return (
