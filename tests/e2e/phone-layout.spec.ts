@@ -77,6 +77,29 @@ test.describe("the console menu on a phone", () => {
     await expect(page).toHaveURL(/\/console\/charge-details$/);
     await expect(menu).not.toBeInViewport();
   });
+
+  test("is reached and opened by keyboard, and while closed its links are out of the keyboard's way", async ({ page, request }) => {
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/api-keys");
+    await expect(page.getByRole("heading", { level: 2 }).first()).toBeVisible();
+    const toggle = page.getByRole("button", { name: "Console menu" });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(page.locator("#console-menu")).toHaveAttribute("inert");
+    const inMenu = () => page.evaluate(() => document.activeElement?.closest("#console-menu") != null);
+    for (let i = 0; i < 15; i++) {
+      await page.keyboard.press("Tab");
+      expect(await inMenu(), `tab ${i + 1} reached the closed menu`).toBe(false);
+    }
+    await toggle.focus();
+    await page.keyboard.press("Enter");
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    await expect(page.locator("#console-menu")).not.toHaveAttribute("inert");
+    const menu = page.getByRole("menu", { name: "console" });
+    await expect(menu.getByRole("link").first()).toBeInViewport();
+    await page.keyboard.press("Shift+Tab");
+    expect(await inMenu(), "the open menu's links take the focus").toBe(true);
+  });
 });
 
 test.describe("the money tables on a phone", () => {

@@ -32,6 +32,7 @@ export const enConsole = {
     billingDetails: "Billing details",
     chargeDetails: "Charge details",
     tryIt: "Try it",
+    consoleMenu: "Console menu",
   },
   pages: {
     loginRequired: "Log in to see this page.",

@@ -81,6 +81,7 @@ export const zhCN: Messages = {
     billingDetails: "消费明细",
     chargeDetails: "充值明细",
     tryIt: "在线试用",
+    consoleMenu: "控制台菜单",
     userAgreement: "用户协议",
     privacy: "隐私协议",
     serviceLevel: "服务等级协议",

@@ -6,6 +6,7 @@ import { QueryClientProvider } from "@tanstack/react-query";
 // antd's own copy (not a dependency of ours): its StyleContext must be the one antd reads.
 import { StyleContext } from "@ant-design/cssinjs";
 import { App as AntApp, ConfigProvider, Layout, Menu, Result, Button } from "antd";
+import { BarsOutlined } from "@ant-design/icons";
 import enUS from "antd/locale/en_US";
 import zhCN from "antd/locale/zh_CN";
 import { CONSOLE_PAGES } from "#shared/site-routes";
@@ -118,8 +119,17 @@ export default function ConsoleLayout() {
               collapsed={menuClosed}
               onCollapse={setMenuClosed}
               onBreakpoint={setPhone}
+              // antd's phone trigger is a span its click toggles: a button inside it takes the keyboard's focus and clicks.
+              trigger={
+                <button type="button" className="console-menu-toggle" aria-label={t("nav.consoleMenu")} aria-expanded={!menuClosed} aria-controls="console-menu">
+                  <BarsOutlined />
+                </button>
+              }
             >
               <Menu
+                id="console-menu"
+                // A closed drawer's links are out of sight: out of the keyboard's way too.
+                inert={phone && menuClosed}
                 mode="inline"
                 selectedKeys={[selected]}
                 onClick={() => phone && setMenuClosed(true)}
