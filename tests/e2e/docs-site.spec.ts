@@ -1,9 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { sidewaysOverflow } from "./support/sideways";
 
-async function expectNoSidewaysScroll(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
 
 test("/docs lands on the start page, with the site's header and footer and no script but the language switch", async ({ page }) => {
   const response = await page.goto("/docs");
@@ -111,7 +108,7 @@ test.describe("on a phone", () => {
   test("the docs fit the screen and the page list comes before the text", async ({ page }) => {
     for (const path of ["/docs/zh-CN/quickstart.html", "/docs/zh-CN/errors.html", "/docs.html", "/docs/quickstart.html", "/docs/api.html", "/docs/errors.html"]) {
       await page.goto(path);
-      await expectNoSidewaysScroll(page);
+      expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     }
     const sidebar = await page.getByRole("navigation", { name: "Documentation" }).boundingBox();
     const heading = await page.getByRole("heading", { level: 1 }).boundingBox();

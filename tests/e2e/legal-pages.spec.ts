@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { openLandingPage } from "./support/foundation";
 import { E2E_SITE_IDENTITY } from "./support/site-identity";
+import { sidewaysOverflow } from "./support/sideways";
 
 const { COMPANY_NAME, CONTACT_EMAIL, LEGAL_EFFECTIVE_DATE } = E2E_SITE_IDENTITY;
 
@@ -17,10 +18,6 @@ function collectErrors(page: Page): string[] {
   return errors;
 }
 
-async function expectNoSidewaysScroll(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
 
 for (const legal of PAGES) {
   test.describe(legal.path, () => {
@@ -42,7 +39,7 @@ for (const legal of PAGES) {
       await page.setViewportSize({ width: 375, height: 740 });
       await page.goto(legal.path);
       await expect(page.locator('[data-layout="protocol"]')).toBeVisible();
-      await expectNoSidewaysScroll(page);
+      expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
       const contents = page.getByRole("navigation", { name: "Contents" });
       const last = contents.getByRole("link").last();
       const target = (await last.getAttribute("href"))!;

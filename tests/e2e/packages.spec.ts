@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, request as playwrightRequest, test, type Locator, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type Locator } from "@playwright/test";
 import { refundChargedCall, refundLot } from "../../src/server/modules/ledger/index";
 import { debit } from "../../src/server/modules/ledger/ledger";
 import { createCodes } from "../../src/server/modules/redemption/service";
@@ -19,6 +19,7 @@ import { axeViolations } from "./support/axe";
 import { opened } from "./support/dialogs";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 import { chooseOption } from "./support/selects";
+import { sidewaysOverflow } from "./support/sideways";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047); axe is
 // injected as a script, which the pages' CSP would refuse.
@@ -184,12 +185,6 @@ const linesOf = (element: Locator) =>
     return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
   });
 
-/**
- * How far the page reaches past the screen's width. Not past `innerWidth`: on a phone (isMobile) a
- * page wider than the screen widens the layout viewport to fit it, `innerWidth` with it, and the
- * difference stays 0; `clientWidth` stays the device's width.
- */
-const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 test.describe("in Chinese on a phone", () => {
   test.use({ locale: "zh-CN", viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
@@ -217,7 +212,7 @@ test.describe("in Chinese on a phone", () => {
     const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
     await expect(logged).toContainText("回显");
     await expect(logged).toContainText("由免费额度或次数包支付");
-    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     // Each table keeps its columns whole and scrolls: squeezed, Chinese breaks between any two
     // characters, down to a character a line.
     expect(await linesOf(logged.getByRole("cell").nth(1)), "lines of the call log's tool").toBe(1);
@@ -232,7 +227,7 @@ test.describe("in Chinese on a phone", () => {
     const toolCell = page.getByTestId("lots-table").getByRole("row").filter({ hasText: "免费额度" }).getByRole("cell").first();
     await expect(toolCell).toHaveText("回显");
     expect(await linesOf(toolCell), "lines of the lot's tool").toBe(1);
-    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     await api.dispose();
   });
 
@@ -264,7 +259,7 @@ test.describe("in Chinese on a phone", () => {
     await expect(list).toBeHidden();
     // The label, longer than the field, is cut short in it rather than widening the field and the page.
     await chooseOption(page, select, "100 QR codes");
-    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     expect(await rightOf(select), "the chosen package field's right edge").toBeLessThanOrEqual(await cardRight());
 
     await card.getByTestId("buy-package-submit").click();
@@ -276,7 +271,7 @@ test.describe("in Chinese on a phone", () => {
       expect(box.x + box.width, `the ${part}'s right edge`).toBeLessThanOrEqual(390);
     }
     await expect(dialog.getByTestId("buy-package-pay")).toHaveText("支付 ¥0.15");
-    expect(await sideways(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     await api.dispose();
   });
 });
