@@ -104,6 +104,29 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
     });
   });
 
+  // A table whose header is empty (`| | |`) is a list of facts: no header row, each row's first cell its label (a row header).
+  md.core.ruler.push("tollgate_fact_tables", (state) => {
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i]!.type !== "table_open" || tokens[i + 1]?.type !== "thead_open") continue;
+      const headEnd = tokens.findIndex((token, at) => at > i && token.type === "thead_close");
+      const head = tokens.slice(i + 1, headEnd + 1);
+      if (head.some((token) => token.type === "inline" && token.content.trim() !== "")) continue;
+      tokens[i]!.attrJoin("class", "facts");
+      tokens.splice(i + 1, head.length);
+      for (let at = i + 1; at < tokens.length && tokens[at]!.type !== "table_close"; at++) {
+        const token = tokens[at]!;
+        if (token.type !== "tr_open" || tokens[at + 1]?.type !== "td_open") continue;
+        const cellEnd = tokens.findIndex((t, k) => k > at + 1 && t.type === "td_close");
+        tokens[at + 1]!.type = "th_open";
+        tokens[at + 1]!.tag = "th";
+        tokens[at + 1]!.attrSet("scope", "row");
+        tokens[cellEnd]!.type = "th_close";
+        tokens[cellEnd]!.tag = "th";
+      }
+    }
+  });
+
   md.renderer.rules.heading_close = (tokens, idx) => {
     const token = tokens[idx]!;
     const id = (token.meta as { id?: string } | null)?.id;

@@ -47,6 +47,14 @@ describe("the Markdown renderer", () => {
     expect(html).not.toContain("style=");
   });
 
+  it("writes a table with an empty header as facts: no header row, each row's label a row header", () => {
+    const { html } = createMarkdownRenderer().render("| | |\n|---|---|\n| Tool ID | `echo` |\n| Price | ¥0.0001 |\n\n| A | B |\n|---|---|\n| 1 | 2 |\n");
+    expect(html).toContain('<table class="facts">\n<tbody>\n<tr>\n<th scope="row">Tool ID</th>\n<td><code>echo</code></td>\n</tr>\n<tr>\n<th scope="row">Price</th>');
+    expect(html.match(/<thead>/g)).toHaveLength(1);
+    expect(html).toContain("<th>A</th>");
+    expect(html).toContain("<td>1</td>");
+  });
+
   it("highlights fenced code through the highlighter, falling back to escaped code", () => {
     const renderer = createMarkdownRenderer({ highlight: (code, lang) => (lang === "sh" ? `<pre class="hl">${code.trim()}</pre>` : null) });
     const { html } = renderer.render("```sh example=curl\necho hi\n```\n\n```text\n<b>\n```\n");
