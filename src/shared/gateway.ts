@@ -41,12 +41,12 @@ export const spendLimitHoldMessage = (held: string, left: string) =>
   `this call needs ${held} held and this API key has ${left} left of its spend limit: raise the limit in the console or wait for its period to renew`;
 
 /**
- * `insufficient_balance` for a call of a tool without plans: what it needed held and what the
- * balance was. An LLM call holds what its longest answer would cost, so asking for fewer tokens
- * may let it through.
+ * `insufficient_balance` for a call of a tool without plans: what it needed held. Not the balance:
+ * an API key's holder may not be the account's owner. An LLM call holds what its longest answer
+ * would cost, so asking for fewer tokens may let it through.
  */
-export const insufficientBalanceHoldMessage = (held: string, balance: string, llm: boolean) =>
-  `this call needs ${held} held and the balance is ${balance}: top up to continue${llm ? ", or ask for fewer tokens (max_tokens or max_completion_tokens): an LLM call holds what its longest answer would cost" : ""}`;
+export const insufficientBalanceHoldMessage = (held: string, llm: boolean) =>
+  `this call needs ${held} held, more than the balance has: top up to continue${llm ? ", or ask for fewer tokens (max_tokens or max_completion_tokens): an LLM call holds what its longest answer would cost" : ""}`;
 
 /** Response header with the cost of the call, a decimal string in the site currency. */
 export const COST_HEADER = "x-tollgate-cost";

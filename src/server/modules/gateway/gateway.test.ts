@@ -180,11 +180,11 @@ describe("refusals: each has its status and code, and none costs anything", () =
     expect(await balanceOf(user.userId)).toBe("0.98");
   });
 
-  it("an empty balance → 402 insufficient_balance, saying what the call needed and what the balance was", async () => {
+  it("an empty balance → 402 insufficient_balance, saying what the call needed held and not the balance", async () => {
     const { user, key } = await funded("0.005");
     const res = await call(key.secret);
     expect(res.statusCode).toBe(402);
-    expect(res.json().error).toEqual({ code: "insufficient_balance", message: "this call needs ¥0.01 held and the balance is ¥0.005: top up to continue" });
+    expect(res.json().error).toEqual({ code: "insufficient_balance", message: "this call needs ¥0.01 held, more than the balance has: top up to continue" });
     expect(await balanceOf(user.userId)).toBe("0.005");
   });
 

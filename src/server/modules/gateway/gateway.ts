@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock";
 import type { Db } from "../../db/client";
-import { apiKeys, toolGrants, users } from "../../db/schema/index";
+import { apiKeys, toolGrants } from "../../db/schema/index";
 import { GroupCommitter } from "../../lib/group-commit";
 import type { RateLimiter } from "../../lib/rate-limiter";
 import type { Tool } from "../catalog/index";
@@ -173,10 +173,7 @@ export class Gateway {
     const quota = refused.prepaidLeft === undefined ? undefined : { [QUOTA_HEADER]: String(refused.prepaidLeft) };
     const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
     // What lots did not cover is not the hold: a call of a tool with plans keeps the plain message.
-    if (reason === "insufficient_balance" && heldFor !== "lots") {
-      const [user] = await this.db.select({ balance: users.balance }).from(users).where(eq(users.id, payer.userId));
-      return new GatewayError(reason, user ? insufficientBalanceHoldMessage(money(held), money(user.balance), heldFor === "llm") : undefined, quota);
-    }
+    if (reason === "insufficient_balance" && heldFor !== "lots") return new GatewayError(reason, insufficientBalanceHoldMessage(money(held), heldFor === "llm"), quota);
     if (reason !== "spend_limit_reached") return new GatewayError(reason, undefined, quota);
     const [key] = await this.db
       .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })

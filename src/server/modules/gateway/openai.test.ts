@@ -312,7 +312,7 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "insufficient_balance" });
     // The hold: the prompt's bytes at the input price and 4,096 tokens at the output price, about ¥0.033.
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toMatch(
-      /this call needs ¥0\.03\d+ held and the balance is ¥0\.02: top up to continue, or ask for fewer tokens \(max_tokens or max_completion_tokens\)/,
+      /this call needs ¥0\.03\d+ held, more than the balance has: top up to continue, or ask for fewer tokens \(max_tokens or max_completion_tokens\)/,
     );
     expect(received.length).toBe(before);
     expect(await balanceOf(userId)).toBe(parseMoney("0.02"));
