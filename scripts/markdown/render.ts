@@ -114,15 +114,16 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
       if (head.some((token) => token.type === "inline" && token.content.trim() !== "")) continue;
       tokens[i]!.attrJoin("class", "facts");
       tokens.splice(i + 1, head.length);
+      let rowHeader = false;
       for (let at = i + 1; at < tokens.length && tokens[at]!.type !== "table_close"; at++) {
         const token = tokens[at]!;
-        if (token.type !== "tr_open" || tokens[at + 1]?.type !== "td_open") continue;
-        const cellEnd = tokens.findIndex((t, k) => k > at + 1 && t.type === "td_close");
-        tokens[at + 1]!.type = "th_open";
-        tokens[at + 1]!.tag = "th";
-        tokens[at + 1]!.attrSet("scope", "row");
-        tokens[cellEnd]!.type = "th_close";
-        tokens[cellEnd]!.tag = "th";
+        if (token.type === "tr_open") rowHeader = true;
+        else if (rowHeader && (token.type === "td_open" || token.type === "td_close")) {
+          token.type = token.type === "td_open" ? "th_open" : "th_close";
+          token.tag = "th";
+          if (token.type === "th_open") token.attrSet("scope", "row");
+          else rowHeader = false;
+        }
       }
     }
   });
