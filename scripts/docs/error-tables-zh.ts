@@ -34,7 +34,7 @@ export const GATEWAY_MEANING_ZH: Record<GatewayErrorCode, string> = {
 
 export const GATEWAY_ADVICE_ZH: Partial<Record<GatewayErrorCode, string>> = {
   invalid_key: "使用 [API 密钥](/console/api-keys)页面上一个有效的密钥，发送 `Authorization: Bearer <API key>`。",
-  insufficient_balance: "[充值](/console/charge-details)后重试。",
+  insufficient_balance: "[充值](/console/charge-details)后重试。错误消息会给出本次调用需要预扣的金额；LLM 调用按最长回答的费用预扣，减少请求的 token 数（`max_tokens`）可能就能通过。",
   spend_limit_reached: "在 [API 密钥](/console/api-keys)页面提高或取消该密钥的消费限额，或改用其他密钥。",
   prepaid_exhausted: "[购买](/console/charge-details)该工具的次数包，或在 [API 密钥](/console/api-keys)页面把该密钥设为预付用量用完后从余额扣费。响应头 `X-Quota-Remaining` 给出剩余的免费额度和次数包用量。",
   ip_not_allowed: "从该密钥 IP 白名单中的地址调用，或把此地址加入白名单。",

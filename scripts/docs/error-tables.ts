@@ -12,7 +12,7 @@ const HEADERS: Record<DocsLanguage, { gateway: string; console: string; outcomes
 
 const GATEWAY_ADVICE: Partial<Record<GatewayErrorCode, string>> = {
   invalid_key: "Send `Authorization: Bearer <API key>` with an active key from [API keys](/console/api-keys).",
-  insufficient_balance: "[Top up](/console/charge-details), then retry.",
+  insufficient_balance: "[Top up](/console/charge-details), then retry. The message says what the call needed held; an LLM call holds what its longest answer would cost, so asking for fewer tokens (`max_tokens`) may let it through.",
   spend_limit_reached: "Raise or remove the key's spend limit on [API keys](/console/api-keys), or use another key.",
   prepaid_exhausted: "[Buy a package](/console/charge-details) of the tool, or set the key to pay from the balance once prepaid units run out on [API keys](/console/api-keys). The `X-Quota-Remaining` header gives the units left.",
   ip_not_allowed: "Call from an address on the key's IP allowlist, or add this address to it.",

@@ -164,8 +164,10 @@ export class Gateway {
   }
 
   /**
-   * A charge the database refused. Over a spend limit, the message gives what the call needed held
-   * and what the key had left, read after the refusal (the charge statement reports only why).
+   * A charge the database refused. Short of balance, the message gives what the call needed held
+   * (`heldFor`: a tool with plans' lots leave a rest that is not the hold, so it keeps the plain
+   * message). Over a spend limit, it gives the hold and what the key had left, read after the refusal
+   * (the charge statement reports only why).
    */
   private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint, heldFor: "call" | "llm" | "lots"): Promise<GatewayError> {
     const { reason } = refused;
