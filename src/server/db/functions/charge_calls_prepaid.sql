@@ -1,6 +1,7 @@
 -- Charges a batch of calls of tools with free quotas or packages in one statement: the batch form
 -- of charge_call's draws (docs/decisions/054), as charge_calls is of its flat charge. Locks the users in
--- id order, makes the free quotas' lots the batch needs, and locks the lots the batch may draw.
+-- id order, makes the free quotas' lots the batch is offered, and reads the lots the batch may draw
+-- without locks of their own: every writer that takes units out of a lot holds its user's lock.
 -- Then each user's calls of a tool, in arrival order, take their units from that user's usable lots
 -- of it in draw order, each seeing what the calls before it left (a loop over arrays in memory: a
 -- statement of window functions and joins cost more than the loop's few steps a call), the rests
@@ -54,26 +55,27 @@ DECLARE
   "afters" bigint[];
 BEGIN
   PERFORM FROM users WHERE id = ANY("p_user_ids") ORDER BY id FOR UPDATE;
-  INSERT INTO unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
-    SELECT DISTINCT ON (f.user_id, f.tool_id, f.free_from) f.user_id, f.tool_id, 'free', 'free', f.free_units, f.free_units, f.free_from, f.free_until, f.created_at,
-           'free:' || to_char(f.free_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-      FROM unnest("p_user_ids", "p_tool_ids", "p_free_units", "p_free_froms", "p_free_untils", "p_created_ats") AS f(user_id, tool_id, free_units, free_from, free_until, created_at)
-     WHERE f.free_units > 0
-     ORDER BY f.user_id, f.tool_id, f.free_from, f.created_at
-    ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+  IF 0 < ANY("p_free_units") THEN
+    INSERT INTO unit_lots (user_id, tool_id, source, label, units_granted, units_left, effective_at, expires_at, created_at, origin)
+      SELECT DISTINCT ON (f.user_id, f.tool_id, f.free_from) f.user_id, f.tool_id, 'free', 'free', f.free_units, f.free_units, f.free_from, f.free_until, f.created_at,
+             'free:' || to_char(f.free_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        FROM unnest("p_user_ids", "p_tool_ids", "p_free_units", "p_free_froms", "p_free_untils", "p_created_ats") AS f(user_id, tool_id, free_units, free_from, free_until, created_at)
+       WHERE f.free_units > 0
+       ORDER BY f.user_id, f.tool_id, f.free_from, f.created_at
+      ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+  END IF;
   SELECT min(a), max(a) INTO "first_at", "last_at" FROM unnest("p_created_ats") AS a;
 
-  -- The lots any call of the batch could draw, locked, in draw order; `lots_throughout`: every one usable at every call's time.
+  -- The lots any call of the batch could draw, in draw order; `lots_throughout`: every one usable at every call's time.
   SELECT coalesce(array_agg(l.id ORDER BY l.o), '{}'), coalesce(array_agg(l.user_id ORDER BY l.o), '{}'), coalesce(array_agg(l.tool_id ORDER BY l.o), '{}'),
          coalesce(array_agg(l.source::text ORDER BY l.o), '{}'), coalesce(array_agg(l.units_left ORDER BY l.o), '{}'),
          coalesce(bool_and(l.effective_at <= "first_at" AND l.expires_at > "last_at"), true)
     INTO "lot_ids", "lot_users", "lot_tools", "lot_sources", "lot_lefts", "lots_throughout"
     FROM (SELECT l.id, l.user_id, l.tool_id, l.source, l.units_left, l.effective_at, l.expires_at,
                  row_number() OVER (ORDER BY l.user_id, l.tool_id, (l.source = 'free') DESC, l.expires_at, l.id) AS o
-            FROM (SELECT l.* FROM unit_lots l
-                   WHERE (l.user_id, l.tool_id) IN (SELECT DISTINCT u, t FROM unnest("p_user_ids", "p_tool_ids") AS c(u, t))
-                     AND l.units_left > 0 AND l.refunded_at IS NULL AND l.effective_at <= "last_at" AND l.expires_at > "first_at"
-                   ORDER BY l.id FOR UPDATE) AS l) AS l;
+            FROM unit_lots l
+           WHERE (l.user_id, l.tool_id) IN (SELECT DISTINCT u, t FROM unnest("p_user_ids", "p_tool_ids") AS c(u, t))
+             AND l.units_left > 0 AND l.refunded_at IS NULL AND l.effective_at <= "last_at" AND l.expires_at > "first_at") AS l;
   "lot_count" := cardinality("lot_ids");
 
   -- Each call's draws, in arrival order: its units from its user's lots of its tool in draw order,
