@@ -6,7 +6,8 @@
  * and its plans calls are measured in the same rounds, so a change to the function is compared in one run.
  * With BENCH_DATA_DIR set, PGlite runs as the server runs it: on its own thread, on a new data folder
  * there (CPU is then the process's, both threads).
- * `[BENCH_DATA_DIR=/tmp/folder] npx tsx bench/gateway/charge-sql.ts [calls per round] [candidate .sql]`
+ * BENCH_ROUNDS (default 6) sets how many rounds each kind takes turns at; more of them steady the median on a busy machine.
+ * `[BENCH_DATA_DIR=/tmp/folder] [BENCH_ROUNDS=n] npx tsx bench/gateway/charge-sql.ts [calls per round] [candidate .sql]`
  */
 import fs from "node:fs";
 import { sql, type SQL } from "drizzle-orm";
@@ -15,7 +16,8 @@ import { CHARGE_CALL } from "../../src/server/modules/ledger/charges";
 
 const CALLS = Number(process.argv[2] ?? 2000);
 const replacement = process.argv[3];
-const ROUNDS = 6;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS must be a whole number of at least 1: ${process.env.BENCH_ROUNDS}`);
 const PRICE = 100;
 
 const dataDir = process.env.BENCH_DATA_DIR;

@@ -11,7 +11,8 @@
 -- already answered) and each lot's draw, recorded on the usage row when one package or grant paid
 -- all the prepaid units, else with a `lot_moves` row per lot; a refused call writes nothing.
 -- The user's row is locked before the lots are read and every writer that takes units out of a
--- lot holds that lock, so the lots are read without locks of their own. The prepaid columns are
+-- lot holds that lock, so the lots are read without locks of their own; under it a call the first
+-- lot in draw order pays whole (most calls) is drawn, counted and written in one statement. The prepaid columns are
 -- null for a flat-priced tool; `o_prepaid_draws` says where the units came from, in draw order, as
 -- `source:units` pairs joined by commas (for the metrics).
 CREATE OR REPLACE FUNCTION "charge_call"(
@@ -44,6 +45,60 @@ BEGIN
         VALUES ("p_user_id", "p_tool_id", 'free', 'free', "p_free_units", "p_free_units", "p_free_from", "p_free_until", "p_created_at",
                 'free:' || to_char("p_free_from" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
         ON CONFLICT (user_id, tool_id, origin) DO NOTHING;
+    END IF;
+    -- Most calls are paid whole by the first lot in draw order: one statement draws them, counts the
+    -- key's use and writes the usage row (and a free lot's move). A key that refuses the call has
+    -- its units put back. Otherwise the loop below.
+    IF "p_units" > 0 THEN
+      WITH "first" AS (
+             SELECT l.id, (sum(l.units_left) OVER ())::bigint AS total FROM unit_lots l
+              WHERE l.user_id = "p_user_id" AND l.tool_id = "p_tool_id" AND l.units_left > 0
+                AND l.effective_at <= "p_created_at" AND l.expires_at > "p_created_at" AND l.refunded_at IS NULL
+              ORDER BY (l.source = 'free') DESC, l.expires_at, l.id LIMIT 1),
+           "d" AS (
+             UPDATE unit_lots l SET units_left = l.units_left - "p_units" FROM "first" f
+              WHERE l.id = f.id AND l.units_left >= "p_units"
+              RETURNING l.id, l.source, f.total),
+           "k" AS (
+             UPDATE api_keys k SET
+                 last_used_at = greatest(k.last_used_at, "p_created_at"),
+                 period_start = CASE WHEN k.spend_limit_period <> 'lifetime'
+                                      AND (k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start)
+                                     THEN spend_period_start(k.spend_limit_period, "p_created_at") ELSE k.period_start END,
+                 period_spent = CASE WHEN k.spend_limit_period <> 'lifetime'
+                                      AND (k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start)
+                                     THEN 0 ELSE k.period_spent END
+              WHERE k.id = "p_key_id" AND EXISTS (SELECT FROM "d")
+                AND (k.spend_limit IS NULL
+                     OR CASE WHEN k.spend_limit_period = 'lifetime' THEN k.spent
+                             WHEN k.period_start IS NULL OR spend_period_start(k.spend_limit_period, "p_created_at") > k.period_start THEN 0
+                             ELSE k.period_spent END <= k.spend_limit)
+              RETURNING CASE WHEN k.spend_limit_period <> 'lifetime' THEN k.period_start END AS counted_period),
+           "r" AS (
+             INSERT INTO usage_records (user_id, api_key_id, tool_id, units, amount, status, request_id, created_at, http_status, latency_ms,
+                                        completed_at, spend_period_start, prepaid_units, drawn_lot_id, drawn_lot_units)
+               SELECT "p_user_id", "p_key_id", "p_tool_id", "p_units", 0,
+                      CASE WHEN "p_http_status" IS NULL THEN 'pending' ELSE 'succeeded' END::usage_status,
+                      "p_request_id", "p_created_at", "p_http_status", "p_latency", "p_completed_at", k.counted_period, "p_units",
+                      CASE WHEN d.source <> 'free' THEN d.id END, CASE WHEN d.source <> 'free' THEN "p_units" ELSE 0 END
+                 FROM "d", "k"
+               RETURNING id),
+           "m" AS (
+             INSERT INTO lot_moves (lot_id, usage_id, units, kind, created_at)
+               SELECT d.id, r.id, "p_units", 'draw', "p_created_at" FROM "d", "r" WHERE d.source = 'free')
+      SELECT d.id, d.source, d.total, r.id AS r_id INTO "lot" FROM "d" LEFT JOIN "r" ON true;
+      IF "lot".id IS NOT NULL THEN
+        IF "lot".r_id IS NOT NULL THEN
+          RETURN QUERY SELECT 'ok'::text, "lot".r_id, "balance", "p_units", "lot".total - "p_units", "lot".source || ':' || "p_units";
+          RETURN;
+        END IF;
+        UPDATE unit_lots SET units_left = units_left + "p_units" WHERE id = "lot".id;
+        IF NOT EXISTS (SELECT FROM api_keys WHERE id = "p_key_id") THEN
+          RAISE EXCEPTION 'charge for a missing user or key (%)', "p_request_id";
+        END IF;
+        RETURN QUERY SELECT 'spend_limit_reached'::text, NULL::bigint, NULL::bigint, NULL::bigint, "lot".total, NULL::text;
+        RETURN;
+      END IF;
     END IF;
     "left_before" := 0;
     "draws" := '';

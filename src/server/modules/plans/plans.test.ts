@@ -402,6 +402,24 @@ describe("under concurrency", () => {
     expect(await balanceOf(user.userId)).toBe("1.00");
     await expectConsistent();
   });
+
+  it("a key past its spend limit is refused a call a lot would pay whole, and the lot keeps its units", async () => {
+    const { user } = await funded("1");
+    const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.userId, user.userId));
+    const terms = packageTerms(t.app.catalog.get("units")!, "big")!;
+    await grantPackage(t.database.db, { userId: user.userId, terms: { ...terms, units: 10 }, count: 1, at: t.clock.now(), idempotencyKey: "ten" });
+    // A limit lowered below what the key had spent: even a call that costs no money is refused.
+    await t.database.db.update(apiKeys).set({ spent: 20_000n, spendLimit: 10_000n }).where(eq(apiKeys.id, key!.id));
+    const at = t.clock.now();
+    const prepaid = { price: 10_000n, freeUnits: 0, freeFrom: at, freeUntil: at, stopWhenOut: false };
+    const [outcome] = await chargeBatch(t.database.db, [
+      { userId: user.userId, apiKeyId: key!.id, toolId: "units", units: 3, amount: 30_000n, requestId: "past-limit", at, prepaid },
+    ]);
+    expect(outcome).toEqual({ ok: false, reason: "spend_limit_reached", prepaidLeft: 10 });
+    expect((await lotsOf(user.userId)).map((l) => l.unitsLeft)).toEqual([10]);
+    expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, user.userId))).toEqual([]);
+    await expectConsistent();
+  });
 });
 
 describe("a user with a year of free quotas behind them", () => {
