@@ -77,4 +77,9 @@ export const alertAttempts = pgTable(
 export const alertScan = pgTable("alert_scan", {
   id: integer("id").primaryKey(),
   scannedTo: timestamp("scanned_to", { withTimezone: true }).notNull(),
+  /** Ledger entries up to this id were all stamped before any window a scan can still read: scans start after it. */
+  passedId: bigint("passed_id", { mode: "number" }).notNull().default(0),
+  /** The highest ledger id a scan saw at mark_at; it becomes passed_id once mark_at is that far behind. */
+  markId: bigint("mark_id", { mode: "number" }).notNull().default(0),
+  markAt: timestamp("mark_at", { withTimezone: true }).notNull().default(sql`'-infinity'`),
 });

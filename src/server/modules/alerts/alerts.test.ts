@@ -1,10 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseMoney } from "#shared/money";
 import { alertAttempts, alertDeliveries, idempotencyKeys } from "../../db/schema/index";
+import { queryRows } from "../../db/client";
 import { createSealer } from "../../lib/crypto";
 import { readOutbox } from "../../testing/sms-outbox";
 import { tempDataDir } from "../../testing/temp-dir";
@@ -296,6 +297,39 @@ describe("a charge that takes the balance below the threshold", () => {
     expect(received.map((r) => r.path)).toEqual([`/hook/${user.userId}`]);
     expect(smsTo(settling.phone)).toEqual([]);
     expect((await settings(settling)).json().deliveries).toEqual([]);
+  });
+
+  it("alerts a charge that commits after later entries of the ledger were scanned", async () => {
+    // Scans 2 minutes apart, so the scan reads the ledger from its recent entries on.
+    await t.app.alertsJob.runOnce();
+    t.clock.advance(130_000);
+    await t.app.alertsJob.runOnce();
+
+    // A charge (1.50 → 0.50) whose transaction takes its ledger id, then commits only after another
+    // user's charge, written after it, has committed and been scanned. PGlite has one session, so
+    // the id taken is handed to the charge as it writes by setting the ledger's sequence back.
+    const late = await withAlerts("1.50", "1");
+    const other = await withAlerts("1.50", "1");
+    const [taken] = await queryRows<{ id: string }>(t.database.db, sql`select nextval('ledger_entries_id_seq')::text as id`);
+    const stamped = t.clock.now();
+    await charge([{ userId: other.user.userId, keyId: other.keyId, amount: "1" }]);
+    await t.app.alertsJob.runOnce();
+    expect(received.map((r) => r.path)).toEqual([`/hook/${other.user.userId}`]);
+
+    t.clock.advance(5_000);
+    const requestId = `alert-late-${process.pid}`;
+    await t.database.db.execute(sql`select setval('ledger_entries_id_seq', ${taken!.id}::bigint, false)`);
+    await chargeBatch(t.database.db, [{ userId: late.user.userId, apiKeyId: late.keyId, toolId: "echo", units: 1, amount: parseMoney("1"), requestId, at: stamped, ended: { httpStatus: 200, latencyMs: 1, at: stamped } }]);
+    await t.database.db.execute(sql`select setval('ledger_entries_id_seq', (select max(id) from ledger_entries))`);
+    const written = await queryRows<{ id: string; later: boolean }>(
+      t.database.db,
+      sql`select id::text as id, id < (select max(id) from ledger_entries where user_id = ${other.user.userId}) as later from ledger_entries where idempotency_key = ${`usage:${requestId}`}`,
+    );
+    expect(written).toEqual([{ id: taken!.id, later: true }]);
+
+    await t.app.alertsJob.runOnce();
+    expect(smsTo(late.user.phone).map((m) => m.text)).toEqual(["[Tollgate] Your balance is 0.50, below your alert threshold of 1.00. Top up to keep your API calls running."]);
+    expect(received.map((r) => r.path)).toEqual([`/hook/${other.user.userId}`, `/hook/${late.user.userId}`]);
   });
 
   it("a batch that crosses the line for 100 users sends exactly 100 SMS and 100 webhooks", async () => {

@@ -15,8 +15,12 @@ import type { WebhookSender } from "./webhook-sender";
 const SCAN_GRACE_MS = 60_000;
 /** How long a pending hold waits for its call to end before it is judged as it stands; well inside SCAN_GRACE_MS, so it is scanned again. */
 const HOLD_SETTLE_WAIT_MS = 30_000;
-/** Refunds are stamped by the process that settled them: a refund written after a charge is looked for this far before the scan's start. */
-const REFUND_CLOCK_SLACK_MS = 60_000;
+/**
+ * How far apart the fleet's clocks may be. Refunds are stamped by the process that settled them: a
+ * refund written after a charge is looked for this far before the scan's start. And a ledger id a
+ * scan saw at its own time is passed over only once the window is this far past that time.
+ */
+const CLOCK_SLACK_MS = 60_000;
 /** A claimed delivery is not claimed again for this long, unless its sender finished with it. */
 const CLAIM_LEASE_MS = 120_000;
 /** Waits after each failed attempt; after the last, the delivery has failed. */
@@ -37,8 +41,19 @@ const attemptsAllowed = (delivery: Pick<Claimed, "event_type">) => (delivery.eve
  * earlier call's hold gave back after a charge is added to that charge's balances too: a charge
  * made while another call held more than it cost is judged by the balance the user had. One
  * running sum per user over the scan's entries (`given_back`), not a lookup per charge.
+ *
+ * The window is read by ledger id, from `passed_id` on (`alert_scan`): no entry up to it can be
+ * stamped in a window still to be read. An id is taken when its entry is written, after it was
+ * stamped, so every entry up to the highest id a scan sees was stamped before that scan (`mark_id`
+ * at `mark_at`), however late it committed; once every later window starts CLOCK_SLACK_MS after
+ * mark_at, the mark is passed and the scan takes a new one. A scan reads from 2 to 4 minutes of
+ * the ledger, and the whole of it until its first mark has passed.
  */
 export async function findCrossings(db: Db, now: Date): Promise<number> {
+  // Read first, so the planner knows how few entries lie after it.
+  const [scan] = await queryRows<{ passed_id: number | string }>(db, sql`select passed_id from alert_scan where id = 1`);
+  const passedId = scan?.passed_id ?? 0;
+  const markPassed = sql`alert_scan.mark_at <= greatest(alert_scan.scanned_to, excluded.scanned_to) - ${`${SCAN_GRACE_MS + CLOCK_SLACK_MS} milliseconds`}::interval`;
   const rows = await queryRows<{ n: number | string }>(
     db,
     sql`with since as (
@@ -46,21 +61,22 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
                  - ${`${SCAN_GRACE_MS} milliseconds`}::interval as at),
         charges as (
           select e.id, e.user_id, e.amount, e.balance_after, e.reference, e.created_at, s.threshold, s.webhook_url
-          from alert_settings s
-          join ledger_entries e on e.user_id = s.user_id
-          where s.threshold is not null and e.kind = 'charge'
+          from ledger_entries e
+          join alert_settings s on s.user_id = e.user_id
+          where e.id > ${passedId}::bigint and s.threshold is not null and e.kind = 'charge'
             and e.created_at >= greatest(s.watched_since, (select at from since))),
         -- The gateway's refunds of calls, written since the scan's start: each gives its amount back
-        -- to every entry from its call's charge up to itself. Only those of users with a charge in
-        -- charges (so watched ones): the sum is per user and read only at charges, so another
-        -- user's refunds change nothing.
+        -- to every entry from its call's charge up to itself. Only those after passed_id: a refund
+        -- comes after its call's charge, so one before every charge read gives back nothing after
+        -- them. Those of users with no charge read change nothing either (the sum is per user and
+        -- read only at charges), but a filter on them plans as a loop over charges per refund.
         refunds as (
           select lr.user_id, lr.id, lc.id as charge_id, lr.amount
           from ledger_entries lr
           join ledger_entries lc on lc.user_id = lr.user_id and lc.idempotency_key = 'usage:' || lr.reference
-          where lr.user_id in (select user_id from charges)
+          where lr.id > ${passedId}::bigint
             and lr.kind = 'refund' and lr.idempotency_key = 'refund:' || lr.reference
-            and lr.created_at >= (select at from since) - ${`${REFUND_CLOCK_SLACK_MS} milliseconds`}::interval),
+            and lr.created_at >= (select at from since) - ${`${CLOCK_SLACK_MS} milliseconds`}::interval),
         -- Given back after a charge by calls charged up to it, its own included: the refunds written
         -- after it, less those of calls charged after it; a running sum from the newest entry down.
         steps as (
@@ -89,8 +105,12 @@ export async function findCrossings(db: Db, now: Date): Promise<number> {
           on conflict (ledger_entry_id, channel) do nothing
           returning 1),
         moved as (
-          insert into alert_scan (id, scanned_to) values (1, ${now.toISOString()}::timestamptz)
-          on conflict (id) do update set scanned_to = greatest(alert_scan.scanned_to, excluded.scanned_to))
+          insert into alert_scan (id, scanned_to, mark_id, mark_at)
+          values (1, ${now.toISOString()}::timestamptz, (select coalesce(max(id), 0) from ledger_entries), ${now.toISOString()}::timestamptz)
+          on conflict (id) do update set scanned_to = greatest(alert_scan.scanned_to, excluded.scanned_to),
+            passed_id = case when ${markPassed} then alert_scan.mark_id else alert_scan.passed_id end,
+            mark_id = case when ${markPassed} then excluded.mark_id else alert_scan.mark_id end,
+            mark_at = case when ${markPassed} then excluded.mark_at else alert_scan.mark_at end)
         select count(*) as n from written`,
   );
   return Number(rows[0]?.n ?? 0);

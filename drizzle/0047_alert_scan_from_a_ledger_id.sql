@@ -1,0 +1,4 @@
+-- The alerts scan reads the ledger from an id, not all of it: passed_id is where it starts, taken from a mark (the highest id seen at mark_at) once the window has left mark_at behind (outbox.ts, findCrossings). The row's first scan after this marks, and reads all of the ledger as before until the mark has passed.
+ALTER TABLE "alert_scan" ADD COLUMN "passed_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "alert_scan" ADD COLUMN "mark_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "alert_scan" ADD COLUMN "mark_at" timestamp with time zone DEFAULT '-infinity' NOT NULL;
