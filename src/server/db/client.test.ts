@@ -68,6 +68,12 @@ describe("a PostgreSQL pool", () => {
     expect(await queryRows(database.db, sql`select 1 as one`)).toEqual([{ one: 1 }]);
     await database.close();
   });
+
+  it("runs its statements without JIT compilation, whatever the server's default", async () => {
+    const database = openPostgres(POSTGRES_URL, 1);
+    expect(await queryRows(database.db, sql`select current_setting('jit') as jit`)).toEqual([{ jit: "off" }]);
+    await database.close();
+  });
 });
 
 describe("a statement prepared by name (the database under test)", () => {

@@ -67,7 +67,9 @@ const STDERR_LOG: DatabaseLog = {
 };
 
 export function openPostgres(url: string, poolSize = 10, log: DatabaseLog = STDERR_LOG): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // Every statement here is short or a bounded scan: JIT compiling one costs more than it saves
+  // (1.6 s of compiling for a 0.2 s scan of a 600,000-entry ledger, decision 021).
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: "-c jit=off" });
   pool.on("error", (error) => log.warn({ err: error }, "an idle database connection was lost; the pool opens another on next use"));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
