@@ -1,16 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { CONSOLE_PAGES, PRERENDERED_PATHS } from "../../src/shared/site-routes";
 import { loginViaApi, signInPage } from "./support/auth";
+import { sidewaysOverflow } from "./support/sideways";
 
 /** Issue 42: on a phone no page is wider than the screen, signed out or in. */
 
 const WIDTHS = [360, 390];
 const SIGNED_OUT = [...PRERENDERED_PATHS, "/docs.html", ...CONSOLE_PAGES];
-
-/** How far the page reaches past the screen's width (a phone widens its layout viewport to fit, so the screen is the measure). */
-async function overflow(page: Page, width: number): Promise<number> {
-  return page.evaluate((screen) => document.documentElement.scrollWidth - screen, width);
-}
 
 for (const width of WIDTHS) {
   test.describe(`${width} px wide`, () => {
@@ -21,7 +17,8 @@ for (const width of WIDTHS) {
       for (const path of SIGNED_OUT) {
         await page.goto(path);
         await page.waitForLoadState("networkidle");
-        if ((await overflow(page, width)) > 0) wide.push(`${path}: ${await overflow(page, width)} px`);
+        const overflow = await sidewaysOverflow(page);
+        if (overflow > 0) wide.push(`${path}: ${overflow} px`);
       }
       expect(wide).toEqual([]);
     });
@@ -33,7 +30,8 @@ for (const width of WIDTHS) {
       for (const path of CONSOLE_PAGES) {
         await page.goto(path);
         await page.waitForLoadState("networkidle");
-        if ((await overflow(page, width)) > 0) wide.push(`${path}: ${await overflow(page, width)} px`);
+        const overflow = await sidewaysOverflow(page);
+        if (overflow > 0) wide.push(`${path}: ${overflow} px`);
       }
       expect(wide).toEqual([]);
     });
@@ -70,7 +68,7 @@ test.describe("the console menu on a phone", () => {
     await expect(menu.getByRole("link").first()).toBeInViewport();
     // The page keeps its width under the open menu instead of being squeezed beside it.
     expect((await content.boundingBox())?.width).toBe(before?.width);
-    expect(await overflow(page, 390)).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
 
     // Choosing a page closes the drawer on it.
     await menu.getByRole("link", { name: "Charge details" }).click();
