@@ -146,6 +146,7 @@ export const enConsole = {
       streamCut: "Not charged: the tool's stream broke",
       replayed: "Not charged: a retry answered from the first call",
       refundedLate: "Not charged: refunded after the call ran too long",
+      gatewayAnswered: "Not charged: answered by the gateway, without calling the tool",
       prepaid: "Paid from free quotas or packages",
     },
     detail: {

@@ -167,6 +167,7 @@ export const zhCN: Messages = {
       streamCut: "未扣费：工具的流式响应中断",
       replayed: "未扣费：重试取回了首次调用的响应",
       refundedLate: "未扣费：调用运行过久，已退款",
+      gatewayAnswered: "未扣费：由网关直接返回，未调用工具",
       prepaid: "由免费额度或次数包支付",
     },
     detail: {

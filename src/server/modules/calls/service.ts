@@ -76,7 +76,10 @@ export function notChargedReason(row: { outcome: CallOutcome; amount: bigint; pr
   if (row.prepaidUnits > 0) return "paid from free quotas or packages";
   switch (row.outcome) {
     case "served":
-      return "not charged: refunded after the call outlived the abandoned-call window";
+      // A served call the tool never answered was the gateway's own answer (an LLM tool's list of models).
+      return row.upstreamStatus === null
+        ? "not charged: answered by the gateway, without calling the tool"
+        : "not charged: refunded after the call outlived the abandoned-call window";
     case "replayed":
       return "not charged: a retry answered with the first call's answer";
     case "tool_rejected":

@@ -443,7 +443,7 @@ describe("the other OpenAI routes", () => {
   });
 
   it("lists the tool's models from the catalog, free and without calling the upstream", async () => {
-    const { userId, secret } = await funded("5");
+    const { userId, headers, secret } = await funded("5");
     const before = received.length;
     const models = [];
     for await (const model of client(secret).models.list()) models.push(model.id);
@@ -452,6 +452,12 @@ describe("the other OpenAI routes", () => {
     expect(received.length).toBe(before);
     expect(await balanceOf(userId)).toBe(parseMoney("5"));
     expect(await t.database.db.select().from(usageRecords).where(eq(usageRecords.userId, userId))).toEqual([]);
+    await t.app.callLog.drain();
+    const logged = await t.app.inject({ url: "/api/v1/console/calls", headers });
+    expect(logged.json().items.map((row: { outcome: string; amount: string; notChargedReason: string }) => [row.outcome, row.amount, row.notChargedReason])).toEqual([
+      ["served", "0.00", "not charged: answered by the gateway, without calling the tool"],
+      ["served", "0.00", "not charged: answered by the gateway, without calling the tool"],
+    ]);
   });
 
   it("refuses other paths with 404 before any hold", async () => {

@@ -7,7 +7,7 @@ export function notChargedText(t: Translate, row: Pick<CallRow, "outcome" | "amo
   if (row.prepaidUnits > 0) return t("calls.reason.prepaid");
   switch (row.outcome) {
     case "served":
-      return t("calls.reason.refundedLate");
+      return row.upstreamStatus === null ? t("calls.reason.gatewayAnswered") : t("calls.reason.refundedLate");
     case "replayed":
       return t("calls.reason.replayed");
     case "tool_rejected":
