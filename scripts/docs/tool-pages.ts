@@ -16,30 +16,33 @@ function modelsSection(currency: string, words: DocsStrings): string {
     [words.tool.models.header, "|---|---:|---:|---:|", `| \`${s("modelId")}\` | ${currency}${s("modelInput")} | ${currency}${s("modelCached")} | ${currency}${s("modelOutput")} |`].join("\n"),
     `## ${words.tool.example} {#example}`,
     words.tool.models.exampleIntro,
-    "```js",
-    'import OpenAI from "openai";',
-    "",
-    'const client = new OpenAI({ apiKey: process.env.API_KEY, baseURL: "{{gatewayBase}}/{{toolId}}" });',
-    "",
-    `const answer = await client.chat.completions.create({ model: "${s("model")}", messages: [{ role: "user", content: "Hello" }] });`,
-    "console.log(answer.choices[0].message.content);",
-    "",
-    `const stream = await client.chat.completions.create({ model: "${s("model")}", messages: [{ role: "user", content: "Hello" }], stream: true });`,
-    'for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta.content ?? "");',
-    "```",
+    codeBlock("js", [
+      'import OpenAI from "openai";',
+      "",
+      'const client = new OpenAI({ apiKey: process.env.API_KEY, baseURL: "{{gatewayBase}}/{{toolId}}" });',
+      "",
+      `const answer = await client.chat.completions.create({ model: "${s("model")}", messages: [{ role: "user", content: "Hello" }] });`,
+      "console.log(answer.choices[0].message.content);",
+      "",
+      `const stream = await client.chat.completions.create({ model: "${s("model")}", messages: [{ role: "user", content: "Hello" }], stream: true });`,
+      'for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta.content ?? "");',
+    ]),
   ].join("\n\n");
 }
+
+/** A fenced code block: its lines joined by single line breaks, where the page's blocks are joined by blank lines. */
+const codeBlock = (language: string, lines: string[]) => ["```" + language, ...lines, "```"].join("\n");
 
 function genericExample(words: DocsStrings): string {
   return [
     `## ${words.tool.example} {#example}`,
     words.tool.genericExample,
-    "```sh",
-    `curl -X ${s("method")} "{{gatewayBase}}/{{toolId}}" \\`,
-    '  -H "Authorization: Bearer $API_KEY" \\',
-    '  -H "content-type: application/json" \\',
-    "  -d '{}'",
-    "```",
+    codeBlock("sh", [
+      `curl -X ${s("method")} "{{gatewayBase}}/{{toolId}}" \\`,
+      '  -H "Authorization: Bearer $API_KEY" \\',
+      '  -H "content-type: application/json" \\',
+      "  -d '{}'",
+    ]),
   ].join("\n\n");
 }
 
