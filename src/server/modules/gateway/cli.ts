@@ -114,6 +114,8 @@ export const callsShowCommand: CliCommand = {
       outputAmount: formatMoney(tokens.outputAmount),
       origin: tokens.origin,
     };
+    // An LLM call's usage row counts the micro-units it was held and charged (decision 051); what it used is its tokens, as billing details say.
+    const units = tokens ? tokens.inputTokens + tokens.outputTokens : who.units;
     const amount = formatMoney(call ? call.amount : log!.amount);
     const at = call ? call.createdAt : log!.receivedAt;
     const document = {
@@ -123,7 +125,7 @@ export const callsShowCommand: CliCommand = {
       tool: who.toolId,
       status: call?.status ?? null,
       httpStatus: call ? call.httpStatus : log!.httpStatus,
-      units: who.units,
+      units,
       amount,
       latencyMs: call?.latencyMs ?? null,
       createdAt: at.toISOString(),
@@ -143,8 +145,7 @@ export const callsShowCommand: CliCommand = {
         ["key", `#${who.apiKeyId}`],
         ["tool", escapeUnprintable(who.toolId)],
         ["status", call ? `${call.status}${call.httpStatus === null ? "" : ` (HTTP ${call.httpStatus})`}` : "not charged"],
-        // An LLM call's units are the micro-units it was held and charged (decision 051): its tokens say what it used.
-        ["units", String(who.units)],
+        ["units", String(units)],
         ...(llm
           ? ([
               ["model", llm.model],

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spendLimitHoldMessage } from "#shared/gateway";
 import { formatMoney, parseMoney } from "#shared/money";
 import { ledgerEntries, llmUsage, usageRecords, users } from "../../db/schema/index";
+import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
 import { verifyLedger } from "../ledger/verify";
@@ -253,9 +254,15 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     expect(data.usage).toEqual(USAGE);
     expect(received.at(-1)!.body).not.toHaveProperty("stream_options");
     expect(response.headers.get("x-tollgate-cost")).toBe(formatMoney(LARGE_COST));
-    const { llm } = await chargeOf(response.headers.get("x-request-id")!);
+    const requestId = response.headers.get("x-request-id")!;
+    const { llm } = await chargeOf(requestId);
     expect(llm).toMatchObject({ inputTokens: 1234, outputTokens: 567, ...LARGE_AMOUNTS, origin: "reported" });
     expect(await balanceOf(userId)).toBe(parseMoney("5") - LARGE_COST);
+    // The operator's commands count the call's tokens as its units, as billing details do.
+    const shown = JSON.parse((await adminCli(t)("calls", "show", requestId, "--json")).out);
+    expect([shown.units, shown.amount]).toEqual([1801, formatMoney(LARGE_COST)]);
+    const user = JSON.parse((await adminCli(t)("users", "show", String(userId), "--json")).out);
+    expect(user.lastCalls.map((c: { requestId: string; units: number }) => [c.requestId, c.units])).toEqual([[requestId, 1801]]);
   });
 
   it("refuses a model the tool does not list with 400, naming the models it serves, before any hold or upstream call", async () => {

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
 import { API_KEY_PATTERN } from "#shared/api-keys";
 import { normalizePhone } from "#shared/phone";
 import type { Db, Tx } from "../../db/client";
-import { apiKeys, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { apiKeys, llmUsage, toolGrants, usageRecords, users } from "../../db/schema/index";
 import { sha256Hex } from "../../lib/crypto";
 import { revokeAllSessions } from "../auth/index";
 import { announceApiKeyChange, apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "../keys/index";
@@ -81,13 +81,22 @@ export async function userDetails(db: Db, userId: number, now: Date): Promise<Us
     .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.deletedAt)))
     .orderBy(apiKeys.id);
   const grants = await db.select({ toolId: toolGrants.toolId, grantedAt: toolGrants.grantedAt }).from(toolGrants).where(eq(toolGrants.userId, userId)).orderBy(toolGrants.toolId);
-  const call = { requestId: usageRecords.requestId, toolId: usageRecords.toolId, status: usageRecords.status, units: usageRecords.units, amount: usageRecords.amount, createdAt: usageRecords.createdAt };
+  // An LLM call's units are its tokens, as billing details say; its usage row counts the micro-units it was held and charged (decision 051).
+  const units = sql<number>`coalesce(${llmUsage.inputTokens} + ${llmUsage.outputTokens}, ${usageRecords.units})`.mapWith(Number);
+  const call = { requestId: usageRecords.requestId, toolId: usageRecords.toolId, status: usageRecords.status, units, amount: usageRecords.amount, createdAt: usageRecords.createdAt };
   const openHolds = await db
     .select(call)
     .from(usageRecords)
+    .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
     .where(and(eq(usageRecords.userId, userId), eq(usageRecords.status, "pending")))
     .orderBy(usageRecords.createdAt);
-  const lastCalls = await db.select(call).from(usageRecords).where(eq(usageRecords.userId, userId)).orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(10);
+  const lastCalls = await db
+    .select(call)
+    .from(usageRecords)
+    .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
+    .where(eq(usageRecords.userId, userId))
+    .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+    .limit(10);
   return {
     user,
     keys: keys.map((key) => ({ ...key, status: apiKeyStatus(key, now), periodSpend: currentPeriodSpend(key, now) })),
