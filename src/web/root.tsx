@@ -114,8 +114,9 @@ export default function App() {
 }
 
 /**
- * Shown instead of App (a 404 loaded from the SPA fallback renders only this), so it applies the
- * reader's language itself: without, a 404 opened directly stayed in the HTML's English.
+ * The error page, and the 404 page as the 404 routes' own boundary (routes/not-found.tsx). Here at
+ * the root it is shown instead of App, so it applies the reader's language itself: without, an
+ * error page opened directly stayed in the HTML's English.
  */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const notFound = isRouteErrorResponse(error) && error.status === 404;

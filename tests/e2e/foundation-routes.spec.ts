@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { USER_INFO, USER_INFO_ROUTE, countDocumentLoads, isSameDocument, markDocument, navigateInApp, openLandingPage, signIn, watchCspViolations } from "./support/foundation";
+import { USER_INFO, USER_INFO_ROUTE, countDocumentLoads, isSameDocument, markDocument, navigateInApp, openLandingPage, signIn, waitForApp, watchCspViolations } from "./support/foundation";
 
 test.describe("unknown routes", () => {
   test("an unknown address shows the 404 page with HTTP status 404", async ({ page }) => {
@@ -17,6 +17,23 @@ test.describe("unknown routes", () => {
     await navigateInApp(page, "/console/nothing-here");
     await expect(page.getByTestId("not-found-page")).toBeVisible();
     expect(await isSameDocument(page)).toBe(true);
+  });
+
+  test("a 404 opened directly lets a signed-out reader log in", async ({ page }) => {
+    await page.goto("/no-such-page");
+    await expect(page.getByTestId("not-found-page")).toBeVisible();
+    await waitForApp(page);
+    await page.getByTestId("header-login").click();
+    await expect(page.getByRole("dialog")).toBeVisible();
+  });
+
+  test("a 404 opened directly shows a signed-in reader's balance", async ({ page, request }) => {
+    await signIn(page, request);
+    await page.route(USER_INFO_ROUTE, (r) => r.fulfill({ json: USER_INFO }));
+    await page.goto("/no-such-page");
+    await expect(page.getByTestId("not-found-page")).toBeVisible();
+    await expect(page.getByTestId("header-balance")).toHaveText("¥12.34");
+    await expect(page.getByTestId("header-login")).toHaveCount(0);
   });
 });
 

@@ -1,6 +1,9 @@
 import { data, redirect, type ClientLoaderFunctionArgs } from "react-router";
 import { docsRedirectTarget } from "#shared/site-routes";
 
+/** A missing doc's 404 shows inside App, as routes/not-found.tsx's does. */
+export { ErrorBoundary } from "../root";
+
 /**
  * Docs are static pages served by the server. The client router applies SPEC.md §2's `.html`
  * rule and then leaves the app for the page; if the app itself was served at a docs address,
