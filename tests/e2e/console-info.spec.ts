@@ -88,6 +88,26 @@ test("the account page shows who the user is, the floored balance, usage and the
   await expect(page.getByTestId("usage-totals")).toHaveText(`Calls: 1, spent: ¥${cost}`);
   await expect(page.getByTestId("usage-chart")).toBeVisible();
   await expect(page.getByTestId("usage-bar")).toHaveCount(30);
+  // On a phone the dates under the bars keep a readable size (inside the SVG they scaled down with
+  // it, to 5 px) and each stays centred under its own bar.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const labels = await page.getByTestId("usage-axis-label").all();
+  expect(labels.length).toBeGreaterThanOrEqual(5);
+  for (const label of labels) {
+    const date = await label.textContent();
+    const [text, bar] = await Promise.all([
+      label.evaluate((node) => {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const { x, width, height } = range.getBoundingClientRect();
+        return { centre: x + width / 2, height };
+      }),
+      page.locator(`[data-testid=usage-bar][data-date$="-${date}"] rect`).boundingBox(),
+    ]);
+    expect(text.height, `the height of the date ${date}`).toBeGreaterThanOrEqual(12);
+    expect(Math.abs(text.centre - (bar!.x + bar!.width / 2)), `the date ${date} under its bar`).toBeLessThan(1);
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   const link = page.getByTestId("referral-link");
   await expect(link).toHaveValue(new RegExp(`^http://[^/]+/\\?r=${info.referralCode}$`));

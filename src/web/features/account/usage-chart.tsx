@@ -6,8 +6,11 @@ import { siteConfig } from "../../lib/site-config";
 export type UsageMetric = "calls" | "spend";
 
 const WIDTH = 720;
-const HEIGHT = 200;
-const AXIS = 22;
+const HEIGHT = 180;
+const MARGIN = 16;
+const VIEW_WIDTH = WIDTH + 2 * MARGIN;
+/** The tallest the chart is drawn: a wrapper this wide keeps the SVG filling its width, so the HTML labels below line up with its bars. */
+const MAX_HEIGHT_PX = 240;
 
 /** Bar heights in thousandths of the tallest, from exact amounts (spend is bigint micro-units). */
 function heights(days: UsageDay[], metric: UsageMetric): number[] {
@@ -16,40 +19,44 @@ function heights(days: UsageDay[], metric: UsageMetric): number[] {
   return values.map((v) => (max === 0n ? 0 : Number((v * 1000n) / max) / 1000));
 }
 
-/** A plain SVG bar chart: small enough that no chart library is needed. */
+/**
+ * A plain SVG bar chart: small enough that no chart library is needed. The dates under it are HTML,
+ * so they keep the page's type size: text inside the SVG scales with it, to 5 px on a phone.
+ */
 export default function UsageChart({ days, metric }: { days: UsageDay[]; metric: UsageMetric }) {
   const t = useT();
   const slot = WIDTH / days.length;
-  const plot = HEIGHT - AXIS;
+  const plot = HEIGHT - 2;
   const labelEvery = Math.ceil(days.length / 6);
+  const centre = (i: number) => `${(((MARGIN + i * slot + slot / 2) / VIEW_WIDTH) * 100).toFixed(3)}%`;
   return (
-    <svg
-      viewBox={`-16 0 ${WIDTH + 32} ${HEIGHT}`}
-      width="100%"
-      role="img"
-      aria-label={t("account.usageChart")}
-      data-testid="usage-chart"
-      style={{ display: "block", maxHeight: 260 }}
-    >
-      <line x1={0} x2={WIDTH} y1={plot} y2={plot} stroke="#cbd5e1" />
-      {heights(days, metric).map((h, i) => {
-        const day = days[i]!;
-        const barHeight = h > 0 ? Math.max(h * (plot - 8), 1) : 0;
-        return (
-          <g key={day.date} data-testid="usage-bar" data-date={day.date}>
-            <rect x={i * slot + slot * 0.15} width={slot * 0.7} y={plot - barHeight} height={barHeight} rx={2} fill="#0f766e">
-              <title>
-                {t("account.usageBar", { date: day.date, calls: day.calls, spend: `${siteConfig.currencySymbol}${day.spend}` })}
-              </title>
-            </rect>
-            {i % labelEvery === 0 ? (
-              <text x={i * slot + slot / 2} y={HEIGHT - 6} fontSize={11} textAnchor="middle" fill="#475569">
-                {day.date.slice(5)}
-              </text>
-            ) : null}
-          </g>
-        );
-      })}
-    </svg>
+    <div style={{ maxWidth: (MAX_HEIGHT_PX * VIEW_WIDTH) / HEIGHT, margin: "0 auto" }}>
+      <svg viewBox={`${-MARGIN} 0 ${VIEW_WIDTH} ${HEIGHT}`} width="100%" role="img" aria-label={t("account.usageChart")} data-testid="usage-chart" style={{ display: "block" }}>
+        <line x1={0} x2={WIDTH} y1={plot} y2={plot} stroke="#cbd5e1" />
+        {heights(days, metric).map((h, i) => {
+          const day = days[i]!;
+          const barHeight = h > 0 ? Math.max(h * (plot - 8), 1) : 0;
+          return (
+            <g key={day.date} data-testid="usage-bar" data-date={day.date}>
+              <rect x={i * slot + slot * 0.15} width={slot * 0.7} y={plot - barHeight} height={barHeight} rx={2} fill="#0f766e">
+                <title>
+                  {t("account.usageBar", { date: day.date, calls: day.calls, spend: `${siteConfig.currencySymbol}${day.spend}` })}
+                </title>
+              </rect>
+            </g>
+          );
+        })}
+      </svg>
+      {/* Each bar's title names its date for assistive technology; these are for the eye. */}
+      <div aria-hidden="true" style={{ position: "relative", height: 20, fontSize: 12, lineHeight: "20px", color: "#475569" }}>
+        {days.map((day, i) =>
+          i % labelEvery === 0 ? (
+            <span key={day.date} data-testid="usage-axis-label" style={{ position: "absolute", left: centre(i), transform: "translateX(-50%)", whiteSpace: "nowrap" }}>
+              {day.date.slice(5)}
+            </span>
+          ) : null,
+        )}
+      </div>
+    </div>
   );
 }
