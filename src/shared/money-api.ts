@@ -33,7 +33,7 @@ export type RedeemResponse = z.infer<typeof redeemResponseSchema>;
 export const creditRowSchema = z.object({
   id: z.string().describe("Stable row id"),
   time: isoTime,
-  method: z.string().describe("redemption, operator, package_refund, alipay, wechat or referral_bonus"),
+  method: z.string().describe("redemption, operator, package_refund, call_refund, alipay, wechat or referral_bonus"),
   amount: z.string().describe("Decimal amount, exact to the micro-unit; negative for an operator's adjustment that took money off the balance"),
   status: z.enum(CREDIT_STATUSES).describe("succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made"),
   reference: z.string(),

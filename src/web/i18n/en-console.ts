@@ -350,7 +350,7 @@ export const enConsole = {
     loadMore: "Load more",
     empty: "No credits yet",
     columns: { time: "Time", method: "Method", amount: "Amount", status: "Status", reference: "Reference" },
-    methods: { redemption: "Redemption code", operator: "Operator adjustment", package_refund: "Package refund", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
+    methods: { redemption: "Redemption code", operator: "Operator adjustment", package_refund: "Package refund", call_refund: "Call refund", alipay: "Alipay", wechat: "WeChat Pay", referral_bonus: "Referral bonus" },
     statuses: { succeeded: "Succeeded", pending: "Pending", closed: "Closed" },
   },
   applications: {

@@ -379,7 +379,7 @@ export const zhCN: Messages = {
     loadMore: "加载更多",
     empty: "暂无充值记录",
     columns: { time: "时间", method: "方式", amount: "金额", status: "状态", reference: "参考号" },
-    methods: { redemption: "兑换码", operator: "人工调整", package_refund: "次数包退款", alipay: "支付宝", wechat: "微信支付", referral_bonus: "邀请奖励" },
+    methods: { redemption: "兑换码", operator: "人工调整", package_refund: "次数包退款", call_refund: "调用退款", alipay: "支付宝", wechat: "微信支付", referral_bonus: "邀请奖励" },
     statuses: { succeeded: "成功", pending: "待支付", closed: "已关闭" },
   },
   applications: {

@@ -3,6 +3,7 @@ import type { BillingRow, LlmChargeRow, PaidPart } from "#shared/billing";
 import { beijingDate } from "#shared/beijing-time";
 import { formatMoney } from "#shared/money";
 import { queryRows, type Db } from "../../db/client";
+import { OPERATOR_REFUND_KEY_PREFIX } from "../ledger/index";
 import { beforeTimeRankId, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface BillingFilter {
@@ -13,9 +14,22 @@ export interface BillingFilter {
   keyId?: number;
 }
 
-/** Charged calls only: a refunded call cost nothing and is not billed. */
+/**
+ * An operator's refund of a call (`admin calls refund`): the call's own ledger entry, joined as `r`
+ * to a usage row `u` that reads refunded. It is a credit on charge details, so the call stays
+ * billed at what it cost (the refund's amount: the usage row's is net of it), and the two
+ * statements still add up to the balance.
+ */
+const operatorRefundOf = sql`left join ledger_entries r on u.status = 'refunded' and r.user_id = u.user_id
+  and r.idempotency_key = ${OPERATOR_REFUND_KEY_PREFIX}::text || u.request_id`;
+const callCost = sql`u.amount + coalesce(r.amount, 0)`;
+
+/**
+ * Charged calls only: a call the gateway refunded (it failed, or was never answered) cost nothing
+ * and is not billed; one an operator refunded was charged, and is (`operatorRefundOf`).
+ */
 function callConditions(filter: BillingFilter): SQL[] {
-  const where = [sql`u.user_id = ${filter.userId}`, sql`u.status <> 'refunded'`];
+  const where = [sql`u.user_id = ${filter.userId}`, sql`(u.status <> 'refunded' or r.id is not null)`];
   if (filter.from) where.push(sql`u.created_at >= ${filter.from.toISOString()}::timestamptz`);
   if (filter.to) where.push(sql`u.created_at < ${filter.to.toISOString()}::timestamptz`);
   if (filter.toolId) where.push(sql`u.tool_id = ${filter.toolId}`);
@@ -159,10 +173,10 @@ export function paidByWords(parts: PaidPart[]): string {
 const calls = (where: SQL[], limit: number) => sql`(
   select 'call' as kind, u.id, u.created_at, u.tool_id, u.api_key_id,
          -- An LLM call's units are the micro-units it was held and charged (decision 051): its usage is its tokens.
-         k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.prepaid_units, u.amount, u.request_id,
+         k.name as key_name, coalesce(l.input_tokens + l.output_tokens, u.units) as units, u.prepaid_units, ${callCost} as amount, u.request_id,
          l.model, l.input_tokens, l.cached_input_tokens, l.output_tokens, l.input_amount, l.cached_input_amount, l.output_amount, l.origin,
          null as package_id, null as label, null::timestamptz as expires_at, null::timestamptz as refunded_at
-  from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id
+  from usage_records u join api_keys k on k.id = u.api_key_id left join llm_usage l on l.usage_id = u.id ${operatorRefundOf}
   where ${sql.join(where, sql` and `)}
   order by u.created_at desc, u.id desc
   limit ${limit})`;
@@ -231,7 +245,8 @@ export async function billingTotal(db: Db, filter: BillingFilter): Promise<{ cal
   const [row] = await queryRows<{ calls: string; purchases: string; amount: string }>(
     db,
     sql`select c.calls::text as calls, p.purchases::text as purchases, (c.amount + p.amount)::text as amount
-        from (select count(*) as calls, coalesce(sum(u.amount), 0) as amount from usage_records u where ${sql.join(callConditions(filter), sql` and `)}) c,
+        from (select count(*) as calls, coalesce(sum(${callCost}), 0) as amount from usage_records u ${operatorRefundOf}
+              where ${sql.join(callConditions(filter), sql` and `)}) c,
              (select count(*) as purchases, coalesce(sum(p.price_paid), 0) as amount from unit_lots p
               where ${purchaseWhere ? sql.join(purchaseWhere, sql` and `) : sql`false`}) p`,
   );

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { formatMoney } from "#shared/money";
 import { CREDIT_KINDS, type CreditRow, type CreditStatus } from "#shared/money-api";
 import { queryRows, type Db } from "../../db/client";
-import { LOT_REFUND_KEY_PREFIX, PACKAGE_REFUND_METHOD } from "../ledger/index";
+import { CALL_REFUND_METHOD, LOT_REFUND_KEY_PREFIX, OPERATOR_REFUND_KEY_PREFIX, PACKAGE_REFUND_METHOD } from "../ledger/index";
 import { decodeCursor, encodeCursor, everyRow } from "../../lib/keyset";
 
 export interface CreditsFilter {
@@ -21,17 +21,26 @@ interface Cursor {
 const validCursor = (v: Record<string, unknown>) =>
   typeof v.at === "string" && /^\d{1,17}$/.test(v.at) && typeof v.key === "string" && /^[lo]\d{1,20}$/.test(v.key);
 
+const lotRefund = sql`idempotency_key like ${`${LOT_REFUND_KEY_PREFIX}%`}`;
+const callRefund = sql`idempotency_key like ${`${OPERATOR_REFUND_KEY_PREFIX}%`}`;
+
 /**
- * Money put into the balance: credits of the credit kinds, and the operators' refunds of a
- * package's unused units (known by their idempotency key: before decision 060 their method read
- * "operator", as an operator's refund of a call does, which is not listed: the call leaves billing
- * details instead). An operator's adjustment is listed either way, a debit as a negative amount:
- * it is in no other statement, and the balance must add up from the two.
+ * Money put into the balance: credits of the credit kinds, and an operator's refunds, known by
+ * their idempotency key: of a package's unused units (`lot-refund:<lot>`; before decision 060
+ * their method read "operator") and of a call (`operator-refund:<request id>`, method "operator").
+ * The gateway's own refunds of a call (`refund:<request id>`: a failed or abandoned call's hold,
+ * the unused part of a hold at settlement) are not listed: they only undo part of the call's
+ * charge, and billing details show the call at what it cost, or not at all. An operator's
+ * adjustment is listed either way, a debit as a negative amount: it is in no other statement, and
+ * the balance must add up from the two.
  */
 const isCredit = sql`((amount > 0 and kind in (${sql.join(
   CREDIT_KINDS.map((k) => sql`${k}::ledger_kind`),
   sql`, `,
-)})) or kind = 'adjustment' or (kind = 'refund' and idempotency_key like ${`${LOT_REFUND_KEY_PREFIX}%`}))`;
+)})) or kind = 'adjustment' or (kind = 'refund' and (${lotRefund} or ${callRefund})))`;
+
+/** What a listed entry's method reads: an operator's refund by what it refunded. */
+const listedMethod = sql`case when kind <> 'refund' then method when ${callRefund} then ${CALL_REFUND_METHOD}::text else ${PACKAGE_REFUND_METHOD}::text end`;
 
 /**
  * Every credit of the user (succeeded), plus payments started but not confirmed (pending, or
@@ -40,7 +49,7 @@ const isCredit = sql`((amount > 0 and kind in (${sql.join(
 function rowsQuery(filter: CreditsFilter, now: Date): SQL {
   return sql`
     select created_at, row_key, method, amount, status, reference from (
-      select created_at, 'l' || id as row_key, case when kind = 'refund' then ${PACKAGE_REFUND_METHOD}::text else method end as method, amount, 'succeeded' as status, reference
+      select created_at, 'l' || id as row_key, ${listedMethod} as method, amount, 'succeeded' as status, reference
       from ledger_entries
       where user_id = ${filter.userId} and ${isCredit}
       union all

@@ -5,6 +5,8 @@ import { isoTimestamp } from "../../db/iso-timestamp";
 
 /** An operator's refund of a call (`admin calls refund`) is the ledger entry with this key and the call's request id. */
 export const OPERATOR_REFUND_KEY_PREFIX = "operator-refund:";
+/** How charge details name an operator's refund of a call (the entry's own method is "operator", as an adjustment's). */
+export const CALL_REFUND_METHOD = "call_refund";
 
 /** Money back for a call whose tool failed (all of it) or used fewer units than charged (the difference). */
 export interface RefundItem {
