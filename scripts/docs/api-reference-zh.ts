@@ -160,7 +160,7 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "Stable row id": "稳定不变的记录 ID",
   "The operator's reason, and the call": "运营方给出的原因，以及该调用",
   "The site operator's refund of the call after it ended: what it gave back to the balance, when and why; null when there was none": "调用结束后运营方对该调用的退款：退回余额的金额、时间和原因；没有退款时为 null",
-  "redemption, operator, package_refund, alipay, wechat or referral_bonus": "redemption、operator、package_refund、alipay、wechat 或 referral_bonus",
+  "redemption, operator, package_refund, call_refund, alipay, wechat or referral_bonus": "redemption、operator、package_refund、call_refund、alipay、wechat 或 referral_bonus",
   "Decimal amount, exact to the micro-unit; negative for an operator's adjustment that took money off the balance": "十进制金额，精确到微单位；运营者从余额扣减的调整为负数",
   "succeeded: credited; pending: a payment not yet confirmed; closed: a payment never made": "succeeded：已入账；pending：付款尚未确认；closed：未付款",
   "Sum of the succeeded credits in the filter, across all pages": "筛选范围内所有页中已入账记录的合计",

@@ -166,6 +166,16 @@ test("the operator's refund of a package, refund of a call and debit each show o
   await expect(page.getByTestId("call-drawer").getByTestId("call-operator-refund")).toHaveText(
     `¥${paid.headers()["x-tollgate-cost"]}, ${beijingDateTime(callRefundedAt)}: ticket 12 (call ${paidId})`,
   );
+  // Charge details list the refund as a line of its own, with the reason and the call's request id;
+  // billing details still show the call at what it cost, so the two add up to the balance.
+  await page.goto(`${server.base}/console/charge-details`);
+  const callRefundRow = page.getByTestId("credits-table").getByRole("row").filter({ hasText: "Call refund" });
+  await expect(callRefundRow).toHaveCount(1);
+  await expect(callRefundRow.getByRole("cell").nth(0)).toHaveText(beijingDateTime(callRefundedAt));
+  await expect(callRefundRow.getByRole("cell").nth(2)).toHaveText(`¥${paid.headers()["x-tollgate-cost"]}`);
+  await expect(callRefundRow).toContainText(`ticket 12 (call ${paidId})`);
+  await page.goto(`${server.base}/console/billing-details`);
+  await expect(page.getByTestId("billing-table").getByRole("row").filter({ hasText: paidId.slice(0, 8) })).toContainText(`¥${paid.headers()["x-tollgate-cost"]}`);
 
   // An operator's debit (\`admin debit\`) is on charge details too, as a negative amount with its reason.
   if (!("userId" in callRefund)) throw new Error("the call was not refunded");
