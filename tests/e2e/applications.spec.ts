@@ -126,3 +126,62 @@ test("a rejection shows the reviewer's note, and the user may apply again", asyn
   await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
   await expect(page.getByTestId("apply-submit")).toBeEnabled();
 });
+
+test("a double click on Submit files one application, with one success and no refusal", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/apply");
+  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
+  await page.getByLabel("Company or project").fill(APPLICATION.project);
+  await page.getByLabel("Use case").fill(APPLICATION.useCase);
+  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
+  await page.getByLabel("Contact").fill(APPLICATION.contact);
+
+  // What the server answered each POST the page sent: a second one would be refused as already pending.
+  const answers: number[] = [];
+  page.on("response", (response) => {
+    if (response.request().method() === "POST" && new URL(response.url()).pathname === "/api/v1/console/applications") answers.push(response.status());
+  });
+  await page.getByTestId("apply-submit").dblclick();
+
+  await expect(toastText(page, "Application submitted. The decision will show here.")).toBeVisible();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(page.getByTestId("nothing-to-apply")).toHaveText("Your application for Pinyin is under review; the decision will show below.");
+  await expect(page.locator(".ant-message-notice")).toHaveCount(1);
+  expect(answers).toEqual([201]);
+
+  const listed = await request.get("/api/v1/console/applications", { headers: { authorization: `Bearer ${token}` } });
+  expect(listed.status()).toBe(200);
+  const { applications } = (await listed.json()) as { applications: { toolId: string; status: string }[] };
+  expect(applications).toEqual([expect.objectContaining({ toolId: "pinyin", status: "pending" })]);
+});
+
+test("sent again after its answers were lost, the same filled form gets its application back, not a refusal", async ({ page, request }) => {
+  const { token } = await loginViaApi(request);
+  await signInPage(page, token);
+  // The server gets each POST; the first answer and the client's own retry's are lost on the way back.
+  const keys: string[] = [];
+  await page.route("**/api/v1/console/applications", async (route) => {
+    if (route.request().method() !== "POST") return route.fallback();
+    keys.push(route.request().headers()["idempotency-key"] ?? "");
+    const response = await route.fetch();
+    if (keys.length <= 2) return route.abort("connectionreset");
+    return route.fulfill({ response });
+  });
+  await page.goto("/console/apply");
+  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
+  await page.getByLabel("Company or project").fill(APPLICATION.project);
+  await page.getByLabel("Use case").fill(APPLICATION.useCase);
+  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
+  await page.getByLabel("Contact").fill(APPLICATION.contact);
+  await page.getByTestId("apply-submit").click();
+  await expect(toastText(page, "request timed out, server did not respond!")).toBeVisible();
+  expect(keys).toHaveLength(2);
+
+  await page.getByTestId("apply-submit").click();
+  await expect(toastText(page, "Application submitted. The decision will show here.")).toBeVisible();
+  await expect(page.getByTestId("nothing-to-apply")).toHaveText("Your application for Pinyin is under review; the decision will show below.");
+  expect(keys).toHaveLength(3);
+  expect(new Set(keys).size).toBe(1);
+  await expect(rows(page)).toHaveCount(1);
+});

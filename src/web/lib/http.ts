@@ -19,6 +19,8 @@ export interface ApiOptions {
   signal?: AbortSignal;
   /** "blob" for downloads such as CSV exports; JSON otherwise. */
   responseType?: "json" | "blob";
+  /** The caller's Idempotency-Key, kept across its own repeats of one action (a new one per call otherwise). */
+  idempotencyKey?: string;
 }
 
 export function newIdempotencyKey(): string {
@@ -96,7 +98,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   if (token) headers.authorization = `Bearer ${token}`;
   const idempotent = IDEMPOTENT_METHODS.has(method);
   // Created once per logical request, so the retry below carries the same key.
-  if (!idempotent) headers["idempotency-key"] = newIdempotencyKey();
+  if (!idempotent) headers["idempotency-key"] = options.idempotencyKey ?? newIdempotencyKey();
   try {
     return await ofetch<T>(`${siteConfig.apiBase}${path}`, {
       method,
