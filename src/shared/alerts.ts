@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { spendLimitProblem } from "./api-keys";
+import { MAX_AMOUNT } from "./money";
 
 export const ALERT_CHANNELS = ["sms", "webhook"] as const;
 export const ALERT_DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipped"] as const;
@@ -13,6 +14,7 @@ export const WEBHOOK_URL_MAX = 2048;
 export const ALERT_MESSAGES = {
   thresholdMalformed: "threshold must be an amount such as 100 or 12.50 (at most 6 decimals)",
   thresholdNotPositive: "threshold must be greater than 0",
+  thresholdTooLarge: `threshold must be no more than ${MAX_AMOUNT}`,
   webhookUrlMalformed: "webhook URL must be an https:// address",
   webhookUrlTooLong: `webhook URL is longer than ${WEBHOOK_URL_MAX} characters`,
   noWebhook: "set a webhook URL first",
@@ -40,6 +42,7 @@ export const alertSettingsBody = z.strictObject({
       const problem = thresholdProblem(s);
       if (problem === "malformed") ctx.addIssue({ code: "custom", message: ALERT_MESSAGES.thresholdMalformed });
       if (problem === "notPositive") ctx.addIssue({ code: "custom", message: ALERT_MESSAGES.thresholdNotPositive });
+      if (problem === "tooLarge") ctx.addIssue({ code: "custom", message: ALERT_MESSAGES.thresholdTooLarge });
     })
     .transform((s) => s.trim())
     .nullable()

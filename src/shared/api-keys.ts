@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { userText } from "./text";
-import { MAX_MICROS, isMoney, parseMoney } from "./money";
+import { MAX_AMOUNT, moneyProblem, parseMoney } from "./money";
 import { SPEND_LIMIT_PERIODS } from "./spend-period";
 import { AFTER_STORABLE_TIME } from "./storable-time";
 
@@ -17,7 +17,7 @@ export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
 /** What the form and the server say about a value; the web app translates the problem names. */
 export type ApiKeyNameProblem = "required" | "tooLong";
-export type SpendLimitProblem = "malformed" | "notPositive";
+export type SpendLimitProblem = "malformed" | "notPositive" | "tooLarge";
 export type IpRuleProblem = "malformed";
 export type ExpiryProblem = "malformed" | "past" | "tooLate";
 
@@ -26,6 +26,7 @@ export const API_KEY_MESSAGES = {
   nameTooLong: `name must be at most ${API_KEY_NAME_MAX} characters`,
   spendLimitMalformed: "spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)",
   spendLimitNotPositive: "spend limit must be greater than 0",
+  spendLimitTooLarge: `spend limit must be no more than ${MAX_AMOUNT}`,
   ipRuleMalformed: "must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8",
   expiryMalformed: "expiry must be a date and time",
   expiryPast: "expiry must be in the future",
@@ -39,12 +40,15 @@ export function apiKeyNameProblem(name: string): ApiKeyNameProblem | null {
   return null;
 }
 
-/** A negative amount is well formed, just not greater than 0: "-1" gets the message that says so. */
+/**
+ * A negative amount is well formed, just not greater than 0: "-1" gets the message that says so, as
+ * does a negative one too large to hold; a positive one too large gets the largest accepted.
+ */
 export function spendLimitProblem(input: string): SpendLimitProblem | null {
-  if (!isMoney(input)) return "malformed";
-  const micros = parseMoney(input);
-  if (micros > MAX_MICROS) return "malformed";
-  return micros > 0n ? null : "notPositive";
+  const problem = moneyProblem(input);
+  if (problem === "malformed") return "malformed";
+  if (problem === "outOfRange") return input.trim().startsWith("-") ? "notPositive" : "tooLarge";
+  return parseMoney(input) > 0n ? null : "notPositive";
 }
 
 const ipRule = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
@@ -78,6 +82,7 @@ const spendLimitSchema = z
     const problem = spendLimitProblem(s);
     if (problem === "malformed") ctx.addIssue({ code: "custom", message: API_KEY_MESSAGES.spendLimitMalformed });
     if (problem === "notPositive") ctx.addIssue({ code: "custom", message: API_KEY_MESSAGES.spendLimitNotPositive });
+    if (problem === "tooLarge") ctx.addIssue({ code: "custom", message: API_KEY_MESSAGES.spendLimitTooLarge });
   })
   .transform((s) => s.trim())
   .nullable()

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_MICROS, MoneyFormatError, floorMoneyTo2, formatMoney, parseMoney } from "./money";
+import { MAX_AMOUNT, MAX_MICROS, MoneyFormatError, floorMoneyTo2, formatMoney, moneyProblem, parseMoney } from "./money";
 
 const MIN_MICROS = -MAX_MICROS - 1n;
 const anyMicros = fc.bigInt({ min: MIN_MICROS, max: MAX_MICROS });
@@ -86,5 +86,14 @@ describe("money (property tests)", () => {
     for (const bad of ["", "1e3", "0x10", "1,000.00", "1.2345678", ".5", "1.", "12 34", "NaN", "Infinity", "9223372036854.775808", "-9223372036854.775809", "9999999999999.999999"]) {
       expect(() => parseMoney(bad), bad).toThrow(MoneyFormatError);
     }
+  });
+
+  it("tells an amount too large to hold from one that is not an amount", () => {
+    expect(MAX_AMOUNT).toBe("9223372036854.775807");
+    for (const fine of [MAX_AMOUNT, `-${MAX_AMOUNT}`, "12.5", " 0 "]) expect(moneyProblem(fine), fine).toBeNull();
+    for (const large of ["9223372036854.775808", "9999999999999", "99999999999999999999", "-9223372036854.775809", " 10000000000000.5 "]) {
+      expect(moneyProblem(large), large).toBe("outOfRange");
+    }
+    for (const bad of ["", "1e30", "1,000", "99999999999999.1234567", "--1", "abc"]) expect(moneyProblem(bad), bad).toBe("malformed");
   });
 });

@@ -36,6 +36,18 @@ export function isMoney(input: string): boolean {
   return toMicros(input) !== null;
 }
 
+/** The largest amount there is (2^63-1 micro-units, the database column's limit): "9223372036854.775807". */
+export const MAX_AMOUNT = formatMoney(MAX_MICROS);
+
+/**
+ * Why `input` is not an amount, or null when it is: "malformed" when it is not digits with at most
+ * 6 decimals, "outOfRange" when it is but lies beyond ±MAX_AMOUNT (such as 99999999999999).
+ */
+export function moneyProblem(input: string): "malformed" | "outOfRange" | null {
+  if (toMicros(input) !== null) return null;
+  return /^-?\d+(?:\.\d{1,6})?$/.test(input.trim()) ? "outOfRange" : "malformed";
+}
+
 /** 12500000n → "12.50": exact, at least two decimals, at most six, trailing zeros beyond two dropped. */
 export function formatMoney(micros: bigint): string {
   const negative = micros < 0n;

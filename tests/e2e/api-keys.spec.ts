@@ -117,6 +117,9 @@ test("explains each invalid field and creates nothing", async ({ page, request }
 
   await dialog.getByLabel("Spend limit").fill("12,50");
   await expect(dialog.getByText("spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)")).toBeVisible();
+  await dialog.getByLabel("Spend limit").fill("99999999999999");
+  await expect(dialog.getByText("spend limit must be no more than 9223372036854.775807")).toBeVisible();
+  await expect(dialog.getByText(/decimals/)).toHaveCount(0);
   await dialog.getByLabel("Spend limit").fill("0");
   await expect(dialog.getByText("spend limit must be greater than 0")).toBeVisible();
 
@@ -129,4 +132,20 @@ test("explains each invalid field and creates nothing", async ({ page, request }
 
   const list = await request.get("/api/v1/console/keys", { headers: { authorization: `Bearer ${token}` } });
   expect((await list.json()).keys).toEqual([]);
+});
+
+test.describe("in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+
+  test("a spend limit too large for any amount says the largest accepted, not a rule about decimals", async ({ page, request }) => {
+    await signIn(page, request);
+    await page.goto("/console/api-keys");
+    await page.getByTestId("create-key").click();
+    const dialog = await opened(page.getByRole("dialog", { name: "创建 API 密钥" }));
+    const limit = dialog.locator("#api-key_spendLimit");
+    await limit.fill("99999999999999");
+    await limit.blur();
+    await expect(dialog.getByText("消费限额不能超过 9223372036854.775807")).toBeVisible();
+    await expect(dialog.getByText(/小数/)).toHaveCount(0);
+  });
 });

@@ -131,6 +131,7 @@ describe("alert settings", () => {
       [{ threshold: "0", webhookUrl: null }, "threshold: threshold must be greater than 0"],
       [{ threshold: "-5", webhookUrl: null }, "threshold: threshold must be greater than 0"],
       [{ threshold: "abc", webhookUrl: null }, "threshold: threshold must be an amount such as 100 or 12.50 (at most 6 decimals)"],
+      [{ threshold: "99999999999999", webhookUrl: null }, "threshold: threshold must be no more than 9223372036854.775807"],
       [{ threshold: "1", webhookUrl: "https://10.0.0.8/hook" }, "webhookUrl: webhook URL must not point at 10.0.0.8, which is not a public address"],
       [{ threshold: "1", webhookUrl: "http://hooks.example.com/x" }, "webhookUrl: webhook URL must be an https:// address"],
       [{ threshold: "1", webhookUrl: `https://hooks.example.com/${"a".repeat(2048)}` }, "webhookUrl: webhook URL is longer than 2048 characters"],

@@ -92,6 +92,9 @@ describe("creating a key", () => {
     [{ name: "k", spendLimit: "-1" }, "spendLimit: spend limit must be greater than 0"],
     [{ name: "k", spendLimit: " -0.50 " }, "spendLimit: spend limit must be greater than 0"],
     [{ name: "k", spendLimit: "--1" }, "spendLimit: spend limit must be an amount such as 100 or 12.50 (at most 6 decimals)"],
+    // Too large for the money type: a 400 that says the largest amount accepted, not one about decimals.
+    [{ name: "k", spendLimit: "99999999999999999999" }, "spendLimit: spend limit must be no more than 9223372036854.775807"],
+    [{ name: "k", spendLimit: "9223372036854.775808" }, "spendLimit: spend limit must be no more than 9223372036854.775807"],
     [{ name: "k", ipAllowlist: ["10.0.0.0/33"] }, "ipAllowlist.0: must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8"],
     [{ name: "k", ipAllowlist: ["1.2.3.4", "example.com"] }, "ipAllowlist.1: must be an IPv4 or IPv6 address or a CIDR range such as 10.0.0.0/8"],
     [{ name: "k", expiresAt: "tomorrow" }, "expiresAt: expiry must be a date and time"],

@@ -6,6 +6,7 @@ import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { refusedField } from "../../lib/http";
 import { beijingDateTime } from "#shared/beijing-time";
+import { MAX_AMOUNT } from "#shared/money";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
@@ -21,6 +22,12 @@ const STATUS: Record<AlertDeliveryStatus, { label: MessageKey; color: string }> 
   delivered: { label: "alerts.statusDelivered", color: "green" },
   failed: { label: "alerts.statusFailed", color: "red" },
   skipped: { label: "alerts.statusSkipped", color: "default" },
+};
+
+const THRESHOLD_PROBLEMS: Record<NonNullable<ReturnType<typeof thresholdProblem>>, MessageKey> = {
+  malformed: "alerts.thresholdMalformed",
+  notPositive: "alerts.thresholdNotPositive",
+  tooLarge: "alerts.thresholdTooLarge",
 };
 
 /** The signing secret, right after it was created or rotated: shown this once. */
@@ -136,7 +143,7 @@ export function AlertsCard() {
                 validator: (_r, value: string | undefined) => {
                   if (!value || value.trim() === "") return Promise.resolve();
                   const problem = thresholdProblem(value);
-                  return problem ? Promise.reject(new Error(t(problem === "malformed" ? "alerts.thresholdMalformed" : "alerts.thresholdNotPositive"))) : Promise.resolve();
+                  return problem ? Promise.reject(new Error(t(THRESHOLD_PROBLEMS[problem], { max: MAX_AMOUNT }))) : Promise.resolve();
                 },
               },
             ]}

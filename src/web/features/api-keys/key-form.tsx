@@ -12,6 +12,7 @@ import {
   type ApiKey,
   type WhenPrepaidRunsOut,
 } from "#shared/api-keys";
+import { MAX_AMOUNT } from "#shared/money";
 import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
@@ -103,6 +104,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
           const problem = spendLimitProblem(value);
           if (problem === "malformed") return reject(t("apiKeys.spendLimitMalformed"));
           if (problem === "notPositive") return reject(t("apiKeys.spendLimitNotPositive"));
+          if (problem === "tooLarge") return reject(t("apiKeys.spendLimitTooLarge", { max: MAX_AMOUNT }));
           return Promise.resolve();
         },
       },
