@@ -1,5 +1,7 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
+import { chooseOption } from "./support/selects";
 
 /** A key of a fresh user (balance 0), and a call with it that fails; returns the call's request id. */
 async function failedCalls(request: APIRequestContext) {
@@ -38,7 +40,7 @@ test("a call that failed is found in billing details by its request id, and the 
   await page.getByTestId("tab-calls").click();
   await expect(page).toHaveURL(/\/console\/billing-details\?tab=calls$/);
   const table = page.getByTestId("calls-table");
-  await expect(table.getByTestId("call-outcome")).toHaveText(["key_disabled", "insufficient_balance"]);
+  await expect(table.getByTestId("call-outcome")).toHaveText(["Key disabled", "Insufficient balance"]);
   await expect(page.getByText("Calls are kept 90 days.", { exact: false })).toBeVisible();
 
   // The request-id box asks the server for that one call, whatever page it is on.
@@ -47,24 +49,25 @@ test("a call that failed is found in billing details by its request id, and the 
   await idBox.press("Enter");
   const drawer = page.getByTestId("call-drawer");
   await expect(drawer.getByTestId("call-detail")).toBeVisible();
-  await expect(drawer.getByTestId("call-outcome")).toHaveText("insufficient_balance");
+  await expect(drawer.getByTestId("call-outcome")).toHaveText("Insufficient balance");
   await expect(drawer.getByTestId("call-error")).toHaveText(`insufficient_balance${lowBalance.message}`);
   await expect(drawer.getByTestId("call-timeline")).toContainText("received: 0 ms");
   await expect(page).toHaveURL(new RegExp(`request=${lowBalance.requestId}`));
 
   // Reloaded, the same view opens again: the open call is in the URL.
   await page.reload();
-  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("insufficient_balance");
+  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("Insufficient balance");
   await page.getByTestId("call-drawer").getByRole("button", { name: "Close" }).click();
   await expect(page).toHaveURL(/\/console\/billing-details\?tab=calls$/);
 
   // A shared link with a filter shows only the calls it names.
   await page.goto("/console/billing-details?tab=calls&outcome=key_disabled&charged=false");
-  await expect(page.getByTestId("calls-table").getByTestId("call-outcome")).toHaveText(["key_disabled"]);
+  await expect(page.getByTestId("calls-table").getByTestId("call-outcome")).toHaveText(["Key disabled"]);
+  await expect(page.getByTestId("calls-outcome")).toContainText("Key disabled");
   await expect(page.getByTestId("calls-table")).toContainText("switched off");
-  await expect(page.getByTestId("calls-table")).toContainText("Not charged: refused (key_disabled)");
+  await expect(page.getByTestId("calls-table")).toContainText("Not charged: refused (Key disabled)");
   await page.getByTestId("calls-table").getByTestId("call-open").click();
-  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("key_disabled");
+  await expect(page.getByTestId("call-drawer").getByTestId("call-outcome")).toHaveText("Key disabled");
   await expect(page).toHaveURL(new RegExp(`request=${disabled.requestId}`));
 
   // An id none of the user's calls has is said so, not shown as an empty drawer.
@@ -82,8 +85,39 @@ test.describe("in Chinese", () => {
     await expect(page.getByTestId("tab-calls")).toHaveText("全部调用");
     const drawer = page.getByTestId("call-drawer");
     await expect(drawer.getByText("调用方收到的错误")).toBeVisible();
-    await expect(drawer.getByTestId("call-outcome")).toHaveText("insufficient_balance");
+    await expect(drawer.getByTestId("call-outcome")).toHaveText("余额不足");
     await drawer.getByRole("button", { name: "Close" }).or(drawer.getByRole("button", { name: "关闭" })).click();
-    await expect(page.getByTestId("calls-table")).toContainText("未扣费：已拒绝（insufficient_balance）");
+    await expect(page.getByTestId("calls-table")).toContainText("未扣费：已拒绝（余额不足）");
+  });
+
+  test("an outcome shows as its Chinese label, never its code: a served call and failed ones, in the table, the filter and the drawer", async ({ page, request }) => {
+    const { token } = await failedCalls(request);
+    const auth = { authorization: `Bearer ${token}` };
+    const redeemed = await request.post("/api/v1/console/redeem", { data: { code: readSeedCodes().codes[SEED_CODES_FOR.callLog] }, headers: auth });
+    expect(redeemed.status(), await redeemed.text()).toBe(200);
+    const key = await request.post("/api/v1/console/keys", { data: { name: "paid key" }, headers: auth });
+    expect(key.status(), await key.text()).toBe(201);
+    const served = await request.post("/v1/tools/echo", { data: { hello: "world" }, headers: { authorization: `Bearer ${((await key.json()) as { secret: string }).secret}` } });
+    expect(served.status(), await served.text()).toBe(200);
+    const servedId = served.headers()["x-request-id"]!;
+    await expect.poll(async () => (await request.get(`/api/v1/console/calls/${servedId}`, { headers: auth })).status()).toBe(200);
+    await signInPage(page, token);
+
+    await page.goto("/console/billing-details?tab=calls");
+    const table = page.getByTestId("calls-table");
+    await expect(table.getByTestId("call-outcome")).toHaveText(["成功", "密钥已停用", "余额不足"]);
+    await expect(table).toContainText("未扣费：已拒绝（余额不足）");
+    for (const code of ["served", "key_disabled", "insufficient_balance"]) await expect(table).not.toContainText(code);
+
+    // The filter offers the labels, and the one picked shows as its label.
+    await chooseOption(page, page.getByTestId("calls-outcome"), "余额不足");
+    await expect(page).toHaveURL(/outcome=insufficient_balance/);
+    await expect(table.getByTestId("call-outcome")).toHaveText(["余额不足"]);
+    await expect(page.getByTestId("calls-outcome")).not.toContainText("insufficient_balance");
+
+    await page.goto(`/console/billing-details?tab=calls&request=${servedId}`);
+    const drawer = page.getByTestId("call-drawer");
+    await expect(drawer.getByTestId("call-outcome")).toHaveText("成功");
+    await expect(drawer.getByTestId("call-detail")).not.toContainText("served");
   });
 });

@@ -305,7 +305,7 @@ test("a user who closes the drawer mid-stream: the call is settled as one whose 
 
   await page.goto(`${server.base}/console/billing-details?tab=calls&request=${requestId}`);
   const detail = page.getByTestId("call-detail");
-  await expect(detail.getByTestId("call-outcome")).toHaveText("caller_left");
+  await expect(detail.getByTestId("call-outcome")).toHaveText("Caller left");
   await expect(detail.getByTestId("call-from-console")).toHaveText("yes");
   await expect(detail.getByRole("row", { name: /^Charged/ })).toContainText("¥0.01");
   await expect(detail.getByRole("row", { name: /^Refunded/ })).toContainText("¥0.00");

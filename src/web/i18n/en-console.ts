@@ -1,3 +1,5 @@
+import type { CallOutcome } from "#shared/call-outcomes";
+
 /** English for the console, the login and the HTTP client's errors: loaded with them (./console-messages.ts). */
 export const enConsole = {
   /** A refusal by its code, where the console shows it in a language other than the server's English. */
@@ -136,8 +138,44 @@ export const enConsole = {
     empty: "No calls match.",
     notFound: "None of your calls in the last {{days}} days has request ID {{id}}.",
     columns: { time: "Time", tool: "Tool", key: "Key", outcome: "Outcome", status: "Status", amount: "Amount", took: "Took", requestId: "Request ID" },
+    /** Each outcome code (#shared/call-outcomes), as the call log shows it; the code stays in the URL, the API and the CSV. */
+    outcomes: {
+      served: "Served",
+      tool_rejected: "Refused by the tool",
+      replayed: "Replayed",
+      key_disabled: "Key disabled",
+      key_expired: "Key expired",
+      stream_cut: "Stream broke",
+      caller_left: "Caller left",
+      invalid_key: "Invalid key",
+      insufficient_balance: "Insufficient balance",
+      spend_limit_reached: "Spend limit reached",
+      prepaid_exhausted: "Free quota and packages used up",
+      account_disabled: "Account disabled",
+      ip_not_allowed: "IP address not allowed",
+      tool_not_allowed: "Tool not allowed for the key",
+      tool_not_approved: "Tool not approved",
+      unknown_tool: "Unknown tool",
+      unknown_path: "Unknown path",
+      unknown_model: "Unknown model",
+      idempotency_in_progress: "Same Idempotency-Key still running",
+      idempotency_stream_not_replayable: "Streamed call not replayable",
+      idempotency_key_reused: "Idempotency-Key reused",
+      body_too_large: "Request body too large",
+      bad_request: "Bad request",
+      bad_path: "Path not allowed",
+      invalid_idempotency_key: "Invalid Idempotency-Key",
+      request_timeout: "Request arrived too slowly",
+      uri_too_long: "Path too long",
+      headers_too_large: "Headers too large",
+      rate_limited: "Rate limited",
+      upstream_failed: "Tool failed",
+      upstream_timeout: "Tool timed out",
+      internal_error: "Internal error",
+      server_busy: "Server busy",
+    } satisfies Record<CallOutcome, string>,
     reason: {
-      refused: "Not charged: refused ({{code}})",
+      refused: "Not charged: refused ({{outcome}})",
       upstream: "Not charged: the tool answered {{status}}",
       unreachable: "Not charged: the tool could not be reached",
       timeout: "Not charged: the tool did not answer in time",

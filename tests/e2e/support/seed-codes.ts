@@ -35,6 +35,7 @@ export const SEED_CODES_FOR = {
   applications: 5,
   toolAnswers: 6,
   accessibility: 7,
+  callLog: 8,
 } as const;
 
 export function readSeedCodes(): SeedCodes {

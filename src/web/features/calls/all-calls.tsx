@@ -115,12 +115,12 @@ export function AllCalls() {
           <div>{t("calls.outcome")}</div>
           <Select
             allowClear
-            showSearch
+            showSearch={{ optionFilterProp: ["label", "value"] }}
             style={{ minWidth: 200 }}
             placeholder={t("calls.allOutcomes")}
             value={view.outcome}
             onChange={(outcome?: CallsView["outcome"]) => change({ outcome })}
-            options={CALL_OUTCOMES.map((code) => ({ value: code, label: code }))}
+            options={CALL_OUTCOMES.map((code) => ({ value: code, label: t(`calls.outcomes.${code}`) }))}
             data-testid="calls-outcome"
           />
         </label>

@@ -21,6 +21,6 @@ export function notChargedText(t: Translate, row: Pick<CallRow, "outcome" | "amo
     case "upstream_timeout":
       return t("calls.reason.timeout");
     default:
-      return t("calls.reason.refused", { code: row.outcome });
+      return t("calls.reason.refused", { outcome: t(`calls.outcomes.${row.outcome}`) });
   }
 }
