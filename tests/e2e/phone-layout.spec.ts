@@ -1,5 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
 import { CONSOLE_PAGES, PRERENDERED_PATHS } from "../../src/shared/site-routes";
+import { runAdminCli } from "./support/admin-cli";
 import { loginViaApi, signInPage } from "./support/auth";
 import { sidewaysOverflow } from "./support/sideways";
 
@@ -124,3 +125,60 @@ test.describe("the money tables on a phone", () => {
     });
   }
 });
+
+/** A new user's token, with one API key; with `charged`, also an operator's credit and one call charged to it. */
+async function userWithAKey(request: APIRequestContext, charged = false): Promise<string> {
+  const { token, phone } = await loginViaApi(request);
+  const created = await request.post("/api/v1/console/keys", { data: { name: "phone" }, headers: { authorization: `Bearer ${token}` } });
+  expect(created.status(), await created.text()).toBe(201);
+  if (charged) {
+    expect((await runAdminCli("credit", phone, "1", "--reason", "phone layout e2e")).code).toBe(0);
+    const { secret } = (await created.json()) as { secret: string };
+    const call = await request.post("/v1/tools/qrcode", { data: { text: "https://example.com", format: "svg" }, headers: { authorization: `Bearer ${secret}` } });
+    expect(call.status(), await call.text()).toBe(200);
+  }
+  return token;
+}
+
+/** The first row's cell under the column headed `header`. */
+async function firstRowCell(table: Locator, header: string): Promise<Locator> {
+  const row = table.locator("tbody tr.ant-table-row").first();
+  await expect(row).toBeVisible();
+  const column = (await table.locator("thead th").allInnerTexts()).findIndex((text) => text.trim() === header);
+  expect(column, `a column headed ${header}`).toBeGreaterThanOrEqual(0);
+  return row.locator("td").nth(column);
+}
+
+const AMOUNT = { "en-US": "Amount", "zh-CN": "金额" } as const;
+
+for (const locale of ["en-US", "zh-CN"] as const) {
+  test.describe(`the console's tables on a 390 px phone, ${locale}`, () => {
+    test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale });
+
+    test("a charge's and a credit's amount are on the screen before the table is scrolled", async ({ page, request }) => {
+      await signInPage(page, await userWithAKey(request, true));
+      for (const [path, table] of [["/console/billing-details", "billing-table"], ["/console/charge-details", "credits-table"]] as const) {
+        await page.goto(path);
+        const amount = await firstRowCell(page.getByTestId(table), AMOUNT[locale]);
+        const [cell, clip] = await Promise.all([amount.boundingBox(), page.getByTestId(table).locator(".ant-table-content, .ant-table-body").first().boundingBox()]);
+        const screen = await page.evaluate(() => document.documentElement.clientWidth);
+        // Within the screen, and within the table's own box, which clips what it would scroll to.
+        expect.soft(cell!.x + cell!.width, `${path}: the amount's right edge, on the ${screen} px screen`).toBeLessThanOrEqual(Math.min(screen, clip!.x + clip!.width));
+        expect(await sidewaysOverflow(page), path).toBeLessThanOrEqual(0);
+      }
+    });
+
+    test("an API key's column is not under its actions", async ({ page, request }) => {
+      await signInPage(page, await userWithAKey(request));
+      await page.goto("/console/api-keys");
+      const key = page.getByTestId("key-masked").first();
+      await expect(key).toBeVisible();
+      // Its start, middle and end: whatever the browser shows there is the key itself.
+      const shown = await key.evaluate((el) => {
+        const { left, right, top, height } = el.getBoundingClientRect();
+        return [left + 2, (left + right) / 2, right - 2].map((x) => el.contains(document.elementFromPoint(x, top + height / 2)));
+      });
+      expect(shown).toEqual([true, true, true]);
+    });
+  });
+}

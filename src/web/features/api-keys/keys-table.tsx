@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
+import { Button, Grid, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
 import { Link } from "react-router";
 import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
@@ -69,6 +69,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
   const t = useT();
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const money = (amount: string) => `${siteConfig.currencySymbol}${amount}`;
+  const phone = !Grid.useBreakpoint().md;
   const columns: TableColumnsType<ApiKey> = [
     { title: t("apiKeys.colName"), dataIndex: "name", key: "name", render: (name: string) => <span data-testid="key-name">{name}</span> },
     {
@@ -149,7 +150,8 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
     {
       title: t("apiKeys.colActions"),
       key: "actions",
-      fixed: "right",
+      // Kept in view at the right edge where there is room; on a phone it would stand over the key, so it scrolls with the rest.
+      fixed: phone ? undefined : "right",
       render: (_: unknown, key) => <KeyActions apiKey={key} onEdit={() => setEditing(key)} />,
     },
   ];

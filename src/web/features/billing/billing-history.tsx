@@ -14,6 +14,7 @@ import { LlmCharge } from "./llm-charge";
 import { PaidBy } from "./paid-by";
 import { PurchaseNote } from "./purchase-note";
 import { BILLING_CSV_PATH, billingQueryOptions, type BillingFilter } from "./api/list-billing";
+import { useAmountBesideTime } from "../../components/amount-beside-time";
 import { TableTime } from "../../components/table-time";
 
 /** `1 call`, `2 calls`: the catalogues hold no plural forms, so the singular is a message of its own. */
@@ -49,6 +50,35 @@ export function BillingHistory() {
       setExporting(false);
     }
   };
+
+  const columns = useAmountBesideTime<BillingRow>([
+    // On a phone the table scrolls sideways under its time column, which stays.
+    { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
+    {
+      title: t("billing.columns.tool"),
+      dataIndex: "toolId",
+      render: (id: string, row) => (
+        <>
+          {toolName(id)}
+          {row.purchase ? <PurchaseNote purchase={row.purchase} toolId={id} /> : null}
+        </>
+      ),
+    },
+    { title: t("billing.columns.key"), dataIndex: "keyName", render: (name: string | null) => name ?? "—" },
+    {
+      title: t("billing.columns.units"),
+      dataIndex: "units",
+      align: "right",
+      render: (units: number, row) => (row.llm ? <LlmCharge llm={row.llm} /> : units),
+    },
+    { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
+    { title: t("billing.columns.paidBy"), dataIndex: "paidBy", render: (parts: BillingRow["paidBy"], row: BillingRow) => <PaidBy parts={parts} toolId={row.toolId} /> },
+    {
+      title: t("billing.columns.requestId"),
+      dataIndex: "requestId",
+      render: (id: string | null) => (id === null ? "—" : <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>),
+    },
+  ]);
 
   return (
     <Card data-testid="billing-history">
@@ -106,34 +136,7 @@ export function BillingHistory() {
         scroll={{ x: "max-content" }}
         locale={{ emptyText: t("billing.empty") }}
         data-testid="billing-table"
-        columns={[
-          // On a phone the table scrolls sideways under its time column, which stays.
-          { title: t("billing.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
-          {
-            title: t("billing.columns.tool"),
-            dataIndex: "toolId",
-            render: (id: string, row) => (
-              <>
-                {toolName(id)}
-                {row.purchase ? <PurchaseNote purchase={row.purchase} toolId={id} /> : null}
-              </>
-            ),
-          },
-          { title: t("billing.columns.key"), dataIndex: "keyName", render: (name: string | null) => name ?? "—" },
-          {
-            title: t("billing.columns.units"),
-            dataIndex: "units",
-            align: "right",
-            render: (units: number, row) => (row.llm ? <LlmCharge llm={row.llm} /> : units),
-          },
-          { title: t("billing.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
-          { title: t("billing.columns.paidBy"), dataIndex: "paidBy", render: (parts: BillingRow["paidBy"], row: BillingRow) => <PaidBy parts={parts} toolId={row.toolId} /> },
-          {
-            title: t("billing.columns.requestId"),
-            dataIndex: "requestId",
-            render: (id: string | null) => (id === null ? "—" : <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>),
-          },
-        ]}
+        columns={columns}
       />
       {query.hasNextPage ? (
         <div style={{ textAlign: "center", marginTop: 16 }}>

@@ -9,6 +9,7 @@ import { rangeFromDays, type DateRange } from "../../lib/date-range";
 import { downloadFile } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
 import { CREDITS_CSV_PATH, creditsQueryOptions } from "./api/list-credits";
+import { useAmountBesideTime } from "../../components/amount-beside-time";
 import { TableTime } from "../../components/table-time";
 
 const STATUS_COLORS: Record<CreditStatus, string> = { succeeded: "green", pending: "gold", closed: "default" };
@@ -43,6 +44,19 @@ export function CreditsHistory() {
       setExporting(false);
     }
   };
+
+  const columns = useAmountBesideTime<CreditRow>([
+    // On a phone the table scrolls sideways under its time column, which stays.
+    { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
+    { title: t("credits.columns.method"), dataIndex: "method", render: methodLabel },
+    { title: t("credits.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
+    {
+      title: t("credits.columns.status"),
+      dataIndex: "status",
+      render: (status: CreditStatus) => <Tag color={STATUS_COLORS[status]}>{t(`credits.statuses.${status}`)}</Tag>,
+    },
+    { title: t("credits.columns.reference"), dataIndex: "reference", render: (ref: string) => <Typography.Text copyable={{ text: ref }}>{ref}</Typography.Text> },
+  ]);
 
   return (
     <Card title={t("credits.historyTitle")} data-testid="credits-history">
@@ -83,18 +97,7 @@ export function CreditsHistory() {
         locale={{ emptyText: t("credits.empty") }}
         scroll={{ x: "max-content" }}
         data-testid="credits-table"
-        columns={[
-          // On a phone the table scrolls sideways under its time column, which stays.
-          { title: t("credits.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
-          { title: t("credits.columns.method"), dataIndex: "method", render: methodLabel },
-          { title: t("credits.columns.amount"), dataIndex: "amount", align: "right", render: withCurrency },
-          {
-            title: t("credits.columns.status"),
-            dataIndex: "status",
-            render: (status: CreditStatus) => <Tag color={STATUS_COLORS[status]}>{t(`credits.statuses.${status}`)}</Tag>,
-          },
-          { title: t("credits.columns.reference"), dataIndex: "reference", render: (ref: string) => <Typography.Text copyable={{ text: ref }}>{ref}</Typography.Text> },
-        ]}
+        columns={columns}
       />
       {query.hasNextPage ? (
         <div className="credits-more">
