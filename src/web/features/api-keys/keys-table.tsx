@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Button, Grid, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
+import { Button, Popconfirm, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
 import { Link } from "react-router";
 import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
@@ -8,6 +8,7 @@ import { beijingDateTime } from "#shared/beijing-time";
 import { siteConfig } from "../../lib/site-config";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
+import { PHONE_SCREEN, useMediaQuery } from "../../lib/use-media-query";
 import { MONO } from "./mono";
 import { deleteKey } from "./api/delete-key";
 import { updateKey } from "./api/update-key";
@@ -69,7 +70,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
   const t = useT();
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const money = (amount: string) => `${siteConfig.currencySymbol}${amount}`;
-  const phone = !Grid.useBreakpoint().md;
+  const phone = useMediaQuery(PHONE_SCREEN);
   const columns: TableColumnsType<ApiKey> = [
     { title: t("apiKeys.colName"), dataIndex: "name", key: "name", render: (name: string) => <span data-testid="key-name">{name}</span> },
     {

@@ -15,7 +15,7 @@ import { requestCode, type CodeResponse } from "./api/request-code";
 import { rememberedReferral } from "./referral";
 import { useCaptcha } from "./use-captcha";
 import { useCountdown } from "./use-countdown";
-import { useMediaQuery } from "./use-media-query";
+import { useMediaQuery } from "../../lib/use-media-query";
 import "./login-modal.css";
 
 /** The server's refusal in the reader's language, when the server said which refusal it was. */
