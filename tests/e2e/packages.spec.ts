@@ -225,7 +225,8 @@ test.describe("in Chinese on a phone", () => {
     expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
     // Each table keeps its columns whole and scrolls: squeezed, Chinese breaks between any two
     // characters, down to a character a line.
-    expect(await linesOf(logged.getByRole("cell").nth(1)), "lines of the call log's tool").toBe(1);
+    // On a phone the amount stands beside the time: the tool's cell is found by its name.
+    expect(await linesOf(logged.getByRole("cell", { name: "回显", exact: true })), "lines of the call log's tool").toBe(1);
     await page.goto(`${server.base}/console/billing-details`);
     const billed = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
     // On a phone the amount stands beside the time: the tool's cell is found by its name.

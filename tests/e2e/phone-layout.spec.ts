@@ -168,6 +168,24 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       }
     });
 
+    test("a call's amount is on the screen of the call log before the table is scrolled", async ({ page, request }) => {
+      const token = await userWithAKey(request, true);
+      // The call log is written in batches after the answer.
+      await expect
+        .poll(async () => ((await (await request.get("/api/v1/console/calls", { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] }).items.length)
+        .toBe(1);
+      await signInPage(page, token);
+      await page.goto("/console/billing-details?tab=calls");
+      const table = page.getByTestId("calls-table");
+      const amount = await firstRowCell(table, AMOUNT[locale]);
+      await expect(amount).toHaveText(/^¥\d+\.\d+$/);
+      const [cell, clip] = await Promise.all([amount.boundingBox(), table.locator(".ant-table-content, .ant-table-body").first().boundingBox()]);
+      const screen = await page.evaluate(() => document.documentElement.clientWidth);
+      expect(cell!.x, "the amount's left edge").toBeGreaterThanOrEqual(0);
+      expect(cell!.x + cell!.width, `the amount's right edge, on the ${screen} px screen`).toBeLessThanOrEqual(Math.min(screen, clip!.x + clip!.width));
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+    });
+
     test("an API key's column is not under its actions", async ({ page, request }) => {
       await signInPage(page, await userWithAKey(request));
       await page.goto("/console/api-keys");

@@ -18,6 +18,7 @@ import { CallDrawer } from "./call-drawer";
 import { notChargedText } from "./not-charged";
 import { OutcomeTag } from "./outcome-tag";
 import { paramsWithView, viewFromParams, type CallsView } from "./view-params";
+import { useAmountBesideTime } from "../../components/amount-beside-time";
 import { TableTime } from "../../components/table-time";
 
 /** The filter the API is asked for: the view's, less the open call; null when the dates are the wrong way round. */
@@ -62,6 +63,30 @@ export function AllCalls() {
       setExporting(false);
     }
   };
+
+  // On a phone the table scrolls sideways under its time column, which stays; the amount stands beside it.
+  const columns = useAmountBesideTime<CallRow>([
+    { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
+    { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
+    { title: t("calls.columns.key"), dataIndex: "keyName" },
+    { title: t("calls.columns.outcome"), dataIndex: "outcome", render: (_: unknown, row: CallRow) => <OutcomeTag outcome={row.outcome} status={row.httpStatus} /> },
+    { title: t("calls.columns.status"), dataIndex: "httpStatus", align: "right" },
+    {
+      title: t("calls.columns.amount"),
+      dataIndex: "amount",
+      render: (_: unknown, row: CallRow) => <span className="call-charge">{notChargedText(t, row) ?? withCurrency(row.amount)}</span>,
+    },
+    { title: t("calls.columns.took"), dataIndex: "totalMs", align: "right", render: (ms: number) => `${ms} ms` },
+    {
+      title: t("calls.columns.requestId"),
+      dataIndex: "requestId",
+      render: (id: string) => (
+        <Button type="link" size="small" onClick={() => change({ requestId: id })} data-testid="call-open">
+          {id.slice(0, 8)}
+        </Button>
+      ),
+    },
+  ]);
 
   return (
     <Card data-testid="all-calls">
@@ -174,28 +199,7 @@ export function AllCalls() {
         scroll={{ x: "max-content" }}
         locale={{ emptyText: t("calls.empty") }}
         data-testid="calls-table"
-        columns={[
-          { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
-          { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
-          { title: t("calls.columns.key"), dataIndex: "keyName" },
-          { title: t("calls.columns.outcome"), dataIndex: "outcome", render: (_: unknown, row: CallRow) => <OutcomeTag outcome={row.outcome} status={row.httpStatus} /> },
-          { title: t("calls.columns.status"), dataIndex: "httpStatus", align: "right" },
-          {
-            title: t("calls.columns.amount"),
-            dataIndex: "amount",
-            render: (_: unknown, row: CallRow) => <span className="call-charge">{notChargedText(t, row) ?? withCurrency(row.amount)}</span>,
-          },
-          { title: t("calls.columns.took"), dataIndex: "totalMs", align: "right", render: (ms: number) => `${ms} ms` },
-          {
-            title: t("calls.columns.requestId"),
-            dataIndex: "requestId",
-            render: (id: string) => (
-              <Button type="link" size="small" onClick={() => change({ requestId: id })} data-testid="call-open">
-                {id.slice(0, 8)}
-              </Button>
-            ),
-          },
-        ]}
+        columns={columns}
       />
       {query.hasNextPage ? (
         <div style={{ textAlign: "center", marginTop: 16 }}>
