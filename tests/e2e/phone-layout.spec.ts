@@ -77,6 +77,49 @@ test.describe("the console menu on a phone", () => {
     await expect(menu).not.toBeInViewport();
   });
 
+  for (const locale of ["en-US", "zh-CN"] as const) {
+    test.describe(locale, () => {
+      test.use({ locale, viewport: { width: 390, height: 844 } });
+      test("scrolled, its button covers no text of any page", async ({ page, request }) => {
+        await signInPage(page, await userWithAKey(request, true));
+        const trigger = page.locator(".ant-layout-sider-zero-width-trigger");
+        const scrolled: string[] = [];
+        for (const path of [...CONSOLE_PAGES, "/console/billing-details?tab=calls"]) {
+          await page.goto(path);
+          await expect(page.getByRole("heading", { level: 2 }).first()).toBeVisible();
+          await expect(page.locator("#console-menu")).toHaveAttribute("inert");
+          await expect(trigger).toBeVisible();
+          await page.waitForLoadState("networkidle");
+          const bottom = await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight);
+          if (bottom > 0) scrolled.push(path);
+          // From the top to the bottom, a step at a time: at no step does the button stand on a line of the page's text.
+          for (let y = 0; y <= bottom + 40; y += 40) {
+            const covered = await page.evaluate((top) => {
+              window.scrollTo(0, top);
+              const button = document.querySelector(".ant-layout-sider-zero-width-trigger")!.getBoundingClientRect();
+              const texts = document.createTreeWalker(document.querySelector(".console-content")!, NodeFilter.SHOW_TEXT);
+              const under: string[] = [];
+              while (texts.nextNode()) {
+                const text = texts.currentNode;
+                if (!text.textContent?.trim() || !text.parentElement?.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+                const range = document.createRange();
+                range.selectNodeContents(text);
+                const over = [...range.getClientRects()].some(
+                  (box) => box.width > 0 && box.left < button.right && box.right > button.left && box.top < button.bottom && box.bottom > button.top,
+                );
+                if (over) under.push(text.textContent.trim().slice(0, 40));
+              }
+              return { at: window.scrollY, under };
+            }, y);
+            expect(covered.under, `${path} scrolled to ${covered.at} px: text under the menu button`).toEqual([]);
+          }
+        }
+        // The pages taller than the phone were scrolled (a new user's API keys and one charge are not).
+        expect(scrolled).toEqual(expect.arrayContaining(["/console/info", "/console/charge-details", "/console/billing-details?tab=calls"]));
+      });
+    });
+  }
+
   test("is reached and opened by keyboard, and while closed its links are out of the keyboard's way", async ({ page, request }) => {
     const { token } = await loginViaApi(request);
     await signInPage(page, token);
