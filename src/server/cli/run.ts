@@ -235,6 +235,13 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
     err(`${optionProblem(command, error as Error & { code?: string })}\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
+  // A command whose usage names no positional takes none: a stray word (`ledger verify now`) is refused,
+  // not ignored, so the operator never believes it narrowed or changed what ran.
+  const stray = positionalNames(command).length === 0 ? parsed.positionals[0] : undefined;
+  if (stray !== undefined) {
+    err(`unexpected "${stray}"\nusage: tollgate admin ${command.usage}`);
+    return 64;
+  }
   try {
     return await command.run(ctx, { positionals: parsed.positionals, options: parsed.values });
   } catch (error) {

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../clock";
+import { loadConfig } from "../config";
+import type { Database } from "../db/client";
+import { createTestDatabase } from "../testing/test-database";
+import { runCli } from "./run";
+
+let database: Database;
+const clock = new ManualClock("2026-03-01T08:00:00Z");
+const config = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data" });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.close());
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("tollgate admin: words a command does not take", () => {
+  it("refuses a stray word after a command that takes none, and runs nothing", async () => {
+    for (const argv of [
+      ["ledger", "verify", "now"],
+      ["codes", "list", "ABCD"],
+      ["audit", "everything"],
+      ["codes", "create", "extra", "--amount", "5", "--count", "1"],
+      ["codes", "export", "extra", "--batch", "b"],
+    ]) {
+      const run = await cli(...argv);
+      expect(run, argv.join(" ")).toMatchObject({ code: 64, out: "" });
+      expect(run.err.split("\n")[0], argv.join(" ")).toBe(`unexpected "${argv[argv[0] === "audit" ? 1 : 2]}"`);
+      expect(run.err).toMatch(/\nusage: tollgate admin /);
+    }
+    // No code was made by the refused `codes create`.
+    expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
+  });
+});
