@@ -37,4 +37,19 @@ describe("tollgate admin: words a command does not take", () => {
     // No code was made by the refused `codes create`.
     expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
   });
+
+  it("says a negative amount, count or limit given to an option is never negative", async () => {
+    for (const [option, value, argv] of [
+      ["--amount", "-5", ["codes", "create", "--amount", "-5", "--count", "1"]],
+      ["--count", "-2", ["codes", "create", "--amount", "5", "--count", "-2"]],
+      ["--limit", "-1", ["audit", "--limit", "-1"]],
+      ["--limit", "-10", ["codes", "list", "--limit", "-10"]],
+    ] as const) {
+      const run = await cli(...argv);
+      expect(run.code, argv.join(" ")).toBe(64);
+      expect(run.err.split("\n")[0], argv.join(" ")).toBe(`${option}: "${value}": amounts and counts are never negative`);
+      expect(run.err).not.toMatch(/ambiguous/);
+    }
+    expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
+  });
 });

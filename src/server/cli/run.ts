@@ -86,6 +86,8 @@ function commandHelp(command: CliCommand): string {
 
 /** A word that parseArgs would take for an option but is a negative number: amounts, counts and ids are never negative. */
 const NEGATIVE_NUMBER = /^-\d/;
+/** The options that take a number (an amount, a count, a limit): never negative. */
+const NUMERIC_OPTIONS = new Set(["amount", "count", "limit"]);
 
 /** Finds the command whose name matches the longest run of leading words. */
 function resolve(words: string[], commands: CliCommand[]): { command: CliCommand; rest: string[] } | null {
@@ -219,6 +221,13 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
     // Its place among the positionals: the words before it that are neither options nor their values.
     const positional = rest.slice(0, negativeAt).filter((word, i) => !word.startsWith("-") && !takesValue(rest[i - 1])).length;
     err(`${negativeMessage(command, rest[negativeAt]!, positional)}\nusage: tollgate admin ${command.usage}`);
+    return 64;
+  }
+  // A negative number given to a numeric option (`--amount -5`, `--limit -1`): parseArgs would call it
+  // an ambiguous argument and advise `--amount=-XYZ`, which no command takes either.
+  const negativeValueAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && NUMERIC_OPTIONS.has(rest[i - 1]?.slice(2) ?? "") && takesValue(rest[i - 1]));
+  if (negativeValueAt !== -1) {
+    err(`${rest[negativeValueAt - 1]}: "${rest[negativeValueAt]}": amounts and counts are never negative\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   let parsed;
