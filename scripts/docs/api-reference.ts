@@ -10,6 +10,12 @@ interface SectionWords {
   yes: string;
   no: string;
   jsonOf: (type: string) => string;
+  /** Between two types a field may have: `string or null`. */
+  or: string;
+  /** The type of a list of `type`: `array of string`. */
+  arrayOf: (type: string) => string;
+  /** A field of any type. */
+  any: string;
   signedIn: string;
   noAuth: string;
   pathParameters: string;
@@ -43,6 +49,9 @@ const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
     yes: "yes",
     no: "no",
     jsonOf: (type) => `A JSON ${type}.`,
+    or: " or ",
+    arrayOf: (type) => `array of ${type}`,
+    any: "any",
     signedIn: "Requires a signed-in session: `Authorization: Bearer <session token>` ([authentication](authentication.md#console-sessions)).",
     noAuth: "No authentication.",
     pathParameters: "Path parameters",
@@ -72,6 +81,9 @@ const SECTION_WORDS: Record<DocsLanguage, SectionWords> = {
     yes: "是",
     no: "否",
     jsonOf: (type) => `JSON ${type}。`,
+    or: " 或 ",
+    arrayOf: (type) => `${type} 数组`,
+    any: "任意类型",
     signedIn: "需要登录会话：`Authorization: Bearer <session token>`（见[认证](authentication.md#console-sessions)）。",
     noAuth: "无需认证。",
     pathParameters: "路径参数",
@@ -162,21 +174,22 @@ function isNull(schema: JsonSchema): boolean {
   return schema.type === "null" || (Array.isArray(schema.type) && schema.type.length === 1 && schema.type[0] === "null");
 }
 
-export function typeLabel(raw: JsonSchema, doc: OpenApiDocument): string {
+/** A field's type as the page's language writes it: the JSON type names stay as they are, the words between them are translated. */
+export function typeLabel(raw: JsonSchema, doc: OpenApiDocument, words: SectionWords = SECTION_WORDS.en): string {
   const schema = resolve(raw, doc);
   const options = variants(schema);
   if (options) {
-    const labels = [...new Set(options.map((o) => typeLabel(o, doc)))];
-    return labels.join(" or ");
+    const labels = [...new Set(options.map((o) => typeLabel(o, doc, words)))];
+    return labels.join(words.or);
   }
   let label: string;
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-  if (types.includes("array") || schema.items) label = `array of ${schema.items ? typeLabel(schema.items, doc) : "any"}`;
-  else if (types.length > 0) label = types.join(" or ");
+  if (types.includes("array") || schema.items) label = words.arrayOf(schema.items ? typeLabel(schema.items, doc, words) : words.any);
+  else if (types.length > 0) label = types.join(words.or);
   else if (schema.properties || schema.additionalProperties) label = "object";
-  else label = "any";
+  else label = words.any;
   if (schema.format && !types.includes("array")) label += ` (${schema.format})`;
-  if (schema.nullable && !label.includes("null")) label += " or null";
+  if (schema.nullable && !label.includes("null")) label += `${words.or}null`;
   return label;
 }
 
@@ -225,7 +238,7 @@ export function fieldRows(schema: JsonSchema, doc: OpenApiDocument, prefix = "",
   const required = new Set(object.required ?? []);
   for (const [name, property] of Object.entries(object.properties ?? {})) {
     const fullName = `${prefix}${name}`;
-    rows.push({ name: fullName, type: typeLabel(property, doc), required: required.has(name), description: describe(property, doc, words) });
+    rows.push({ name: fullName, type: typeLabel(property, doc, words), required: required.has(name), description: describe(property, doc, words) });
     const children = nested(property, doc);
     if (children) rows.push(...fieldRows(children.schema, doc, `${fullName}${children.suffix}`, words));
   }
@@ -293,7 +306,7 @@ function schemaSection(schema: JsonSchema, doc: OpenApiDocument, words: SectionW
   const rows = fieldRows(schema, doc, "", words);
   const parts: string[] = [];
   if (rows.length > 0) parts.push(fieldTable(rows, words));
-  else parts.push(`${words.jsonOf(typeLabel(schema, doc))} ${describe(schema, doc, words)}`.trim());
+  else parts.push(`${words.jsonOf(typeLabel(schema, doc, words))} ${describe(schema, doc, words)}`.trim());
   parts.push("```json\n" + JSON.stringify(exampleValue(schema, doc), null, 2) + "\n```");
   return parts.join("\n\n");
 }
@@ -303,7 +316,7 @@ function parameterTable(title: string, parameters: OpenApiParameter[], doc: Open
   for (const p of parameters) {
     const schema = p.schema ?? {};
     const description = [p.description && words.text(p.description), describe(schema, doc, words)].filter(Boolean).join(" ");
-    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc))} | ${p.required ? words.yes : words.no} | ${cell(description)} |`);
+    lines.push(`| \`${cell(p.name)}\` | ${cell(typeLabel(schema, doc, words))} | ${p.required ? words.yes : words.no} | ${cell(description)} |`);
   }
   return lines.join("\n");
 }

@@ -98,3 +98,18 @@ describe("the console API reference page", () => {
     expect(page.html).toContain("<code>keys[].spendLimit</code>");
   });
 });
+
+describe("the console API reference page in Chinese", () => {
+  const html = createMarkdownRenderer().render(apiReferenceMarkdown(doc, "zh-CN")).html;
+  /** The type column of the field table under `field`: the second cell of its row. */
+  const typeOf = (field: string) => new RegExp(`<td><code>${field.replace(/[[\].]/g, "\\$&")}</code></td>\\s*<td>([^<]*)</td>`).exec(html)?.[1];
+
+  it("writes a field's type in Chinese around the JSON type names", () => {
+    expect(typeOf("keys[].spendLimit")).toBe("string 或 null");
+    expect(typeOf("keys[].expiresAt")).toBe("string (date-time) 或 null");
+    expect(typeOf("keys[].allowedTools")).toBe("string 数组");
+    expect(typeOf("keys[].usage")).toBe("object 数组");
+    expect(typeOf("keys")).toBe("object 数组");
+    expect(html).not.toMatch(/\bor null\b|\barray of\b/);
+  });
+});
