@@ -15,11 +15,14 @@ export const SPA_PATHS: ReadonlySet<string> = new Set<string>([...PRERENDERED_PA
 
 /**
  * SPEC.md §2: a path `/docs` or under `/docs/` that does not end in `.html` gets `.html` appended
- * (a trailing slash is dropped first). Returns the target path, or null when no redirect applies.
+ * (a trailing slash is dropped first, so a page's address with a slash after it lands on the page).
+ * Returns the target path, or null when no redirect applies.
  */
 export function docsRedirectTarget(pathname: string): string | null {
   if (pathname !== "/docs" && !pathname.startsWith("/docs/")) return null;
   if (pathname.endsWith(".html")) return null;
   const trimmed = pathname.replace(/\/+$/, "");
+  // A page's own address with a slash after it (`/docs/quickstart.html/`) is that page, not `….html.html`.
+  if (trimmed.endsWith(".html")) return trimmed;
   return `${trimmed === "" ? "/docs" : trimmed}.html`;
 }

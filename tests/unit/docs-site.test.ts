@@ -134,6 +134,15 @@ describe("the /docs redirect rule (SPEC.md §2)", () => {
     }
   });
 
+  it("lands a page's address typed with a slash after it on the page, not on a .html.html that does not exist", async () => {
+    for (const page of ["/docs/quickstart.html", "/docs/zh-CN/tools/echo.html"]) {
+      const res = await get(`${page}/?from=test`);
+      expect(res.statusCode, page).toBe(301);
+      expect(res.headers.location).toBe(`${page}?from=test`);
+      expect((await get(page)).statusCode).toBe(200);
+    }
+  });
+
   it("lands /docs and /docs/ on the start page, and /docs/zh-CN and /docs/zh-CN/ on the Chinese one", async () => {
     for (const from of ["/docs", "/docs/"]) {
       const res = await get(from);
