@@ -280,6 +280,19 @@ test.describe("login modal in Chinese", () => {
     await page.getByTestId("get-code").click();
     await expect(toastText(page, "请等待 42 秒后再获取验证码")).toBeVisible();
   });
+
+  test("says in Chinese that the code was sent", async ({ page }) => {
+    await page.goto("/");
+    await page.getByTestId("header-login").click();
+    await expect(page.getByRole("dialog", { name: "验证码登录" })).toBeVisible();
+    await page.getByRole("textbox", { name: "手机号" }).fill(randomPhone());
+    await page.getByTestId("consent").click();
+    const sent = page.waitForResponse("**/api/v1/auth/phone/verification_code");
+    await page.getByTestId("get-code").click();
+    expect(await (await sent).json()).toMatchObject({ status: "success", message: "code sent successfully" });
+    await expect(toastText(page, "验证码发送成功")).toBeVisible();
+    await expect(page.locator(".ant-message")).not.toContainText("code sent successfully");
+  });
 });
 
 /** Signs in through the modal as `phone`; `fields` are the phone and code fields' names in the page's language. */

@@ -77,7 +77,8 @@ export default function LoginModal() {
         return toast("error", tooMany ? t("errors.tooManyRequests") : t("login.sendFailed"));
       }
       if (response.status === "success") {
-        toast("success", response.message || t("login.codeSent"));
+        // The server's words are English (SPEC.md §8's 'server message'); another language says it in its own.
+        toast("success", (language === "en" && response.message) || t("login.codeSent"));
         countdown.start(siteConfig.codeResendSeconds);
       } else {
         toast("error", refusalText(t, response) ?? (response.message || t("login.codeSendingFailed")));
