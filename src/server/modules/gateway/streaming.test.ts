@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -5,6 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { eq, sql } from "drizzle-orm";
 import OpenAI from "openai";
@@ -452,6 +454,20 @@ describe("streamed answers", () => {
     expect(metrics.body).toMatch(/^tollgate_gateway_call_duration_seconds_count\{tool="trailer",phase="upstream"\} 1$/m);
     expect(await balanceOf(userId)).toBe("1.993");
     await expectLedgerConsistent();
+  });
+
+  it("show the cost trailer to curl run with the option the billing docs name, in each language", async () => {
+    const { secret } = await funded("3");
+    const run = promisify(execFile);
+    for (const [page, said] of [
+      ["docs/site/billing.md", /\(curl shows it with `([^`]+)`\)/],
+      ["docs/site/zh-CN/billing.md", /（curl 加 `([^`]+)` 可以看到）/],
+    ] as const) {
+      const option = said.exec(fs.readFileSync(path.resolve(page), "utf8"))?.[1];
+      expect(option, page).toBeDefined();
+      const { stdout, stderr } = await run("curl", ["-sS", option!, "-X", "POST", "-H", `Authorization: Bearer ${secret}`, `${gateway}/v1/tools/trailer`]);
+      expect(`${stdout}${stderr}`, page).toMatch(/x-tollgate-cost: 0\.007/i);
+    }
   });
 
   it("that report no units are charged their whole hold (maxUnitsPerCall), and the log says so", async () => {
