@@ -59,6 +59,28 @@ test("creates a key, shows it once with a copy button, and lists it masked after
   expect(await page.content()).not.toContain(secret.slice(3, 40));
 });
 
+test("a double click on Create makes one key, the one whose secret is shown", async ({ page, request }) => {
+  const token = await signIn(page, request);
+  await page.goto("/console/api-keys");
+  await page.getByTestId("create-key").click();
+  await opened(createDialog(page));
+  await createDialog(page).getByLabel("Name").fill("double click");
+  const created: number[] = [];
+  page.on("response", (response) => {
+    if (response.request().method() === "POST" && new URL(response.url()).pathname === "/api/v1/console/keys") created.push(response.status());
+  });
+  await page.getByTestId("submit-key").dblclick();
+
+  const secret = await page.getByTestId("new-key-secret").inputValue();
+  expect(secret).toMatch(/^tg_/);
+  await page.getByTestId("close-new-key").click();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rowNamed(page, "double click").getByTestId("key-masked")).toHaveText(`tg_…${secret.slice(-4)}`);
+  expect(created).toEqual([201]);
+  const listed = await request.get("/api/v1/console/keys", { headers: { authorization: `Bearer ${token}` } });
+  expect(((await listed.json()) as { keys: unknown[] }).keys).toHaveLength(1);
+});
+
 test("renames, disables, enables and deletes a key", async ({ page, request }) => {
   const token = await signIn(page, request);
   await createKeyViaApi(request, token, "staging");

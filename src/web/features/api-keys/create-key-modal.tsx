@@ -7,6 +7,7 @@ import { keysQueryKey } from "../../lib/api/list-keys";
 import { createKey } from "./api/create-key";
 import { KeyForm, toKeyBody, type KeyFormValues } from "./key-form";
 import { NewKeySecret } from "./new-key-secret";
+import { useFormSubmission } from "../../lib/use-form-submission";
 
 /** Create a key, then show its secret once; closing forgets the secret for good. */
 export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -14,9 +15,13 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
   const [form] = Form.useForm<KeyFormValues>();
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const queryClient = useQueryClient();
+  // One key per filled form: a double click on Create made two, one of them with a secret never shown.
+  const submission = useFormSubmission();
   const mutation = useMutation({
     mutationFn: createKey,
+    onSettled: () => submission.settled(),
     onSuccess: (result) => {
+      submission.forget();
       setCreated(result);
       void queryClient.invalidateQueries({ queryKey: keysQueryKey });
     },
@@ -24,10 +29,12 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
 
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
-    if (values) mutation.mutate(toKeyBody(values));
+    const idempotencyKey = values && submission.start();
+    if (values && idempotencyKey) mutation.mutate({ body: toKeyBody(values), idempotencyKey });
   };
   const close = () => {
     setCreated(null);
+    submission.forget();
     form.resetFields();
     mutation.reset();
     onClose();
@@ -55,7 +62,7 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
         )
       }
     >
-      {created ? <NewKeySecret secret={created.secret} /> : <KeyForm form={form} />}
+      {created ? <NewKeySecret secret={created.secret} /> : <KeyForm form={form} onValuesChange={submission.forget} />}
     </Modal>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Button, Form, Input, Select } from "antd";
 import type { Rule } from "antd/es/form";
-import { useEffect, useRef } from "react";
+import { useEffect } from "react";
 import {
   APPLICATION_ERROR_CODES,
   COMPANY_OR_PROJECT_MAX,
@@ -19,7 +19,8 @@ import {
 } from "#shared/applications";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { useToolName } from "../../lib/api/list-tools";
-import { ApiError, newIdempotencyKey, refusedField } from "../../lib/http";
+import { ApiError, refusedField } from "../../lib/http";
+import { useFormSubmission } from "../../lib/use-form-submission";
 import { toast } from "../../lib/toast";
 import { createApplication } from "./api/create-application";
 import { applicationsQueryKey } from "./api/list-applications";
@@ -107,21 +108,15 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
     form.setFieldValue("toolId", next?.id);
   }, [tools, chosen, preferredTool, form]);
 
-  // One application per filled form. A second click before the answer is dropped here: antd calls
-  // onFinish after its async validation and the button shows loading only after a render, so both
-  // clicks of a double click reach `submit`. The form's Idempotency-Key (new once a field changes)
-  // makes the client's retry, or a resend after a lost answer, get the same application back.
-  const sending = useRef(false);
-  const formKey = useRef<string | null>(null);
+  // One application per filled form, however often Submit is clicked or the POST resent.
+  const submission = useFormSubmission();
 
   const mutation = useMutation({
     mutationFn: createApplication,
-    onSettled: () => {
-      sending.current = false;
-    },
+    onSettled: () => submission.settled(),
     onSuccess: () => {
       toast("success", t("applications.submitted"));
-      formKey.current = null;
+      submission.forget();
       form.resetFields();
       return queryClient.invalidateQueries({ queryKey: applicationsQueryKey });
     },
@@ -140,9 +135,8 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
   });
 
   const submit = (values: ApplicationFormValues) => {
-    if (sending.current) return;
-    sending.current = true;
-    formKey.current ??= newIdempotencyKey();
+    const idempotencyKey = submission.start();
+    if (!idempotencyKey) return;
     mutation.mutate({
       body: {
         toolId: values.toolId ?? "",
@@ -151,16 +145,20 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
         expectedMonthlyCalls: parseExpectedCalls(values.expectedMonthlyCalls),
         contact: values.contact.trim(),
       },
-      idempotencyKey: formKey.current,
+      idempotencyKey,
     });
   };
 
   return (
-    <Form form={form} layout="vertical" name="application" initialValues={EMPTY} onFinish={submit}
-      onValuesChange={() => {
-        formKey.current = null;
-      }}
-      style={{ maxWidth: 640 }}>
+    <Form
+      form={form}
+      layout="vertical"
+      name="application"
+      initialValues={EMPTY}
+      onFinish={submit}
+      onValuesChange={() => submission.forget()}
+      style={{ maxWidth: 640 }}
+    >
       <Form.Item name="toolId" label={t("applications.tool")} rules={r.toolId}>
         <Select
           placeholder={t("applications.toolPlaceholder")}
