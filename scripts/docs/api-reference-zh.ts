@@ -200,7 +200,8 @@ export const DESCRIPTION_ZH: Record<string, string> = {
   "PUBLIC_URL/?r=<code>: sign-ups through it are credited to this user": "PUBLIC_URL/?r=<code>：通过它注册的用户计入该用户名下",
   "How many users signed up through the link": "通过该链接注册的用户数",
   "How many days, ending today": "天数，截至今天",
-  "The reader's time zone in minutes east of UTC (480 for China), so days start at their midnight": "读者所在时区相对 UTC 向东偏移的分钟数（中国为 480），每天从当地零点开始",
+  "The reader's time zone in minutes east of UTC, so days start at their midnight; by default 480, Beijing time, as every other date the API gives":
+    "读者所在时区相对 UTC 向东偏移的分钟数，每天从当地零点开始；默认为 480，即北京时间，与接口给出的其他日期一致",
   "YYYY-MM-DD in the reader's time zone": "读者所在时区的 YYYY-MM-DD",
   "Decimal amount charged that day": "当天扣费的十进制金额",
   "Every day of the range, oldest first, zero when nothing was charged": "范围内的每一天，最早的在前，没有扣费的日子为零",

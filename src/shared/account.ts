@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { BEIJING_OFFSET_MS } from "./beijing-time";
+
+const BEIJING_OFFSET_MINUTES = BEIJING_OFFSET_MS / 60_000;
 
 /** GET /api/v1/console/referrals */
 export const referralsSchema = z.object({
@@ -19,8 +22,8 @@ export const usageQuerySchema = z.strictObject({
     .int()
     .min(-840)
     .max(840)
-    .default(0)
-    .describe("The reader's time zone in minutes east of UTC (480 for China), so days start at their midnight"),
+    .default(BEIJING_OFFSET_MINUTES)
+    .describe("The reader's time zone in minutes east of UTC, so days start at their midnight; by default 480, Beijing time, as every other date the API gives"),
 });
 
 export const usageDaySchema = z.object({

@@ -78,7 +78,7 @@ describe("GET /api/v1/console/usage", () => {
     await recordCall(user, key.id, 60_000n, "2026-02-28T12:00:00Z", "pending"); // still running
     await recordCall(other, otherKey.id, 9_000n, "2026-02-28T10:00:00Z");
 
-    const utc = (await t.app.inject({ url: "/api/v1/console/usage", headers: user.headers })).json();
+    const utc = (await t.app.inject({ url: "/api/v1/console/usage?tzOffset=0", headers: user.headers })).json();
     expect(utc.days).toHaveLength(30);
     expect(utc.days.at(-2)).toEqual({ date: "2026-02-28", calls: 3, spend: "0.104" });
     expect(utc.days.at(-1)).toEqual({ date: "2026-03-01", calls: 0, spend: "0.00" });
@@ -96,6 +96,9 @@ describe("GET /api/v1/console/usage", () => {
     ]);
     expect(china.days.at(-2)).toEqual({ date: "2026-02-28", calls: 2, spend: "0.004" });
     expect(china.days.at(-1)).toEqual({ date: "2026-03-01", calls: 1, spend: "0.10" });
+    // Without a zone, days are Beijing's, as every other date the API gives.
+    const byDefault = (await t.app.inject({ url: "/api/v1/console/usage?days=7", headers: user.headers })).json();
+    expect(byDefault).toEqual(china);
   });
 
   it("shows a call made through the gateway", async () => {
