@@ -61,6 +61,7 @@ export const CONSOLE_MEANING_ZH: Record<ErrorCode, string> = {
   unauthorized: "您尚未登录，或会话已过期。请重新登录。",
   forbidden: "您无权执行此操作。",
   not_found: "资源不存在，或不属于您。",
+  method_not_allowed: "路径存在，但不接受该请求方法；`Allow` 响应头列出它接受的方法。",
   conflict: "请求与当前状态冲突。",
   request_timeout: "请求未能及时到达。",
   body_too_large: "请求体超过 1 MB。",

@@ -12,7 +12,7 @@ import { answerUnknownPaths } from "./lib/unknown-paths";
 import configPlugin from "./plugins/config";
 import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
-import errorsPlugin, { clientErrorHandler, consoleNotFound, frameworkErrors } from "./plugins/errors";
+import errorsPlugin, { clientErrorHandler, consoleApiNotFound, consoleNotFound, frameworkErrors } from "./plugins/errors";
 import idempotencyPlugin, { consoleIdempotency } from "./plugins/idempotency";
 import instanceLeasePlugin from "./plugins/instance-lease";
 import bodyBudgetPlugin, { createBodyBudget } from "./plugins/body-budget";
@@ -126,7 +126,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
       await consoleApi.register(cookie);
       await consoleApi.register(sessionHook);
       await consoleApi.register(consoleIdempotency, { browserOf: (request) => loginClientOf(config.sessionSecret, request) });
-      answerUnknownPaths(consoleApi, consoleNotFound);
+      answerUnknownPaths(consoleApi, consoleApiNotFound);
       await consoleApi.register(
         async (api) => {
           await api.register(healthRoutes);

@@ -38,13 +38,25 @@ describe("unknown routes and methods", () => {
   it.each([
     ["POST", "/api/v1/nope"],
     ["GET", "/api/v1/nope"],
-    ["DELETE", "/api/v1/health"],
-    ["PROPFIND", "/api/v1/health"],
+    ["DELETE", "/api/v1/keys"],
     ["POST", "/somewhere"],
   ])("%s %s answers 404 {code, message}", async (method, url) => {
     const res = await t.app.inject({ method: method as "POST", url });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ code: "not_found", message: "server resource does not exist" });
+  });
+
+  it.each([
+    ["DELETE", "/api/v1/health", "GET, HEAD"],
+    ["PROPFIND", "/api/v1/health?verbose=1", "GET, HEAD"],
+    ["GET", "/api/v1/console/redeem", "POST"],
+    ["POST", "/api/v1/console/billing", "GET, HEAD"],
+    ["PUT", "/api/v1/console/keys/12", "PATCH, DELETE"],
+  ])("%s %s, a path the console API serves under other methods, answers 405 with Allow: %s", async (method, url, allow) => {
+    const res = await t.app.inject({ method: method as "POST", url });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.json()).toEqual({ code: "method_not_allowed", message: `this path does not take ${method}: it takes ${allow}` });
   });
 
   it.each([

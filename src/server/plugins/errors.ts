@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
 import { consoleErrorBody, gatewayErrorBody } from "../lib/error-bodies";
+import { methodsServed } from "../lib/unknown-paths";
 import { validationMessage } from "../lib/validation-message";
 
 /**
@@ -44,6 +45,16 @@ export function clientErrorHandler(error: ConnectionError, socket: Socket) {
 /** An unknown route or method, in the console's shape: under /api and wherever no route family claims the path. */
 export function consoleNotFound(_request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(consoleErrorBody(404));
+}
+
+/** The console API's unknown route: 405 with `Allow` for a path it serves under other methods, else 404. */
+export function consoleApiNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const allowed = methodsServed(request.server, request.url);
+  if (allowed.length === 0) return consoleNotFound(request, reply);
+  return reply
+    .code(405)
+    .header("allow", allowed.join(", "))
+    .send({ code: ERROR_CODES.methodNotAllowed, message: `this path does not take ${request.method}: it takes ${allowed.join(", ")}` });
 }
 
 /**
