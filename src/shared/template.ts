@@ -1,18 +1,26 @@
 /** `{{name}}`, also as it looks inside a URL that Markdown percent-encoded. */
 const PLACEHOLDER = /\{\{(\w+)\}\}|%7B%7B(\w+)%7D%7D/gi;
 
+const HAN = /\p{Script=Han}/u;
+const LATIN_OR_DIGIT = /[\p{Script=Latin}\d]/u;
+
 /**
  * Fills `{{name}}` placeholders with configured values (site name, company, contact…);
- * `encode` escapes each value for where it lands (HTML, for instance). Unknown names stay.
+ * `encode` escapes each value for where it lands (HTML, for instance). Unknown names stay. A value
+ * that starts or ends with a Latin letter or a digit is set off by a space from a Chinese character
+ * beside it, as Chinese text writes a Latin name ("由 Tollgate 运营"); a Chinese value is not.
  */
 export function fillPlaceholders(
   template: string,
   values: Readonly<Record<string, string>>,
   encode: (value: string) => string = (value) => value,
 ): string {
-  return template.replace(PLACEHOLDER, (whole, plain: string | undefined, encoded: string | undefined) => {
+  return template.replace(PLACEHOLDER, (whole: string, plain: string | undefined, encoded: string | undefined, at: number) => {
     const value = values[(plain ?? encoded)!];
-    return value === undefined ? whole : encode(value);
+    if (value === undefined) return whole;
+    const before = HAN.test(template.charAt(at - 1)) && LATIN_OR_DIGIT.test(value.charAt(0)) ? " " : "";
+    const after = HAN.test(template.charAt(at + whole.length)) && LATIN_OR_DIGIT.test(value.charAt(value.length - 1)) ? " " : "";
+    return before + encode(value) + after;
   });
 }
 
