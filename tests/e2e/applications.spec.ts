@@ -12,6 +12,15 @@ const APPLICATION = {
 };
 
 const rows = (page: Page) => page.getByTestId("application-row");
+
+/** Fills the apply page's form with APPLICATION, once the form offers Pinyin. */
+async function fillApplication(page: Page) {
+  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
+  await page.getByLabel("Company or project").fill(APPLICATION.project);
+  await page.getByLabel("Use case").fill(APPLICATION.useCase);
+  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
+  await page.getByLabel("Contact").fill(APPLICATION.contact);
+}
 const toastText = (page: Page, text: string) => page.locator(".ant-message").getByText(text, { exact: true });
 const fieldError = (page: Page, text: string) => page.locator(".ant-form-item-explain-error").getByText(text, { exact: true });
 
@@ -131,11 +140,7 @@ test("a double click on Submit files one application, with one success and no re
   const { token } = await loginViaApi(request);
   await signInPage(page, token);
   await page.goto("/console/apply");
-  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
-  await page.getByLabel("Company or project").fill(APPLICATION.project);
-  await page.getByLabel("Use case").fill(APPLICATION.useCase);
-  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
-  await page.getByLabel("Contact").fill(APPLICATION.contact);
+  await fillApplication(page);
 
   // What the server answered each POST the page sent: a second one would be refused as already pending.
   const answers: number[] = [];
@@ -169,11 +174,7 @@ test("sent again after its answers were lost, the same filled form gets its appl
     return route.fulfill({ response });
   });
   await page.goto("/console/apply");
-  await expect(page.getByTestId("application-tool")).toContainText("Pinyin");
-  await page.getByLabel("Company or project").fill(APPLICATION.project);
-  await page.getByLabel("Use case").fill(APPLICATION.useCase);
-  await page.getByLabel("Expected monthly calls").fill(APPLICATION.calls);
-  await page.getByLabel("Contact").fill(APPLICATION.contact);
+  await fillApplication(page);
   await page.getByTestId("apply-submit").click();
   await expect(toastText(page, "request timed out, server did not respond!")).toBeVisible();
   expect(keys).toHaveLength(2);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock";
 import { loadConfig } from "../config";
 import type { Database } from "../db/client";
+import { adminCli } from "../testing/admin-cli";
 import { createTestDatabase } from "../testing/test-database";
-import { runCli } from "./run";
 
 let database: Database;
 const clock = new ManualClock("2026-03-01T08:00:00Z");
@@ -13,12 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(["admin", ...argv], { database, config, clock, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = (...argv: string[]) => adminCli({ database, config, clock })(...argv);
 
 describe("tollgate admin: words a command does not take", () => {
   it("refuses a stray word after a command that takes none, and runs nothing", async () => {
