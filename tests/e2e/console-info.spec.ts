@@ -83,6 +83,16 @@ test("the account page shows who the user is, the floored balance, usage and the
   await expect(page.getByTestId("account-id")).toHaveText(String(info.id));
   await expect(page.getByTestId("account-summary")).toContainText("Member since");
   await expect(page.getByTestId("account-balance")).toHaveText("¥49.99");
+  // The exact balance beside it in parentheses, a space apart: "¥49.99 (¥49.99…)", not "¥49.99(¥49.99…)".
+  const gap = await page.evaluate(() => {
+    const shown = document.querySelector("[data-testid=account-balance]")!.getBoundingClientRect();
+    const exact = document.querySelector("[data-testid=account-balance-exact]")!;
+    const opening = [...exact.childNodes].find((node) => node.textContent === "(")!;
+    const range = document.createRange();
+    range.selectNode(opening);
+    return range.getBoundingClientRect().left - shown.right;
+  });
+  expect(gap, "the space before the exact balance").toBeGreaterThanOrEqual(2);
   await expect(page.getByTestId("header-balance")).toHaveText("¥49.99");
 
   await expect(page.getByTestId("usage-totals")).toHaveText(`Calls: 1, spent: ¥${cost}`);
