@@ -154,7 +154,8 @@ export const callsShowCommand: CliCommand = {
           : []),
         ["amount", amount],
         ["at", beijingDateTime(at)],
-        ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, ${call.latencyMs} ms`}` : "-"],
+        // The tool's own time, from its call to its last byte; the call log's "took" adds the gateway's part.
+        ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, the tool took ${call.latencyMs} ms`}` : "-"],
         // An operator may refund a call long after it ended: the refund has its own time.
         ...(call?.refundedAt ? ([["refunded", beijingDateTime(call.refundedAt)]] as [string, string][]) : []),
         ["paid by", paidByField(call?.status ?? null, paid)],
