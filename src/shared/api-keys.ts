@@ -145,7 +145,8 @@ export type UpdateApiKeyInput = z.input<typeof updateApiKeyBody>;
 export const apiKeyIdParams = z.object({
   id: z
     .string()
-    .regex(/^[0-9]{1,15}$/, "must be a whole number, in digits")
+    .regex(/^[0-9]+$/, "must be a whole number, in digits")
+    .refine((digits) => digits.replace(/^0+/, "").length <= 15, "is larger than any key's id")
     .transform(Number)
     .pipe(z.number().positive()),
 });

@@ -210,6 +210,8 @@ describe("changing a key", () => {
     ["abc", "id: must be a whole number, in digits"],
     ["1.5", "id: must be a whole number, in digits"],
     ["0", "id: must be greater than 0"],
+    ["-1", "id: must be a whole number, in digits"],
+    ["99999999999999999999", "id: is larger than any key's id"],
   ])("refuses the key id %s in plain words", async (id, message) => {
     for (const method of ["PATCH", "DELETE"] as const) {
       const res = await call(alice, method, `/${id}`, method === "PATCH" ? { name: "x" } : undefined);
