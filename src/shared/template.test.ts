@@ -18,6 +18,7 @@ describe("fillPlaceholders", () => {
   it("sets a Latin name off from the Chinese beside it with a space, and a Chinese name not", () => {
     const template = "{{siteName}}由{{companyName}}运营，说明{{siteName}}（“本服务”）与 {{siteName}} 的区别";
     expect(fillPlaceholders(template, { siteName: "Tollgate", companyName: "Acme 2" })).toBe("Tollgate 由 Acme 2 运营，说明 Tollgate（“本服务”）与 Tollgate 的区别");
+    expect(fillPlaceholders("{{siteName}}由{{companyName}}运营", { siteName: "Tollgate", companyName: "Acme Inc." })).toBe("Tollgate 由 Acme Inc. 运营");
     expect(fillPlaceholders(template, { siteName: "收费站", companyName: "某某科技有限公司" })).toBe("收费站由某某科技有限公司运营，说明收费站（“本服务”）与 收费站 的区别");
   });
 

@@ -1,40 +1,45 @@
-import { useMemo, useRef } from "react";
+import { useState } from "react";
 import { newIdempotencyKey } from "./http";
 
 export interface FormSubmission {
   /**
-   * The Idempotency-Key of the form as filled now, or null while a submission of it is in flight:
-   * the caller drops that click. antd runs a form's submit after its async validation and a button
-   * shows loading only after a render, so both clicks of a double click reach the submit handler.
+   * The Idempotency-Key for sending `body`, or null while a submission is in flight: the caller
+   * drops that click. antd runs a form's submit after its async validation and a button shows
+   * loading only after a render, so both clicks of a double click reach the submit handler. The
+   * same body sent again gets the same key; another body (a field edited, or set by the page) a new one.
    */
-  start(): string | null;
-  /** The submission was answered (or failed): the form may be sent again, with the same key. */
+  start(body: unknown): string | null;
+  /** The submission was answered (or failed): the form may be sent again. */
   settled(): void;
-  /** The form changed or its submission succeeded: the next one is a new request, with a new key. */
+  /** The submission succeeded: the next one, even of the same body, is a new request with a new key. */
   forget(): void;
 }
 
+/** One submission at a time, with one Idempotency-Key per body sent (`useFormSubmission`). */
+export function formSubmission(): FormSubmission {
+  let sending = false;
+  let sent: { body: string; key: string } | null = null;
+  return {
+    start(body) {
+      if (sending) return null;
+      sending = true;
+      const text = JSON.stringify(body);
+      if (sent?.body !== text) sent = { body: text, key: newIdempotencyKey() };
+      return sent.key;
+    },
+    settled() {
+      sending = false;
+    },
+    forget() {
+      sent = null;
+    },
+  };
+}
+
 /**
- * One submission at a time of a form whose POST creates something, with one Idempotency-Key per
- * filled form: a double click creates one, and a resend after a lost answer gets the same one back.
+ * For a form whose POST creates something: a double click creates one, and a resend after a lost
+ * answer gets the same one back.
  */
 export function useFormSubmission(): FormSubmission {
-  const sending = useRef(false);
-  const key = useRef<string | null>(null);
-  return useMemo(
-    () => ({
-      start() {
-        if (sending.current) return null;
-        sending.current = true;
-        return (key.current ??= newIdempotencyKey());
-      },
-      settled() {
-        sending.current = false;
-      },
-      forget() {
-        key.current = null;
-      },
-    }),
-    [],
-  );
+  return useState(formSubmission)[0];
 }

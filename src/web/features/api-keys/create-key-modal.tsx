@@ -29,12 +29,15 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
 
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
-    const idempotencyKey = values && submission.start();
-    if (values && idempotencyKey) mutation.mutate({ body: toKeyBody(values), idempotencyKey });
+    if (!values) return;
+    const body = toKeyBody(values);
+    const idempotencyKey = submission.start(body);
+    if (idempotencyKey) mutation.mutate({ body, idempotencyKey });
   };
+  // Not while a key is being made: closed, the dialog could no longer show its secret, once only.
   const close = () => {
+    if (mutation.isPending) return;
     setCreated(null);
-    submission.forget();
     form.resetFields();
     mutation.reset();
     onClose();
@@ -54,7 +57,9 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
           </Button>
         ) : (
           <>
-            <Button onClick={close}>{t("apiKeys.cancel")}</Button>
+            <Button onClick={close} disabled={mutation.isPending}>
+              {t("apiKeys.cancel")}
+            </Button>
             <Button type="primary" loading={mutation.isPending} onClick={() => void submit()} data-testid="submit-key">
               {t("apiKeys.create")}
             </Button>
@@ -62,7 +67,7 @@ export function CreateKeyModal({ open, onClose }: { open: boolean; onClose: () =
         )
       }
     >
-      {created ? <NewKeySecret secret={created.secret} /> : <KeyForm form={form} onValuesChange={submission.forget} />}
+      {created ? <NewKeySecret secret={created.secret} /> : <KeyForm form={form} />}
     </Modal>
   );
 }

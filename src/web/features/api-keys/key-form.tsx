@@ -126,7 +126,7 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
 }
 
 /** Name, expiry, spend limit, allowed tools, IP allowlist and what to do when prepaid units run out: the same fields to create and to edit a key. */
-export function KeyForm({ form, initialValues, onValuesChange }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues; onValuesChange?: () => void }) {
+export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
   const t = useT();
   const tools = useQuery(toolsQueryOptions());
   const toolName = useToolName();
@@ -137,7 +137,6 @@ export function KeyForm({ form, initialValues, onValuesChange }: { form: FormIns
       layout="vertical"
       name="api-key"
       requiredMark="optional"
-      onValuesChange={onValuesChange}
       initialValues={initialValues ?? { name: "", expiresOn: null, spendLimit: "", spendLimitPeriod: "lifetime", allowedTools: [], ipAllowlist: "", whenPrepaidRunsOut: "balance" }}
     >
       <Form.Item name="name" label={t("apiKeys.name")} rules={r.name} required>

@@ -135,18 +135,15 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
   });
 
   const submit = (values: ApplicationFormValues) => {
-    const idempotencyKey = submission.start();
-    if (!idempotencyKey) return;
-    mutation.mutate({
-      body: {
-        toolId: values.toolId ?? "",
-        companyOrProject: values.companyOrProject.trim(),
-        useCase: values.useCase.trim(),
-        expectedMonthlyCalls: parseExpectedCalls(values.expectedMonthlyCalls),
-        contact: values.contact.trim(),
-      },
-      idempotencyKey,
-    });
+    const body = {
+      toolId: values.toolId ?? "",
+      companyOrProject: values.companyOrProject.trim(),
+      useCase: values.useCase.trim(),
+      expectedMonthlyCalls: parseExpectedCalls(values.expectedMonthlyCalls),
+      contact: values.contact.trim(),
+    };
+    const idempotencyKey = submission.start(body);
+    if (idempotencyKey) mutation.mutate({ body, idempotencyKey });
   };
 
   return (
@@ -156,7 +153,6 @@ export function ApplicationForm({ tools, preferredTool }: { tools: ApprovalTool[
       name="application"
       initialValues={EMPTY}
       onFinish={submit}
-      onValuesChange={() => submission.forget()}
       style={{ maxWidth: 640 }}
     >
       <Form.Item name="toolId" label={t("applications.tool")} rules={r.toolId}>
