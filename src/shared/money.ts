@@ -4,7 +4,7 @@
  */
 export const MICROS_PER_UNIT = 1_000_000n;
 export const MAX_MICROS = 9_223_372_036_854_775_807n;
-const DECIMAL = /^(-)?(\d{1,13})(?:\.(\d{1,6}))?$/;
+const DECIMAL = /^(-)?(\d+)(?:\.(\d{1,6}))?$/;
 
 export class MoneyFormatError extends Error {
   constructor(input: string) {
@@ -15,25 +15,30 @@ export class MoneyFormatError extends Error {
 
 const MIN_MICROS = -MAX_MICROS - 1n;
 
-function toMicros(input: string): bigint | null {
+/**
+ * `input`'s micro-units; "malformed" when it is not digits with at most 6 decimals, "outOfRange"
+ * when it is but lies beyond the database column's signed 64 bits.
+ */
+function readMoney(input: string): bigint | "malformed" | "outOfRange" {
   const match = DECIMAL.exec(input.trim());
-  if (!match) return null;
+  if (!match) return "malformed";
   const [, sign, whole = "0", fraction = ""] = match;
+  // Past 13 whole digits no amount fits, and BigInt is never asked to read a long run of them.
+  if (whole.length > 13) return "outOfRange";
   const magnitude = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, "0"));
   const micros = sign ? -magnitude : magnitude;
-  // The database column is a signed 64-bit integer.
-  return micros > MAX_MICROS || micros < MIN_MICROS ? null : micros;
+  return micros > MAX_MICROS || micros < MIN_MICROS ? "outOfRange" : micros;
 }
 
 /** "12.5" → 12500000n. Rejects exponents, separators, more than 6 decimals and values outside 64 bits. */
 export function parseMoney(input: string): bigint {
-  const micros = toMicros(input);
-  if (micros === null) throw new MoneyFormatError(input);
+  const micros = readMoney(input);
+  if (typeof micros !== "bigint") throw new MoneyFormatError(input);
   return micros;
 }
 
 export function isMoney(input: string): boolean {
-  return toMicros(input) !== null;
+  return typeof readMoney(input) === "bigint";
 }
 
 /** The largest amount there is (2^63-1 micro-units, the database column's limit): "9223372036854.775807". */
@@ -44,8 +49,8 @@ export const MAX_AMOUNT = formatMoney(MAX_MICROS);
  * 6 decimals, "outOfRange" when it is but lies beyond ±MAX_AMOUNT (such as 99999999999999).
  */
 export function moneyProblem(input: string): "malformed" | "outOfRange" | null {
-  if (toMicros(input) !== null) return null;
-  return /^-?\d+(?:\.\d{1,6})?$/.test(input.trim()) ? "outOfRange" : "malformed";
+  const micros = readMoney(input);
+  return typeof micros === "bigint" ? null : micros;
 }
 
 /** 12500000n → "12.50": exact, at least two decimals, at most six, trailing zeros beyond two dropped. */
