@@ -37,6 +37,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // PGlite instances made and closed by the hundred in one worker hit a V8 13 bug: freeing wasm
+    // code it replaced (tier-up, import wrappers) can trip ThreadIsolation's registry, and the worker
+    // dies on `Check failed: jit_page_->allocations_.erase(addr) == 1` with its files unrun (CI,
+    // 2026-11-29; nodejs/node#64500). A test worker keeps that code instead of freeing it.
+    execArgv: ["--no-wasm-code-gc"],
     // One file at a time on two cores (Vitest's default there): two at once, on a machine other
     // work kept busy, PGlite's statements waited past the 30 s test limit (README.md, "Testing").
     projects: [
