@@ -7,6 +7,7 @@ import { openDatabase, type Database } from "./db/client";
 import { loggerOptions, requestLogger } from "./logger";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "./errors";
+import { requestId } from "./lib/request-id";
 import { signedIn } from "./lib/signed-in";
 import { answerUnknownPaths } from "./lib/unknown-paths";
 import configPlugin from "./plugins/config";
@@ -61,7 +62,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
     trustProxy: config.trustProxy,
-    genReqId: () => crypto.randomUUID(),
+    genReqId: () => requestId(),
     childLoggerFactory: requestLogger,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,

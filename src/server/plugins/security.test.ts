@@ -16,6 +16,8 @@ const HELMET_HEADERS = {
   "x-permitted-cross-domain-policies": "none",
   "x-xss-protection": "0",
 };
+/** A UUIDv7: the request's time first (src/server/lib/request-id.ts). */
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const HSTS = "max-age=31536000; includeSubDomains";
 const SITE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
@@ -46,7 +48,7 @@ describe.each([
     for (const [name, value] of Object.entries(HELMET_HEADERS)) expect(res.headers[name], name).toBe(value);
     expect(res.headers["strict-transport-security"]).toBe(hsts ? HSTS : undefined);
     expect(res.headers["content-security-policy"]).toBe(SITE_CSP);
-    expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers["x-request-id"]).toMatch(REQUEST_ID);
   });
 
   it("are on a page, whose CSP is its own", async () => {
@@ -55,7 +57,7 @@ describe.each([
     for (const [name, value] of Object.entries(HELMET_HEADERS)) expect(res.headers[name], name).toBe(value);
     expect(res.headers["strict-transport-security"]).toBe(hsts ? HSTS : undefined);
     expect(res.headers["content-security-policy"]).toMatch(/^default-src 'self'; script-src 'self' 'sha256-/);
-    expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers["x-request-id"]).toMatch(REQUEST_ID);
   });
 
   it("leave the echo's body and content type as they were", async () => {
