@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { alertSettingsBody, alertSettingsSchema, webhookSecretSchema } from "#shared/alerts";
+import { noQuery } from "../../lib/no-query";
 import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { getAlertSettings, queueTestEvent, rotateWebhookSecret, saveAlertSettings } from "./settings";
@@ -21,7 +22,7 @@ const alertRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/alerts",
-    { schema: { tags, summary: "Your low-balance alert settings and the latest alerts sent", response: { 200: alertSettingsSchema } } },
+    { schema: { tags, summary: "Your low-balance alert settings and the latest alerts sent", querystring: noQuery, response: { 200: alertSettingsSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return getAlertSettings(app.db, request.user.userId, smsPerDay);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { applicationListSchema, applicationSchema, createApplicationBody, type Application } from "#shared/applications";
+import { noQuery } from "../../lib/no-query";
 import type { Tool } from "../catalog/index";
 import { approvalTools, createApplication, listApplications, type ApplicationRow } from "./service";
 
@@ -28,6 +29,7 @@ const applicationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Your access applications and the tools that need one",
+        querystring: noQuery,
         response: { 200: applicationListSchema },
       },
     },

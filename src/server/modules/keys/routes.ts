@@ -8,6 +8,7 @@ import {
   deletedApiKeySchema,
   updateApiKeyBody,
 } from "#shared/api-keys";
+import { noQuery } from "../../lib/no-query";
 import { answerWithSecret, SECRET_REPLAY_TTL_MS } from "../../lib/secret-answers";
 import { toApiKey } from "./key-view";
 import { createApiKey, deleteApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from "./service";
@@ -23,7 +24,7 @@ const keyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/keys",
-    { schema: { tags, summary: "List your API keys", response: { 200: apiKeyListSchema } } },
+    { schema: { tags, summary: "List your API keys", querystring: noQuery, response: { 200: apiKeyListSchema } } },
     async (request, reply) => {
       const rows = await listApiKeys(app.db, request.user.userId);
       const now = app.clock.now();

@@ -10,6 +10,7 @@ import {
   paymentStatusSchema,
 } from "#shared/money-api";
 import { AppError } from "../../errors";
+import { noQuery } from "../../lib/no-query";
 import { takeHourlyAllowance } from "../../lib/rate-limiter";
 import { signedIn } from "../../lib/signed-in";
 import { configuredPaymentProviders } from "../../providers/payment/index";
@@ -48,7 +49,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
     signedInApi.get(
       "/console/payment-methods",
       {
-        schema: { tags: ["credits"], summary: "The payment methods this site offers for top-ups", response: { 200: paymentMethodsSchema } },
+        schema: { tags: ["credits"], summary: "The payment methods this site offers for top-ups", querystring: noQuery, response: { 200: paymentMethodsSchema } },
       },
       async () => ({
         methods: [...providers.values()].map((p) => ({ id: p.id, channels: [...p.channels] })),
@@ -91,6 +92,7 @@ const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
           tags: ["credits"],
           summary: "The state of one of your top-up orders; a pending order is checked with the provider first",
           params: z.object({ orderId: z.string().regex(/^TG\d{22}$/, "orderId must be an order number such as TG2026030108000012345678") }),
+          querystring: noQuery,
           response: { 200: paymentStatusSchema },
         },
       },

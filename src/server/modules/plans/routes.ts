@@ -3,6 +3,7 @@ import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { lotsResponseSchema, purchaseBodySchema, purchaseResponseSchema } from "#shared/plans";
 import { AppError } from "../../errors";
+import { noQuery } from "../../lib/no-query";
 import { buyPackage } from "../ledger/index";
 import { lotsOf, lotView, packageTerms } from "./lots";
 
@@ -14,6 +15,7 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ["plans"],
         summary: "Your free quotas and packages: units left, expiry, where each came from; in the order calls draw them",
+        querystring: noQuery,
         response: { 200: lotsResponseSchema },
       },
     },

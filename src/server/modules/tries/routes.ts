@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { keptTriesSchema, TRIES_PER_MINUTE, TRY_BODY_MAX_BYTES, tryRequestSchema } from "#shared/tries";
 import { AppError } from "../../errors";
+import { noQuery } from "../../lib/no-query";
 import { badPathMessage } from "../gateway/index";
 import { ownKeyHash } from "../keys/index";
 import { keptTries } from "./kept";
@@ -60,7 +61,7 @@ const tryRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/console/tries",
-    { schema: { tags, summary: "Your last tries, newest first, each body cut to 4 KB", response: { 200: keptTriesSchema } } },
+    { schema: { tags, summary: "Your last tries, newest first, each body cut to 4 KB", querystring: noQuery, response: { 200: keptTriesSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return { tries: await keptTries(app.db, request.user.userId) };

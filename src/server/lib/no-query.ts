@@ -1,0 +1,8 @@
+import { z } from "zod";
+
+/**
+ * The query string of a console route that takes no parameter. A parameter sent to it is refused by
+ * name (`the query string does not take the parameter x`), as the routes that take parameters refuse
+ * the ones they do not take, rather than ignored as if it had been heard.
+ */
+export const noQuery = z.strictObject({});
