@@ -66,7 +66,14 @@ export const callDetailSchema = callRowSchema.extend({
 });
 export type CallDetail = z.infer<typeof callDetailSchema>;
 
-export const requestIdParams = z.object({ requestId: userText().min(1).max(100) });
+/**
+ * A request id's length: every id the server has made (lib/request-id.ts) and stored is a UUID.
+ * A longer one is refused as such (400), not looked up and answered 404 with all of it repeated.
+ */
+export const REQUEST_ID_MAX_LENGTH = 36;
+export const REQUEST_ID_TOO_LONG = `is longer than any request id (a UUID, ${REQUEST_ID_MAX_LENGTH} characters)`;
+
+export const requestIdParams = z.object({ requestId: userText().min(1).max(REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG) });
 
 export const CALLS_CSV_HEADER = [
   "time",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { REQUEST_ID_MAX_LENGTH } from "#shared/calls";
 import { requestId } from "./request-id";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -9,6 +10,7 @@ describe("requestId", () => {
     for (const now of [0, 1, Date.UTC(2026, 10, 29, 20, 50), 2 ** 48 - 1]) {
       const id = requestId(now);
       expect(id).toMatch(UUID_V7);
+      expect(id).toHaveLength(REQUEST_ID_MAX_LENGTH);
       expect(timeOf(id)).toBe(now);
     }
   });

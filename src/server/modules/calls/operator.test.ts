@@ -94,6 +94,16 @@ describe("tollgate admin calls show", () => {
       err: 'no call has request id "no-such-request" (the call log keeps calls 30 days; calls with no valid key are not kept)',
     });
   });
+
+  it("refuses an id longer than any request id (a UUID's 36 characters) as such, without repeating it, for show and refund", async () => {
+    const long = "r".repeat(300);
+    for (const argv of [["calls", "show", long], ["calls", "refund", long, "--reason", "ticket 12"], ["calls", "show", `${"0".repeat(36)}0`]]) {
+      const run = await cli(...argv);
+      expect(run, argv.join(" ")).toMatchObject({ code: 64, out: "" });
+      expect(run.err.split("\n")[0]).toBe("the request id given is longer than any request id (a UUID, 36 characters): give the x-request-id a call was answered with");
+      expect(run.err).not.toContain("r".repeat(37));
+    }
+  });
 });
 
 describe("an operator's refund of a call", () => {

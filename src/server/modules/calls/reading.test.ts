@@ -238,6 +238,24 @@ describe("GET /api/v1/console/calls/:requestId", () => {
     expect((await t.app.inject({ url: `/api/v1/console/calls/${requestId}`, headers: stranger.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ url: `/api/v1/console/calls/${requestId.slice(0, 8)}`, headers: user.headers })).statusCode).toBe(404);
   });
+
+  it("refuses an id longer than any request id (a UUID's 36 characters) as such, without repeating it", async () => {
+    const user = await createUserWithSession(t);
+    const unknown = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+    const missing = await t.app.inject({ url: `/api/v1/console/calls/${unknown}`, headers: user.headers });
+    expect([missing.statusCode, missing.json().code]).toEqual([404, "not_found"]);
+    for (const id of [`${unknown}0`, "r".repeat(100)]) {
+      const res = await t.app.inject({ url: `/api/v1/console/calls/${id}`, headers: user.headers });
+      expect([res.statusCode, res.json()], `${id.length} characters`).toEqual([
+        400,
+        { code: "validation_failed", message: "requestId: is longer than any request id (a UUID, 36 characters)" },
+      ]);
+    }
+    // Past the router's 100 characters for a path parameter no route is found: still never repeated.
+    const long = await t.app.inject({ url: `/api/v1/console/calls/${"r".repeat(300)}`, headers: user.headers });
+    expect(long.statusCode).toBeGreaterThanOrEqual(400);
+    expect(long.body).not.toContain("r".repeat(37));
+  });
 });
 
 describe("GET /api/v1/console/calls.csv", () => {

@@ -10,12 +10,14 @@ import { OPERATOR_REFUND_KEY_PREFIX, refundChargedCall, type CallLot } from "../
 import { callLogEntry, type CallLogEntry } from "../calls/index";
 import { escapeUnprintable } from "#shared/text";
 import type { PaidPart } from "#shared/billing";
+import { REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "#shared/calls";
 import { lotPartsOf, paidBy, paidByWords } from "../billing/index";
 import { loadCatalog } from "../catalog/index";
 
 function oneRequestId(positionals: string[]): string {
   const [requestId, ...extra] = positionals;
   if (!requestId || extra.length > 0) throw new UsageError("give one request id (the x-request-id a call was answered with)");
+  if (requestId.length > REQUEST_ID_MAX_LENGTH) throw new UsageError(`the request id given ${REQUEST_ID_TOO_LONG}: give the x-request-id a call was answered with`);
   return requestId;
 }
 

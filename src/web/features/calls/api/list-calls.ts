@@ -1,5 +1,5 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import type { CallDetail, CallOutcome, CallsPage } from "#shared/calls";
+import { REQUEST_ID_MAX_LENGTH, type CallDetail, type CallOutcome, type CallsPage } from "#shared/calls";
 import type { DateRange } from "../../../lib/date-range";
 import { api } from "../../../lib/http";
 
@@ -29,14 +29,19 @@ export function callsQueryOptions(filter: CallsFilter, token: string | null) {
   });
 }
 
-/** One call by its exact request id; null when none of the user's calls has it (the page says so itself). */
+/**
+ * One call by its exact request id; null when none of the user's calls has it (the page says so
+ * itself), as for an id longer than any request id, which the server would refuse (400) unasked.
+ */
 export function callDetailQueryOptions(requestId: string, token: string | null) {
   return queryOptions({
     queryKey: ["call", token, requestId],
     queryFn: () =>
-      api<CallDetail>(`${CALLS_PATH}/${encodeURIComponent(requestId)}`, { quiet: [404] }).catch((error: unknown) => {
-        if ((error as { status?: number }).status === 404) return null;
-        throw error;
-      }),
+      requestId.length > REQUEST_ID_MAX_LENGTH
+        ? Promise.resolve(null)
+        : api<CallDetail>(`${CALLS_PATH}/${encodeURIComponent(requestId)}`, { quiet: [404] }).catch((error: unknown) => {
+            if ((error as { status?: number }).status === 404) return null;
+            throw error;
+          }),
   });
 }
