@@ -35,7 +35,7 @@ export const auditCommand: CliCommand = {
   summary: "the operator audit log: every admin command run, newest first (who, when, from where, exit code)",
   usage: "audit [--limit 50] [--json]",
   examples: ["audit", "audit --limit 500 --json"],
-  options: { limit: true, json: false },
+  options: { limit: "number", json: false },
   async run(ctx, { options }) {
     const limit = options.limit === undefined ? 50 : parseCount(options.limit, "--limit", 1, 10_000);
     const rows = await ctx.db.select().from(operatorAudit).orderBy(desc(operatorAudit.at), desc(operatorAudit.id)).limit(limit);

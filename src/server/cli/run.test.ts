@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../clock";
 import { loadConfig } from "../config";
 import type { Database } from "../db/client";
+import type { CliCommand } from "../lib/cli/command";
 import { adminCli } from "../testing/admin-cli";
+import { runCli } from "./run";
 import { createTestDatabase } from "../testing/test-database";
 
 let database: Database;
@@ -46,5 +48,25 @@ describe("tollgate admin: words a command does not take", () => {
       expect(run.err).not.toMatch(/ambiguous/);
     }
     expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
+  });
+
+  it("knows a numeric option from the command's own definition, whatever its name", async () => {
+    let ran = false;
+    const command: CliCommand = {
+      name: "stock take",
+      summary: "a command of this test",
+      usage: "stock take --days <n> [--note <text>]",
+      examples: ["stock take --days 3"],
+      options: { days: "number", note: true },
+      run: async () => {
+        ran = true;
+        return 0;
+      },
+    };
+    const err: string[] = [];
+    const code = await runCli(["admin", "stock", "take", "--days", "-3"], { database, config, clock, out: () => {}, err: (line) => err.push(line) }, [command]);
+    expect([code, err[0]?.split("\n")[0], ran]).toEqual([64, '--days: "-3": amounts and counts are never negative', false]);
+    expect(await runCli(["admin", "stock", "take", "--days", "3", "--note", "ok"], { database, config, clock, out: () => {}, err: () => {} }, [command])).toBe(0);
+    expect(ran).toBe(true);
   });
 });

@@ -86,8 +86,6 @@ function commandHelp(command: CliCommand): string {
 
 /** A word that parseArgs would take for an option but is a negative number: amounts, counts and ids are never negative. */
 const NEGATIVE_NUMBER = /^-\d/;
-/** The options that take a number (an amount, a count, a limit): never negative. */
-const NUMERIC_OPTIONS = new Set(["amount", "count", "limit"]);
 
 /** Finds the command whose name matches the longest run of leading words. */
 function resolve(words: string[], commands: CliCommand[]): { command: CliCommand; rest: string[] } | null {
@@ -215,7 +213,8 @@ function optionProblem(command: CliCommand, error: Error & { code?: string }): s
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
-  const takesValue = (word: string | undefined) => word?.startsWith("--") && !word.includes("=") && command.options?.[word.slice(2)] === true;
+  const optionIn = (word: string | undefined) => (word?.startsWith("--") && !word.includes("=") ? command.options?.[word.slice(2)] : undefined);
+  const takesValue = (word: string | undefined) => optionIn(word) === true || optionIn(word) === "number";
   const negativeAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
   if (negativeAt !== -1) {
     // Its place among the positionals: the words before it that are neither options nor their values.
@@ -225,7 +224,7 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
   }
   // A negative number given to a numeric option (`--amount -5`, `--limit -1`): parseArgs would call it
   // an ambiguous argument and advise `--amount=-XYZ`, which no command takes either.
-  const negativeValueAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && NUMERIC_OPTIONS.has(rest[i - 1]?.slice(2) ?? "") && takesValue(rest[i - 1]));
+  const negativeValueAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && optionIn(rest[i - 1]) === "number");
   if (negativeValueAt !== -1) {
     err(`${rest[negativeValueAt - 1]}: "${rest[negativeValueAt]}": amounts and counts are never negative\nusage: tollgate admin ${command.usage}`);
     return 64;

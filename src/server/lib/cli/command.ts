@@ -20,8 +20,11 @@ export interface CliCommand {
   usage: string;
   /** Whole command lines after `tollgate admin`, shown by `--help`: at least one. */
   examples: [string, ...string[]];
-  /** Option names and whether each takes a value (true) or is a flag (false). */
-  options?: Record<string, boolean>;
+  /**
+   * Option names and what each takes: a value (true), a number (`"number"`: a value never negative,
+   * so `--count -2` is refused as such rather than taken by the parser for an option), or nothing (false: a flag).
+   */
+  options?: Record<string, boolean | "number">;
   /** Returns the process exit code. */
   run(ctx: CliContext, args: { positionals: string[]; options: Record<string, string | boolean | undefined> }): Promise<number>;
 }

@@ -42,7 +42,7 @@ export const packagesGrantCommand: CliCommand = {
   summary: "give a user lots of a tool's package, free (each usable for the package's days from now)",
   usage: "packages grant <phone|user-id> --package <tool>/<package> [--count N] [--idempotency-key <key>] [--json]",
   examples: ["packages grant 13800138000 --package ocr/starter", "packages grant 42 --package ocr/starter --count 3 --idempotency-key ticket-881 --json"],
-  options: { package: true, count: true, "idempotency-key": true, json: false },
+  options: { package: true, count: "number", "idempotency-key": true, json: false },
   async run(ctx, { positionals, options }) {
     const key = typeof options["idempotency-key"] === "string" ? storedText(options["idempotency-key"], "idempotency-key") : randomUUID();
     const terms = namedPackage(ctx, options.package);

@@ -32,7 +32,7 @@ export const codesCreateCommand: CliCommand = {
   summary: "print new redemption codes (only their hashes are stored)",
   usage: "codes create --amount <amount> --count <n> [--expires 2027-01-01[T18:00]] (Beijing time)",
   examples: ["codes create --amount 50 --count 100 > codes.txt", "codes create --amount 9.90 --count 20 --expires 2027-01-01"],
-  options: { amount: true, count: true, expires: true },
+  options: { amount: "number", count: "number", expires: true },
   async run(ctx, { options }) {
     const amountText = options.amount;
     if (typeof amountText !== "string" || !isMoney(amountText) || parseMoney(amountText) <= 0n) {
@@ -78,7 +78,7 @@ export const codesListCommand: CliCommand = {
   summary: "list redemption codes (masked: only their last four characters are kept), newest first",
   usage: "codes list [--batch <batch>] [--state unused|redeemed|void|expired] [--limit 100] [--json]",
   examples: ["codes list --state unused", "codes list --batch 20270101-3f9a2c --json"],
-  options: { batch: true, state: true, limit: true, json: false },
+  options: { batch: true, state: true, limit: "number", json: false },
   async run(ctx, { options }) {
     const now = ctx.clock.now();
     const limit = options.limit === undefined ? 100 : parseCount(options.limit, "--limit", 1, MAX_CODES_PER_BATCH);
