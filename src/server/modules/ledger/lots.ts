@@ -109,20 +109,40 @@ export async function buyPackage(db: Db, input: { userId: number; terms: Package
 }
 
 /** An operator's gift of `count` lots of a package (`admin packages grant`); a repeated `idempotencyKey` grants nothing more. */
-export async function grantPackage(db: Db, input: { userId: number; terms: PackageTerms; count: number; at: Date; idempotencyKey: string }): Promise<{ lots: Lot[]; replayed: boolean }> {
+/**
+ * A grant of `count` lots of a package, once per `idempotencyKey` of the user: a repeat of the same
+ * grant (package and count) answers its lots and gives nothing; the key given with another package
+ * or count is a `conflict` (the earlier grant's lots are answered and nothing is given), so a
+ * retried or mistyped command never adds lots while saying that nothing new was given.
+ */
+export async function grantPackage(
+  db: Db,
+  input: { userId: number; terms: PackageTerms; count: number; at: Date; idempotencyKey: string },
+): Promise<{ lots: Lot[]; replayed: boolean; conflict: boolean }> {
   return db.transaction(async (tx) => {
-    const lots: Lot[] = [];
-    let replayed = false;
-    for (let i = 1; i <= input.count; i++) {
-      const origin = `grant:${input.idempotencyKey}:${i}`;
-      const lot = await insertLot(tx, { userId: input.userId, terms: input.terms, source: "grant", pricePaid: 0n, at: input.at, origin });
-      if (lot) lots.push(lot);
-      else {
-        replayed = true;
-        lots.push((await lotByOrigin(tx, input.userId, input.terms.toolId, origin))!);
-      }
+    // The user's row first, then the lots: the order every writer of lots locks them in. Two grants
+    // with one key wait here, so the second sees the first's lots whatever their counts.
+    await queryRows(tx, sql`select id from users where id = ${input.userId} for update`);
+    const prefix = `grant:${input.idempotencyKey}:`;
+    // This key's lots are `grant:<key>:<n>`; a key that is this one and more (`<key>:2`) is another's.
+    const earlier = (
+      await queryRows<LotRow>(
+        tx,
+        sql`select ${LOT_COLUMNS} from unit_lots
+            where user_id = ${input.userId} and source = 'grant' and starts_with(origin, ${prefix}) and substr(origin, char_length(${prefix}) + 1) ~ '^[0-9]+$'
+            order by id`,
+      )
+    ).map(lotOf);
+    if (earlier.length > 0) {
+      const same = earlier.length === input.count && earlier.every((lot) => lot.toolId === input.terms.toolId && lot.packageId === input.terms.packageId);
+      return { lots: earlier, replayed: true, conflict: !same };
     }
-    return { lots, replayed };
+    const lots: Lot[] = [];
+    for (let i = 1; i <= input.count; i++) {
+      const lot = await insertLot(tx, { userId: input.userId, terms: input.terms, source: "grant", pricePaid: 0n, at: input.at, origin: `${prefix}${i}` });
+      lots.push(lot!);
+    }
+    return { lots, replayed: false, conflict: false };
   });
 }
 

@@ -77,6 +77,32 @@ describe("tollgate admin packages", () => {
     ]);
   });
 
+  it("refuses an --idempotency-key already used for a grant of another count and gives nothing", async () => {
+    const user = await createUserWithSession({ database, clock });
+    const lotsOf = async () => JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out) as { id: number; source: string }[];
+    const first = await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", "2", "--idempotency-key", "ticket-12");
+    expect(first.code).toBe(0);
+    const lots = (await lotsOf()).map((l) => l.id).sort((a, b) => a - b);
+    expect(lots).toHaveLength(2);
+    for (const count of ["3", "1"]) {
+      const other = await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", count, "--idempotency-key", "ticket-12");
+      expect([count, other.code, other.out, other.err]).toEqual([
+        count,
+        1,
+        "",
+        `--idempotency-key "ticket-12" was used for a grant of 2 × ocr/starter to user ${user.userId} (lots ${lots.join(", ")}): nothing was given; a different grant needs a key of its own`,
+      ]);
+    }
+    // The key of another grant that merely starts like this one is that grant's own.
+    expect((await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "ticket-12:1")).code).toBe(0);
+    expect(await lotsOf()).toHaveLength(3);
+    // The same grant again is answered with its lots, and gives nothing.
+    const again = await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", "2", "--idempotency-key", "ticket-12");
+    expect([again.code, again.err]).toEqual([0, "already granted with this --idempotency-key: nothing new was given"]);
+    expect(await lotsOf()).toHaveLength(3);
+    expect((await verifyLedger(database.db)).problems).toEqual([]);
+  });
+
   it("refuses an unknown package, a bad count and an unknown user, saying what to give", async () => {
     const user = await createUserWithSession({ database, clock });
     const unknownTool = await cli("packages", "grant", String(user.userId), "--package", "nope/starter");

@@ -51,6 +51,14 @@ export const packagesGrantCommand: CliCommand = {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     const granted = await grantPackage(ctx.db, { userId: user.id, terms, count: Number(countText), at: ctx.clock.now(), idempotencyKey: key });
+    if (granted.conflict) {
+      const earlier = granted.lots[0]!;
+      ctx.err(
+        `--idempotency-key "${key}" was used for a grant of ${granted.lots.length} × ${earlier.toolId}/${earlier.packageId ?? earlier.label} to user ${user.id} ` +
+          `(${granted.lots.length === 1 ? "lot" : "lots"} ${granted.lots.map((lot) => lot.id).join(", ")}): nothing was given; a different grant needs a key of its own`,
+      );
+      return 1;
+    }
     printLots(ctx, granted.lots, options.json === true);
     if (options.json !== true) {
       ctx.err(granted.replayed ? `already granted with this --idempotency-key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${terms.units} units of ${terms.toolId}) to user ${user.id}`);
