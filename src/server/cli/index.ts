@@ -120,6 +120,18 @@ async function exitAfterOutput(code: number): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * A reader that stops early (`tollgate admin stats | head -1`) closes the pipe, and the next write
+ * fails with EPIPE: unhandled, that ended the process with a stack trace and exit 1 part-way
+ * through the command, after its audit record said 0. What is left to print has nowhere to go;
+ * the command runs to its end (its change and its audit record whole) and exits with its own code.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+}
+
 main().then(exitAfterOutput, (error: unknown) => {
   console.error(error instanceof DataDirNotPrivateError ? error.message : error);
   return exitAfterOutput(1);

@@ -3,7 +3,7 @@
  * PostgreSQL database): the compiled CLI refuses, naming where it looked, and makes nothing there.
  * A database made by the server's first start or by `npm run migrate` (dist/migrate.js) is used.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -88,6 +88,28 @@ describe("on the embedded database", () => {
     const verify = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, "ledger", "verify");
     expect(verify.err).toBe("");
     expect(verify.code).toBe(0);
+  }, 60_000);
+});
+
+describe("output to a reader that stops early", () => {
+  it("ends quietly with the command's own exit code when the pipe closes (`stats | head -1`), and the command is audited as it ran", async () => {
+    const dataDir = newDir();
+    expect(run("migrate.js", { DATA_DIR: dataDir, DATABASE_URL: "" }).code).toBe(0);
+    const { SESSION_SECRET: _, DATA_DIR: __, ...inherited } = process.env;
+    // Twenty-seven years of days: far more than a pipe's buffer, so writes go on after the reader has gone.
+    const child = spawn(PROJECT_NODE, [path.join(dist.dir, "cli.js"), "admin", "stats", "--from", "2000-01-01", "--to", "2026-12-31"], {
+      env: { ...inherited, NODE_ENV: "development", LOG_LEVEL: "warn", DATA_DIR: dataDir, DATABASE_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const first = await new Promise<string>((resolve) => child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdout.destroy();
+    const exit = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    expect(first).toMatch(/^Figures for 2000-01-01 to 2026-12-31 \(Beijing time\)/);
+    expect([exit, stderr]).toEqual([0, ""]);
+    const audit = admin({ DATA_DIR: dataDir, DATABASE_URL: "" }, "audit", "--limit", "1", "--json");
+    expect((JSON.parse(audit.out) as { command: string; exitCode: number }[]).map((row) => [row.command, row.exitCode])).toEqual([["stats", 0]]);
   }, 60_000);
 });
 
