@@ -157,6 +157,11 @@ describe("loadCatalog", () => {
     ["a free package", { tools: [tool({ packages: [{ ...starter, price: "0" }] })] }, /tools\.0\.packages\.0\.price/],
     ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays/],
     ["a misspelt package field", { tools: [tool({ packages: [{ ...starter, expiresDays: 3 }] })] }, /tools\.0\.packages\.0: Unrecognized key: "expiresDays"/],
+    // Ignored, each would leave its default: a tool open to all, a call charged its whole hold, a call that never waits for its hold.
+    ["a misspelt tool field", { tools: [tool({ requireApproval: true })] }, /tools\.0: Unrecognized key: "requireApproval"/],
+    ["a misspelt HTTP handler field", { tools: [tool({ unit: "token", handler: { type: "http", url: "https://x.example/", unitPath: "usage.total_tokens" } })] }, /tools\.0\.handler: Unrecognized key: "unitPath"/],
+    ["an HTTP field on a built-in handler", { tools: [tool({ handler: { type: "builtin", name: "echo", startEarly: false } })] }, /tools\.0\.handler: Unrecognized key: "startEarly"/],
+    ["a key beside tools", { tools: [tool()], tool: [] }, / {2}- the file: Unrecognized key: "tool"/],
     ["a price beside tiers", { tools: [tool({ tiers: { mode: "volume", bands: [{ upTo: null, price: "0.01" }] } })] }, /tools\.0\.price: a tool is priced by its tiers or by one price/],
     ["neither a price nor tiers", { tools: [tool({ price: undefined })] }, /tools\.0\.price: is required \(a decimal such as 0\.01\), or tiers/],
     ["a tier price finer than the money type", { tools: [tool({ price: undefined, tiers: { mode: "graduated", bands: [{ upTo: null, price: "0.0000001" }] } })] }, /tools\.0\.tiers\.bands\.0\.price: must be a non-negative decimal with at most 6 decimals/],

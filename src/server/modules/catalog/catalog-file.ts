@@ -7,7 +7,7 @@ import { dearestPrice, type Tiers } from "#shared/tiers";
 const TOOL_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 const ENV_REFERENCE = /\$\{([A-Z0-9_]+)\}/g;
 
-const builtinHandler = z.object({ type: z.literal("builtin"), name: z.enum(["echo", "qrcode", "pinyin"]) });
+const builtinHandler = z.strictObject({ type: z.literal("builtin"), name: z.enum(["echo", "qrcode", "pinyin"]) });
 
 /** Money per 1M tokens (a decimal such as 2.00): exact in micro-units, since a token may cost less than one (decision 051). */
 const perMillionTokens = z.string().refine((p) => isMoney(p) && parseMoney(p) >= 0n, "must be a non-negative decimal per 1M tokens, such as 2.00");
@@ -27,7 +27,7 @@ const modelPrices = z
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
 
-const httpHandler = z.object({
+const httpHandler = z.strictObject({
   type: z.literal("http"),
   url: z.url({ message: "must be an absolute http(s) URL" }).refine((u) => /^https?:\/\//.test(u), "must be http or https"),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "ANY"]).default("ANY"),
@@ -114,7 +114,12 @@ const tiers = z.strictObject({
     .max(20),
 });
 
-const toolEntry = z.object({
+/**
+ * Every object of the file is strict: a misspelt field (`requireApproval`, `maxUnitPerCall`, a
+ * handler's `unitPath`) is refused, naming it, rather than ignored for its default, which would
+ * open a tool to all or charge every call its whole hold.
+ */
+const toolEntry = z.strictObject({
   id: z.string().regex(TOOL_ID, "must be lower-case letters, digits and dashes, starting with a letter or digit"),
   name: z.string().min(1).max(80),
   description: z.string().min(1).max(1000),
@@ -143,7 +148,7 @@ const toolEntry = z.object({
 });
 
 const catalogFile = z
-  .object({ tools: z.array(toolEntry).min(1) })
+  .strictObject({ tools: z.array(toolEntry).min(1) })
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.tools.forEach((tool, i) => {
@@ -250,7 +255,7 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
   }
   const parsed = catalogFile.safeParse(raw);
   if (!parsed.success) {
-    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "the file"}: ${i.message}`));
   }
   const problems: string[] = [];
   const tools = parsed.data.tools.map((tool, i) => {
