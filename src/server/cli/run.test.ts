@@ -69,4 +69,18 @@ describe("tollgate admin: words a command does not take", () => {
     expect(await runCli(["admin", "stock", "take", "--days", "3", "--note", "ok"], { database, config, clock, out: () => {}, err: () => {} }, [command])).toBe(0);
     expect(ran).toBe(true);
   });
+
+  it("refuses an option that takes a value given twice, and runs nothing", async () => {
+    for (const [option, argv] of [
+      ["--amount", ["codes", "create", "--amount", "5", "--amount", "50", "--count", "1"]],
+      ["--count", ["codes", "create", "--amount", "5", "--count=1", "--count", "100"]],
+      ["--limit", ["audit", "--limit", "1", "--limit", "2"]],
+    ] as const) {
+      const run = await cli(...argv);
+      expect([run.code, run.out, run.err.split("\n")[0]], argv.join(" ")).toEqual([64, "", `${option} is given more than once: give it once`]);
+    }
+    expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
+    // A flag said twice means what it says once.
+    expect((await cli("codes", "list", "--json", "--json")).code).toBe(0);
+  });
 });

@@ -213,8 +213,9 @@ function optionProblem(command: CliCommand, error: Error & { code?: string }): s
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
+  const valued = (name: string) => command.options?.[name] === true || command.options?.[name] === "number";
   const optionIn = (word: string | undefined) => (word?.startsWith("--") && !word.includes("=") ? command.options?.[word.slice(2)] : undefined);
-  const takesValue = (word: string | undefined) => optionIn(word) === true || optionIn(word) === "number";
+  const takesValue = (word: string | undefined) => word?.startsWith("--") === true && !word.includes("=") && valued(word.slice(2));
   const negativeAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
   if (negativeAt !== -1) {
     // Its place among the positionals: the words before it that are neither options nor their values.
@@ -235,12 +236,21 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
       args: rest,
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: Object.fromEntries(
         Object.entries(command.options ?? {}).map(([name, takesValue]) => [name, { type: takesValue ? "string" : "boolean" }]),
       ) as Record<string, { type: "string" | "boolean" }>,
     });
   } catch (error) {
     err(`${optionProblem(command, error as Error & { code?: string })}\nusage: tollgate admin ${command.usage}`);
+    return 64;
+  }
+  // An option given twice (`--reason a --reason b`, a key pasted over another) would count only its last
+  // value, silently: which one the operator meant is theirs to say.
+  const given = parsed.tokens.filter((token) => token.kind === "option" && valued(token.name)).map((token) => (token as { name: string }).name);
+  const repeated = given.find((name, i) => given.indexOf(name) !== i);
+  if (repeated !== undefined) {
+    err(`--${repeated} is given more than once: give it once\nusage: tollgate admin ${command.usage}`);
     return 64;
   }
   // A command whose usage names no positional takes none: a stray word (`ledger verify now`) is refused,
