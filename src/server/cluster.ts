@@ -11,6 +11,13 @@ import { openDatabase } from "./db/client";
 import { loggerOptions } from "./logger";
 
 const RESTART_DELAY_MS = 1000;
+/**
+ * Workers in a row that end before they listen, while none listens, before the primary gives up and
+ * exits 1: a mistake in the configuration or the tool catalog (each worker prints it), which every
+ * new worker would repeat. systemd's Restart=on-failure then restarts the instance at its own pace,
+ * and `systemctl status` shows the failure, as it does for a single process.
+ */
+const START_FAILURES_BEFORE_EXIT = 3;
 /** Sent by the primary to each worker on SIGTERM or SIGINT: drain and exit, as on a signal. */
 export const SHUTDOWN_MESSAGE = "tollgate:shutdown";
 
@@ -28,19 +35,30 @@ export async function runPrimary(config: AppConfig): Promise<void> {
   let stopping = false;
   const listening = new Set<number>();
   let announced = false;
+  let startFailures = 0;
   const fork = () => cluster.fork();
   cluster.on("listening", (worker: Worker, address) => {
     listening.add(worker.id);
+    startFailures = 0;
     if (!announced && listening.size === config.webConcurrency) {
       announced = true;
       log.info({ workers: config.webConcurrency, port: address.port, node: process.version }, "ready");
     }
   });
   cluster.on("exit", (worker: Worker, code, signal) => {
-    listening.delete(worker.id);
+    const listened = listening.delete(worker.id);
     if (stopping) return;
+    if (!listened && listening.size === 0 && ++startFailures >= START_FAILURES_BEFORE_EXIT) {
+      log.fatal({ worker: worker.process.pid, code, signal, failures: startFailures }, "workers keep failing to start (the reason is above): stopping");
+      process.exit(1);
+    }
     log.error({ worker: worker.process.pid, code, signal }, "a worker stopped; starting another");
-    setTimeout(fork, RESTART_DELAY_MS).unref();
+    // Not unref'd: once every worker has gone (killed together, say, by the OOM killer) this timer is
+    // all that keeps the primary running, and a primary that ended here exited 0, which systemd's
+    // Restart=on-failure takes for a clean stop: the instance stayed down.
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, RESTART_DELAY_MS);
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
 

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/server/clock";
 import { openPostgres } from "../../src/server/db/client";
 import { buildServerForTest, emptyPostgresDatabase, PROJECT_NODE, readyUrl, START_FLAGS, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
+import { freePort } from "../../src/server/testing/free-port";
 import { createUserWithSession } from "../../src/server/testing/users";
 
 /** Starting a process loads every module from disk: slow on a loaded machine, so generous. */
@@ -214,6 +215,39 @@ describe("WEB_CONCURRENCY workers on PostgreSQL", () => {
     const balance = await check.query<{ balance: string }>("select balance::text as balance from users where id = $1", [user.userId]);
     expect(balance.rows[0]!.balance).toBe("990000");
     await check.end();
+  }, SLOW);
+});
+
+describe("WEB_CONCURRENCY workers that end", () => {
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await emptyPostgresDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it("are replaced when every worker ends at once, the primary running on and serving again", async () => {
+    // A port of its own: with PORT=0 the workers that replace them would share a new one.
+    const server = start({ DATABASE_URL: database.url, DATA_DIR: tempDir(), WEB_CONCURRENCY: "2", PORT: String(await freePort()) });
+    const url = await readyUrl(server);
+    const workers = [...new Set(server.lines.filter((line) => String(line.msg).startsWith("Server listening")).map((line) => Number(line.pid)))];
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) process.kill(pid, "SIGKILL");
+    await expect.poll(() => server.lines.filter((line) => line.msg === "a worker stopped; starting another").length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(async () => (await get(`${url}/api/v1/ready`).catch(() => null))?.status, { timeout: 120_000, interval: 200 }).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  }, SLOW);
+
+  it("end the primary with exit 1 when they cannot start (a mistake in the catalog), not 0, which a supervisor would not restart", async () => {
+    const catalog = path.join(tempDir(), "tools.json");
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "0.0000001", handler: { type: "builtin", name: "echo" } }] }));
+    const server = start({ DATABASE_URL: database.url, DATA_DIR: tempDir(), WEB_CONCURRENCY: "2", TOOLS_CATALOG: catalog });
+    expect(await server.exited).toEqual({ code: 1, signal: null });
+    expect(server.stderr()).toContain("tools.0.price: must be a non-negative decimal");
+    expect(server.lines.map((line) => line.msg)).toContain("workers keep failing to start (the reason is above): stopping");
   }, SLOW);
 });
 
