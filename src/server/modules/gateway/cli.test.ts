@@ -45,6 +45,20 @@ describe("tollgate admin calls show", () => {
   });
 });
 
+describe("tollgate admin calls, given a request id as a user may report it", () => {
+  it("finds and refunds a call by its id in upper case or with spaces around it", async () => {
+    const { user, requestId } = await chargedCall();
+    for (const given of [requestId.toUpperCase(), ` ${requestId}\n`]) {
+      const shown = await cli("calls", "show", given, "--json");
+      expect([JSON.stringify(given), shown.code, shown.err]).toEqual([JSON.stringify(given), 0, ""]);
+      expect(JSON.parse(shown.out)).toMatchObject({ requestId, userId: user.userId });
+    }
+    const refunded = await cli("calls", "refund", requestId.toUpperCase(), "--reason", "ticket 5");
+    expect([refunded.code, refunded.out]).toEqual([0, `refunded 0.0001 to user ${user.userId} for call ${requestId}`]);
+    expect(await balanceOf(user.userId)).toBe(1_000_000n);
+  });
+});
+
 describe("tollgate admin calls show, for an LLM call", () => {
   it("shows the model, the tokens in and out with the amount of each, and who counted them", async () => {
     const user = await createUserWithSession(t, { balance: "1" });

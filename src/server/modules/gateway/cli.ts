@@ -14,11 +14,18 @@ import { REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "#shared/calls";
 import { lotPartsOf, paidBy, paidByWords } from "../billing/index";
 import { loadCatalog } from "../catalog/index";
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The request id the operator gave, as the gateway wrote it: a UUID is read in either case (a user
+ * may report it as a tool of theirs prints it, upper-case) and without the spaces a paste brings.
+ */
 function oneRequestId(positionals: string[]): string {
-  const [requestId, ...extra] = positionals;
+  const [given, ...extra] = positionals;
+  const requestId = given?.trim();
   if (!requestId || extra.length > 0) throw new UsageError("give one request id (the x-request-id a call was answered with)");
   if (requestId.length > REQUEST_ID_MAX_LENGTH) throw new UsageError(`the request id given ${REQUEST_ID_TOO_LONG}: give the x-request-id a call was answered with`);
-  return requestId;
+  return UUID.test(requestId) ? requestId.toLowerCase() : requestId;
 }
 
 const ms = (us: number | null) => (us === null ? "-" : `${us / 1000} ms`);
