@@ -95,7 +95,7 @@ describe("loadCatalog", () => {
     ["an OpenAI-compatible tool reading unitsPath", openAiTool({ unitsPath: "usage.total_tokens" }), /tools\.0\.handler\.unitsPath/],
     ["a model price that is a float", openAiTool({ models: { m: { input: "1e-3", output: "2" } } }), /tools\.0\.handler\.models\.m\.input: must be a non-negative decimal per 1M tokens/],
     ["a model price with more than six decimals", openAiTool({ models: { m: { input: "1", output: "0.0000001" } } }), /tools\.0\.handler\.models\.m\.output/],
-    ["a model without an output price", openAiTool({ models: { m: { input: "1" } } }), /tools\.0\.handler\.models\.m\.output/],
+    ["a model without an output price", openAiTool({ models: { m: { input: "1" } } }), /tools\.0\.handler\.models\.m\.output: is required \(a string\)/],
     ["a model with a misspelt price", openAiTool({ models: { m: { input: "1", output: "2", cached: "1" } } }), /tools\.0\.handler\.models\.m: Unrecognized key/],
     ["an unknown tokenizer", openAiTool({ models: { m: { input: "1", output: "2", tokenizer: "bytes" } } }), /tools\.0\.handler\.models\.m\.tokenizer/],
     ["models on a tool that is not OpenAI-compatible", tool({ id: "up", handler: { type: "http", url: "http://x.test/", models: { m: { input: "1", output: "2" } } } }), /tools\.0\.handler\.models: are priced only on a tool with "protocol": "openai"/],
@@ -155,7 +155,8 @@ describe("loadCatalog", () => {
     ["a free quota of no units", { tools: [tool({ freeQuota: { units: 0, period: "day" } })] }, /tools\.0\.freeQuota\.units/],
     ["a package price finer than the money type", { tools: [tool({ packages: [{ ...starter, price: "0.0000001" }] })] }, /tools\.0\.packages\.0\.price: must be a decimal above zero/],
     ["a free package", { tools: [tool({ packages: [{ ...starter, price: "0" }] })] }, /tools\.0\.packages\.0\.price/],
-    ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays/],
+    ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays: is required \(a number\)/],
+    ["a package without units", { tools: [tool({ packages: [{ ...starter, units: undefined }] })] }, /tools\.0\.packages\.0\.units: is required \(a number\)$/m],
     ["a misspelt package field", { tools: [tool({ packages: [{ ...starter, expiresDays: 3 }] })] }, /tools\.0\.packages\.0: Unrecognized key: "expiresDays"/],
     // Ignored, each would leave its default: a tool open to all, a call charged its whole hold, a call that never waits for its hold.
     ["a misspelt tool field", { tools: [tool({ requireApproval: true })] }, /tools\.0: Unrecognized key: "requireApproval"/],

@@ -238,6 +238,12 @@ function priced(tool: ToolEntry): Pick<Tool, "price" | "priceMicros"> & { tiers:
   return { price: tool.tiers.bands[0]!.price, priceMicros: dearestPrice(tiers), tiers };
 }
 
+/** What a field left out says: that it is required, and what it takes, rather than zod's "received undefined". */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return `is required (${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected})`;
+  return issue.message;
+}
+
 export class CatalogError extends Error {
   constructor(file: string, problems: string[]) {
     super(`Invalid tool catalog ${file}:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
@@ -255,7 +261,7 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
   }
   const parsed = catalogFile.safeParse(raw);
   if (!parsed.success) {
-    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "the file"}: ${i.message}`));
+    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "the file"}: ${issueMessage(i)}`));
   }
   const problems: string[] = [];
   const tools = parsed.data.tools.map((tool, i) => {
