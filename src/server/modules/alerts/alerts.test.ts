@@ -142,6 +142,17 @@ describe("alert settings", () => {
     expect((await settings(user)).json()).toMatchObject({ threshold: "6.00", webhookUrl: `${base}/other` });
   });
 
+  it("saved twice at once with a first webhook URL (a double click), shows one secret, and it is the one that signs", async () => {
+    const user = await createUserWithSession(t);
+    const saves = await Promise.all([1, 2, 3].map(() => settings(user, { threshold: "1", webhookUrl: `${base}/hook/${user.userId}` })));
+    expect(saves.map((s) => s.statusCode)).toEqual([200, 200, 200]);
+    const shown = saves.map((s) => s.json().webhookSecret as string | undefined).filter((s) => s !== undefined);
+    expect(shown).toHaveLength(1);
+    await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/test", headers: user.headers });
+    await t.app.alertsJob.runOnce();
+    expect(verify(shown[0]!, received[0]!)).toMatchObject({ type: "test" });
+  });
+
   it("rotates the secret: the new one is shown once and signs from then on", async () => {
     const { user, secret } = await withAlerts("1", "0.5");
     const rotated = await t.app.inject({ method: "POST", url: "/api/v1/console/alerts/webhook-secret", headers: user.headers });

@@ -80,18 +80,25 @@ export async function saveAlertSettings(
   const before = await settingsRow(db, userId);
   const threshold = body.threshold === null ? null : parseMoney(body.threshold);
   const secret = body.webhookUrl && !before?.webhookSecretSealed ? newWebhookSecret() : undefined;
+  const sealed = secret === undefined ? undefined : input.sealer.seal(secret);
   const values = {
     threshold,
     webhookUrl: body.webhookUrl,
     watchedSince: before && before.threshold === threshold ? before.watchedSince : now,
     updatedAt: now,
-    ...(secret ? { webhookSecretSealed: input.sealer.seal(secret) } : {}),
   };
-  await db
+  // Saves racing to set the first URL (a double click on Save) each read no secret and made one:
+  // the upsert keeps the secret stored first, and only the save whose secret that is shows it. Each
+  // one shown, with the last one stored, left the user verifying signatures with a secret that never signed.
+  const [row] = await db
     .insert(alertSettings)
-    .values({ userId, ...values })
-    .onConflictDoUpdate({ target: alertSettings.userId, set: values });
-  return secret ? { webhookSecret: secret } : {};
+    .values({ userId, ...values, ...(sealed ? { webhookSecretSealed: sealed } : {}) })
+    .onConflictDoUpdate({
+      target: alertSettings.userId,
+      set: { ...values, ...(sealed ? { webhookSecretSealed: sql`coalesce(alert_settings.webhook_secret_sealed, excluded.webhook_secret_sealed)` } : {}) },
+    })
+    .returning({ webhookSecretSealed: alertSettings.webhookSecretSealed });
+  return secret && row?.webhookSecretSealed === sealed ? { webhookSecret: secret } : {};
 }
 
 /** A new signing secret, returned this once; the old one stops signing at once. */
