@@ -94,6 +94,28 @@ test("CSV export downloads the rows shown for the date filter", async ({ page, r
   await expect(page.getByTestId("credits-total")).toHaveText("Total credited: ¥0.00");
 });
 
+test("exports made after midnight in Beijing, before midnight in UTC, are named for the Beijing day", async ({ page, request }) => {
+  // 01:00 in Beijing is 17:00 the day before in UTC: the latest such moment that has passed, so
+  // the pages' date limits (the call log keeps 90 days) still admit it.
+  const at = new Date();
+  at.setUTCHours(17, 0, 0, 0);
+  if (at.getTime() > Date.now()) at.setTime(at.getTime() - 86_400_000);
+  const day = beijingDate(at);
+  expect(day).not.toBe(at.toISOString().slice(0, 10));
+  await page.clock.setFixedTime(at);
+  await openChargeDetails(page, request);
+
+  const exported = async (button: string) => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId(button).click()]);
+    return download.suggestedFilename();
+  };
+  expect(await exported("credits-export")).toBe(`credits-${day}.csv`);
+  await page.goto("/console/billing-details");
+  expect(await exported("billing-export")).toBe(`billing-${day}.csv`);
+  await page.goto("/console/billing-details?tab=calls");
+  expect(await exported("calls-export")).toBe(`calls-${day}.csv`);
+});
+
 test("top up with Alipay: the enabled method is offered, the cashier pays, the balance and the row update", async ({ page, request }) => {
   await openChargeDetails(page, request);
   await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");

@@ -6,7 +6,7 @@ import { useT, type Translate } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
-import { downloadFile } from "../../lib/download";
+import { downloadFile, exportFilename } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
@@ -43,7 +43,7 @@ export function BillingHistory() {
     if (!filter) return;
     setExporting(true);
     try {
-      await downloadFile(BILLING_CSV_PATH, { ...filter }, `billing-${new Date().toISOString().slice(0, 10)}.csv`);
+      await downloadFile(BILLING_CSV_PATH, { ...filter }, exportFilename("billing"));
     } catch {
       toast("error", t("billing.exportFailed"));
     } finally {

@@ -9,7 +9,7 @@ import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
-import { downloadFile } from "../../lib/download";
+import { downloadFile, exportFilename } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
@@ -56,7 +56,7 @@ export function AllCalls() {
     if (!filter) return;
     setExporting(true);
     try {
-      await downloadFile(CALLS_CSV_PATH, { ...filter }, `calls-${new Date().toISOString().slice(0, 10)}.csv`);
+      await downloadFile(CALLS_CSV_PATH, { ...filter }, exportFilename("calls"));
     } catch {
       toast("error", t("billing.exportFailed"));
     } finally {

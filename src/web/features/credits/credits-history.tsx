@@ -6,7 +6,7 @@ import { translate, useLanguage, useT, type MessageKey } from "../../i18n";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
 import { rangeFromDays, type DateRange } from "../../lib/date-range";
-import { downloadFile } from "../../lib/download";
+import { downloadFile, exportFilename } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
 import { CREDITS_CSV_PATH, creditsQueryOptions } from "./api/list-credits";
 import { useAmountBesideTime } from "../../components/amount-beside-time";
@@ -37,7 +37,7 @@ export function CreditsHistory() {
     if (!range) return;
     setExporting(true);
     try {
-      await downloadFile(CREDITS_CSV_PATH, { ...range }, `credits-${new Date().toISOString().slice(0, 10)}.csv`);
+      await downloadFile(CREDITS_CSV_PATH, { ...range }, exportFilename("credits"));
     } catch {
       toast("error", t("credits.exportFailed"));
     } finally {
