@@ -65,6 +65,34 @@ test("a malformed threshold shows its error above the field's help, and the fiel
   await expect.poll(async () => (await item.boundingBox())!.height).toBe(before);
 });
 
+test("a double click on Save saves the alerts once, with one webhook secret shown, the one that signs", async ({ page, request }) => {
+  const receiver = await startReceiver();
+  try {
+    const { token } = await loginViaApi(request);
+    await signInPage(page, token);
+    await page.goto("/console/info");
+    await expect(page.getByRole("textbox", { name: "Alert below" })).toHaveValue("");
+    const saves: string[] = [];
+    page.on("request", (req) => {
+      if (req.method() === "PUT" && new URL(req.url()).pathname === "/api/v1/console/alerts") saves.push(req.url());
+    });
+
+    await page.getByRole("textbox", { name: "Alert below" }).fill("1");
+    await page.getByRole("textbox", { name: "Webhook URL (optional)" }).fill(receiver.url);
+    await page.getByTestId("save-alerts").dblclick();
+    const secret = await page.getByTestId("webhook-secret").inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await expect(page.locator(".ant-message").getByText("Alert settings saved", { exact: true })).toHaveCount(1);
+    expect(saves).toHaveLength(1);
+
+    await page.getByTestId("send-test-event").click();
+    await expect(page.getByTestId("alert-deliveries").locator("tbody tr").filter({ hasText: "Test" }).getByTestId("delivery-status")).toHaveText("Delivered");
+    expect(signatureValid(secret, receiver.received[0]!)).toBe(true);
+  } finally {
+    receiver.close();
+  }
+});
+
 test("set a threshold and a webhook, send a test event, and see a low-balance alert delivered", async ({ page, request }) => {
   const receiver = await startReceiver();
   try {

@@ -81,6 +81,24 @@ test("a double click on Create makes one key, the one whose secret is shown", as
   expect(((await listed.json()) as { keys: unknown[] }).keys).toHaveLength(1);
 });
 
+test("a double click on Save in the edit dialog saves the key once", async ({ page, request }) => {
+  const token = await signIn(page, request);
+  await createKeyViaApi(request, token, "limit me");
+  await page.goto("/console/api-keys");
+  const saves: string[] = [];
+  page.on("request", (req) => {
+    if (req.method() === "PATCH" && new URL(req.url()).pathname.startsWith("/api/v1/console/keys/")) saves.push(req.url());
+  });
+  await rowNamed(page, "limit me").getByTestId("edit-key").click();
+  const editDialog = await opened(page.getByRole("dialog", { name: "Edit API key" }));
+  await editDialog.getByLabel("Spend limit").fill("2.5");
+  await page.getByTestId("save-key").dblclick();
+  await expect(editDialog).toBeHidden();
+  await expect(toastText(page, "Key saved")).toHaveCount(1);
+  await expect(rowNamed(page, "limit me")).toContainText("¥2.50");
+  expect(saves).toHaveLength(1);
+});
+
 test("renames, disables, enables and deletes a key", async ({ page, request }) => {
   const token = await signIn(page, request);
   await createKeyViaApi(request, token, "staging");

@@ -10,6 +10,7 @@ import { MAX_AMOUNT } from "#shared/money";
 import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { toast } from "../../lib/toast";
+import { useFormSubmission } from "../../lib/use-form-submission";
 import { alertsQueryKey, alertsQueryOptions, rotateWebhookSecret, saveAlerts, sendTestEvent } from "./api/alerts";
 
 interface AlertFormValues {
@@ -100,10 +101,14 @@ export function AlertsCard() {
     refetchInterval: (query) => (query.state.data?.deliveries.some((d) => d.status === "pending") ? 2000 : false),
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: alertsQueryKey });
+  // One save per click of Save: a double click sent the settings twice and said "saved" twice.
+  const submission = useFormSubmission();
   const save = useMutation({
     mutationFn: (values: AlertFormValues) =>
       saveAlerts({ threshold: values.threshold.trim() || null, webhookUrl: values.webhookUrl.trim() || null }),
+    onSettled: () => submission.settled(),
     onSuccess: (saved) => {
+      submission.forget();
       if (saved.webhookSecret) setSecret(saved.webhookSecret);
       toast("success", t("alerts.saved"));
       return refresh();
@@ -132,7 +137,9 @@ export function AlertsCard() {
           form={form}
           layout="vertical"
           initialValues={{ threshold: data.threshold ?? "", webhookUrl: data.webhookUrl ?? "" }}
-          onFinish={(values) => save.mutate(values)}
+          onFinish={(values) => {
+            if (submission.start(values) !== null) save.mutate(values);
+          }}
         >
           <Form.Item
             name="threshold"

@@ -6,6 +6,7 @@ import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
 import { updateKey } from "./api/update-key";
 import { KeyForm, toKeyBody, toKeyFormValues, type KeyFormValues } from "./key-form";
+import { useFormSubmission } from "../../lib/use-form-submission";
 
 /** Only what the user changed is sent, so an untouched past expiry does not block a rename. */
 function changes(key: ApiKey, values: KeyFormValues): UpdateApiKeyInput {
@@ -22,9 +23,13 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
   const t = useT();
   const [form] = Form.useForm<KeyFormValues>();
   const queryClient = useQueryClient();
+  // One save per click of Save: a double click sent the change twice and said "saved" twice.
+  const submission = useFormSubmission();
   const mutation = useMutation({
     mutationFn: (body: UpdateApiKeyInput) => updateKey(apiKey.id, body),
+    onSettled: () => submission.settled(),
     onSuccess: () => {
+      submission.forget();
       toast("success", t("apiKeys.saved"));
       void queryClient.invalidateQueries({ queryKey: keysQueryKey });
       onClose();
@@ -32,7 +37,9 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
   });
   const submit = async () => {
     const values = await form.validateFields().catch(() => null);
-    if (values) mutation.mutate(changes(apiKey, values));
+    if (!values) return;
+    const body = changes(apiKey, values);
+    if (submission.start(body) !== null) mutation.mutate(body);
   };
   return (
     <Modal
