@@ -285,6 +285,12 @@ test.describe("in Chinese on a phone", () => {
     }
     await expect(dialog.getByTestId("buy-package-pay")).toHaveText("支付 ¥0.15");
     expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
+
+    // Paid, the toast names the package as the dialog did, set off by corner brackets, not spaces.
+    const [code] = (await createCodes(server.app.db, { amount: parseMoney("1"), count: 1, expiresAt: null, now: new Date() })).codes as [string];
+    expect((await api.post("/api/v1/console/redeem", { data: { code }, headers: { authorization: `Bearer ${token}` } })).status()).toBe(200);
+    await dialog.getByTestId("buy-package-pay").click();
+    await expect(page.locator(".ant-message")).toContainText("已购买「100 QR codes」，可用 100 次调用");
     await api.dispose();
   });
 });

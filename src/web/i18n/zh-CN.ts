@@ -380,7 +380,7 @@ export const zhCN: Messages = {
     noRefund: "价格将立即从余额扣除。未用完的用量不会自动退款。",
     confirmPay: "支付 {{price}}",
     cancel: "取消",
-    bought: "已购买 {{name}}：{{units}} 可以使用",
+    bought: "已购买「{{name}}」，可用 {{units}}",
   },
   credits: {
     intro: "充值与兑换码：每一笔计入您余额的款项。您可以在这里使用兑换码或在线充值，也可以用余额购买工具的次数包。",
