@@ -3,6 +3,7 @@ import { loginViaApi, signInPage } from "./support/auth";
 import { opened } from "./support/dialogs";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 import { beijingDateTime, beijingIso } from "../../src/shared/beijing-time";
+import { shortRequestId } from "../../src/web/lib/request-id";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047).
 test.use({ timezoneId: "America/New_York" });
@@ -44,7 +45,7 @@ test("a key created in the console is used for a call; billing details shows the
   await page.keyboard.press("Escape");
   await expect(row).toContainText("billing e2e");
   await expect(row).toContainText("¥0.002");
-  await expect(row).toContainText(requestId.slice(0, 8));
+  await expect(row).toContainText(shortRequestId(requestId));
   await expect(page.getByTestId("billing-total")).toHaveText("1 call, ¥0.002 in total");
   const listed = await request.get("/api/v1/console/billing", { headers: auth });
   const chargedAt: string = (await listed.json()).items[0].time;

@@ -20,6 +20,7 @@ import { opened } from "./support/dialogs";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 import { chooseOption } from "./support/selects";
 import { sidewaysOverflow } from "./support/sideways";
+import { shortRequestId } from "../../src/web/lib/request-id";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047); axe is
 // injected as a script, which the pages' CSP would refuse.
@@ -108,7 +109,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   expect([echo.status(), echo.headers()["x-quota-remaining"]]).toEqual([200, "1"]);
 
   await page.goto(`${server.base}/console/billing-details`);
-  const rowOf = (id: string) => page.getByTestId("billing-table").getByRole("row").filter({ hasText: id.slice(0, 8) });
+  const rowOf = (id: string) => page.getByTestId("billing-table").getByRole("row").filter({ hasText: shortRequestId(id) });
   const row = rowOf(requestId);
   await expect(row.getByTestId("billing-paid-by")).toHaveText(`package Starter, expires ${beijingDate(expiresAt)}`);
   await expect(row).toContainText("¥0.00");
@@ -125,7 +126,7 @@ test("a user buys a package on charge details, calls the tool, and billing detai
   const drawer = page.getByTestId("call-drawer");
   await expect(drawer).toContainText("1 (1 of them paid from free quotas or packages)");
   await drawer.getByRole("button", { name: "Close" }).click();
-  const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: shortRequestId(requestId) });
   await expect(logged).toContainText("Paid from free quotas or packages");
   await expect(page.getByTestId("calls-table")).not.toContainText("refunded after the call ran too long");
 
@@ -175,7 +176,7 @@ test("the operator's refund of a package, refund of a call and debit each show o
   await expect(callRefundRow.getByRole("cell").nth(2)).toHaveText(`¥${paid.headers()["x-tollgate-cost"]}`);
   await expect(callRefundRow).toContainText(`ticket 12 (call ${paidId})`);
   await page.goto(`${server.base}/console/billing-details`);
-  await expect(page.getByTestId("billing-table").getByRole("row").filter({ hasText: paidId.slice(0, 8) })).toContainText(`¥${paid.headers()["x-tollgate-cost"]}`);
+  await expect(page.getByTestId("billing-table").getByRole("row").filter({ hasText: shortRequestId(paidId) })).toContainText(`¥${paid.headers()["x-tollgate-cost"]}`);
 
   // An operator's debit (\`admin debit\`) is on charge details too, as a negative amount with its reason.
   if (!("userId" in callRefund)) throw new Error("the call was not refunded");
@@ -219,7 +220,7 @@ test.describe("in Chinese on a phone", () => {
     await expect(drawer).toContainText("回显");
     await drawer.getByRole("button", { name: "Close" }).or(drawer.getByRole("button", { name: "关闭" })).click();
     await expect(drawer).toBeHidden();
-    const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+    const logged = page.getByTestId("calls-table").getByRole("row").filter({ hasText: shortRequestId(requestId) });
     await expect(logged).toContainText("回显");
     await expect(logged).toContainText("由免费额度或次数包支付");
     expect(await sidewaysOverflow(page), "the page scrolls sideways").toBeLessThanOrEqual(0);
@@ -228,7 +229,7 @@ test.describe("in Chinese on a phone", () => {
     // On a phone the amount stands beside the time: the tool's cell is found by its name.
     expect(await linesOf(logged.getByRole("cell", { name: "回显", exact: true })), "lines of the call log's tool").toBe(1);
     await page.goto(`${server.base}/console/billing-details`);
-    const billed = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+    const billed = page.getByTestId("billing-table").getByRole("row").filter({ hasText: shortRequestId(requestId) });
     // On a phone the amount stands beside the time: the tool's cell is found by its name.
     const billedTool = billed.getByRole("cell", { name: "回显", exact: true });
     await expect(billedTool).toBeVisible();

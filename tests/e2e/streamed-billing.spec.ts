@@ -16,6 +16,7 @@ import { createCodes } from "../../src/server/modules/redemption/service";
 import { parseMoney } from "../../src/shared/money";
 import { fundedUserWithKey, signInPage } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
+import { shortRequestId } from "../../src/web/lib/request-id";
 
 const USAGE = { prompt_tokens: 9, completion_tokens: 33, total_tokens: 42 };
 
@@ -107,7 +108,7 @@ test("a streamed chat completion is billed the tokens its stream reported, and b
 
   await signInPage(page, token, server);
   await page.goto(`${server.base}/console/billing-details`);
-  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: shortRequestId(requestId) });
   const cells = row.getByRole("cell");
   // time, tool, key, units, amount, request id
   await expect(cells.nth(1)).toHaveText("Chat");
@@ -138,7 +139,7 @@ test("an LLM call at the SDK's defaults is billed per model and token direction,
 
   await signInPage(page, token, server);
   await page.goto(`${server.base}/console/billing-details`);
-  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: requestId.slice(0, 8) });
+  const row = page.getByTestId("billing-table").getByRole("row").filter({ hasText: shortRequestId(requestId) });
   const cells = row.getByRole("cell");
   await expect(cells.nth(1)).toHaveText("GPT");
   await expect(cells.nth(3).getByTestId("billing-llm")).toContainText("tg-chat");

@@ -7,6 +7,7 @@ import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile, exportFilename } from "../../lib/download";
+import { shortRequestId } from "../../lib/request-id";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";
@@ -76,7 +77,7 @@ export function BillingHistory() {
     {
       title: t("billing.columns.requestId"),
       dataIndex: "requestId",
-      render: (id: string | null) => (id === null ? "—" : <Typography.Text copyable={{ text: id }} code>{id.slice(0, 8)}</Typography.Text>),
+      render: (id: string | null) => (id === null ? "—" : <Typography.Text copyable={{ text: id }} code>{shortRequestId(id)}</Typography.Text>),
     },
   ]);
 

@@ -5,6 +5,7 @@ import { Button, Card, Input, InputNumber, Select, Space, Table, Typography } fr
 import { beijingDate } from "#shared/beijing-time";
 import { CALL_OUTCOMES, STATUS_CLASSES } from "#shared/call-outcomes";
 import type { CallRow } from "#shared/calls";
+import { shortRequestId } from "../../lib/request-id";
 import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
@@ -82,7 +83,7 @@ export function AllCalls() {
       dataIndex: "requestId",
       render: (id: string) => (
         <Button type="link" size="small" onClick={() => change({ requestId: id })} data-testid="call-open">
-          {id.slice(0, 8)}
+          {shortRequestId(id)}
         </Button>
       ),
     },
