@@ -23,6 +23,7 @@ const TAKES_NO_PARAMETER: [path: string, status: number][] = [
   ["/api/v1/console/tries", 200],
   ["/api/v1/console/payment-methods", 200],
   ["/api/v1/console/payments/TG2026030108000012345678", 404],
+  ["/api/v1/console/calls/01a22915-0000-7000-8000-000000000000", 404],
 ];
 
 describe("console GET routes that take no query parameter", () => {

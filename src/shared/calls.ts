@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CALL_OUTCOMES, STATUS_CLASSES } from "./call-outcomes";
+import { normalRequestId, REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "./request-ids";
 import { userText } from "./text";
 
 export { CALL_LOG_OUTCOMES, CALL_OUTCOME_MEANINGS, CALL_OUTCOMES, STATUS_CLASSES, type CallOutcome } from "./call-outcomes";
@@ -66,14 +67,7 @@ export const callDetailSchema = callRowSchema.extend({
 });
 export type CallDetail = z.infer<typeof callDetailSchema>;
 
-/**
- * A request id's length: every id the server has made (lib/request-id.ts) and stored is a UUID.
- * A longer one is refused as such (400), not looked up and answered 404 with all of it repeated.
- */
-export const REQUEST_ID_MAX_LENGTH = 36;
-export const REQUEST_ID_TOO_LONG = `is longer than any request id (a UUID, ${REQUEST_ID_MAX_LENGTH} characters)`;
-
-export const requestIdParams = z.object({ requestId: userText().min(1).max(REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG) });
+export const requestIdParams = z.object({ requestId: userText().min(1).max(REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG).transform(normalRequestId) });
 
 export const CALLS_CSV_HEADER = [
   "time",

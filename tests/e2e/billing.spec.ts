@@ -3,7 +3,7 @@ import { loginViaApi, signInPage } from "./support/auth";
 import { opened } from "./support/dialogs";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 import { beijingDateTime, beijingIso } from "../../src/shared/beijing-time";
-import { shortRequestId } from "../../src/web/lib/request-id";
+import { shortRequestId } from "../../src/shared/request-ids";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047).
 test.use({ timezoneId: "America/New_York" });

@@ -20,7 +20,7 @@ import { opened } from "./support/dialogs";
 import { startOwnServer, type OwnServer } from "./support/own-server";
 import { chooseOption } from "./support/selects";
 import { sidewaysOverflow } from "./support/sideways";
-import { shortRequestId } from "../../src/web/lib/request-id";
+import { shortRequestId } from "../../src/shared/request-ids";
 
 // A reader in another zone still reads Beijing time, with the zone written (decision 047); axe is
 // injected as a script, which the pages' CSP would refuse.

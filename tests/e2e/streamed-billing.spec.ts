@@ -16,7 +16,7 @@ import { createCodes } from "../../src/server/modules/redemption/service";
 import { parseMoney } from "../../src/shared/money";
 import { fundedUserWithKey, signInPage } from "./support/auth";
 import { startOwnServer, type OwnServer } from "./support/own-server";
-import { shortRequestId } from "../../src/web/lib/request-id";
+import { shortRequestId } from "../../src/shared/request-ids";
 
 const USAGE = { prompt_tokens: 9, completion_tokens: 33, total_tokens: 42 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REQUEST_ID_MAX_LENGTH } from "#shared/calls";
+import { REQUEST_ID_MAX_LENGTH } from "#shared/request-ids";
 import { requestId } from "./request-id";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

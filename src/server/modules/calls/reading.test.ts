@@ -233,6 +233,9 @@ describe("GET /api/v1/console/calls/:requestId", () => {
     const times = detail.timeline.map((step: { atMs: number }) => step.atMs);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(res.body).not.toContain("db-7.internal");
+    // As a user's own tool may print it, upper-case: the same call.
+    const upper = await t.app.inject({ url: `/api/v1/console/calls/${requestId.toUpperCase()}`, headers: user.headers });
+    expect([upper.statusCode, upper.json().requestId]).toEqual([200, requestId]);
 
     const stranger = await createUserWithSession(t);
     expect((await t.app.inject({ url: `/api/v1/console/calls/${requestId}`, headers: stranger.headers })).statusCode).toBe(404);

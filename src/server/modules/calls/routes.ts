@@ -4,6 +4,7 @@ import { beijingDate, beijingDateTime, beijingIso } from "#shared/beijing-time";
 import { CALLS_CSV_HEADER, callDetailSchema, callsPageSchema, callsQuerySchema, requestIdParams, type CallRow } from "#shared/calls";
 import { AppError } from "../../errors";
 import { csvStream } from "../../lib/csv";
+import { noQuery } from "../../lib/no-query";
 import { timeRange } from "../../lib/time-range";
 import { allCalls, callDetail, listCalls, type CallsFilter } from "./service";
 
@@ -97,6 +98,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ["calls"],
         summary: "One of your calls by its exact request id (x-request-id), across all pages: its timeline, charge and refund, and the error its caller got",
         params: requestIdParams,
+        querystring: noQuery,
         response: { 200: callDetailSchema },
       },
     },

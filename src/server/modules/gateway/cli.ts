@@ -10,22 +10,17 @@ import { OPERATOR_REFUND_KEY_PREFIX, refundChargedCall, type CallLot } from "../
 import { callLogEntry, type CallLogEntry } from "../calls/index";
 import { escapeUnprintable } from "#shared/text";
 import type { PaidPart } from "#shared/billing";
-import { REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "#shared/calls";
+import { normalRequestId, REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "#shared/request-ids";
 import { lotPartsOf, paidBy, paidByWords } from "../billing/index";
 import { loadCatalog } from "../catalog/index";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The request id the operator gave, as the gateway wrote it: a UUID is read in either case (a user
- * may report it as a tool of theirs prints it, upper-case) and without the spaces a paste brings.
- */
+/** The one request id the operator gave, as the gateway wrote it (normalRequestId). */
 function oneRequestId(positionals: string[]): string {
   const [given, ...extra] = positionals;
-  const requestId = given?.trim();
+  const requestId = normalRequestId(given ?? "");
   if (!requestId || extra.length > 0) throw new UsageError("give one request id (the x-request-id a call was answered with)");
   if (requestId.length > REQUEST_ID_MAX_LENGTH) throw new UsageError(`the request id given ${REQUEST_ID_TOO_LONG}: give the x-request-id a call was answered with`);
-  return UUID.test(requestId) ? requestId.toLowerCase() : requestId;
+  return requestId;
 }
 
 const ms = (us: number | null) => (us === null ? "-" : `${us / 1000} ms`);
@@ -202,11 +197,11 @@ function unusableLots(lots: CallLot[], now: Date): string {
   );
 }
 
-/** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
 /** A request id the database has no call of, with how long the call log keeps calls (CALL_LOG_RETENTION_DAYS). */
 const noSuchCall = (requestId: string, retentionDays: number, note = "") =>
   `no call has request id "${requestId}" (the call log keeps calls ${retentionDays} ${retentionDays === 1 ? "day" : "days"}${note})`;
 
+/** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
 async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free", retentionDays: number): Promise<string> {
   if (refused === "pending") return "the call is still running: refund it once it has ended";
   if (refused === "free") return "the call cost nothing and used no prepaid units: there is nothing to refund";
@@ -217,7 +212,14 @@ async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "p
     const [audited] = await db
       .select()
       .from(operatorAudit)
-      .where(and(eq(operatorAudit.command, "calls refund"), eq(operatorAudit.exitCode, 0), sql`${operatorAudit.argv} @> ${JSON.stringify([requestId])}::jsonb`))
+      // The audit keeps the words as typed: the id in another case or with spaces is the same call.
+      .where(
+        and(
+          eq(operatorAudit.command, "calls refund"),
+          eq(operatorAudit.exitCode, 0),
+          sql`exists (select from jsonb_array_elements_text(${operatorAudit.argv}) as typed(word) where lower(btrim(typed.word)) = ${requestId.toLowerCase()})`,
+        ),
+      )
       .orderBy(operatorAudit.id)
       .limit(1);
     return audited

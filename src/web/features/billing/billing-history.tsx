@@ -7,7 +7,7 @@ import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
 import { downloadFile, exportFilename } from "../../lib/download";
-import { shortRequestId } from "../../lib/request-id";
+import { shortRequestId } from "#shared/request-ids";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
 import { toast } from "../../lib/toast";

@@ -5,7 +5,7 @@ import { Button, Card, Input, InputNumber, Select, Space, Table, Typography } fr
 import { beijingDate } from "#shared/beijing-time";
 import { CALL_OUTCOMES, STATUS_CLASSES } from "#shared/call-outcomes";
 import type { CallRow } from "#shared/calls";
-import { shortRequestId } from "../../lib/request-id";
+import { shortRequestId } from "#shared/request-ids";
 import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";

@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import { REQUEST_ID_MAX_LENGTH, type CallDetail, type CallOutcome, type CallsPage } from "#shared/calls";
+import type { CallDetail, CallOutcome, CallsPage } from "#shared/calls";
+import { REQUEST_ID_MAX_LENGTH } from "#shared/request-ids";
 import type { DateRange } from "../../../lib/date-range";
 import { api } from "../../../lib/http";
 
