@@ -92,6 +92,15 @@ describe("the HTTP client's retry rule (SPEC.md §7)", () => {
     expect(first!.idempotencyKey).not.toBe(second!.idempotencyKey);
   });
 
+  it("sends a PUT the Idempotency-Key its form gives, and none of its own", async () => {
+    await api(`${base}/status/200/0`, { method: "PUT", body: {}, quiet: true, idempotencyKey: "form-key-1" });
+    await api(`${base}/status/200/0`, { method: "PUT", body: {}, quiet: true });
+    expect(requestsTo("/status/200/0").map((r) => [r.method, r.idempotencyKey])).toEqual([
+      ["PUT", "form-key-1"],
+      ["PUT", undefined],
+    ]);
+  });
+
   it("sends the bearer token when there is one, and none otherwise", async () => {
     await api(`${base}/status/200/0`, { quiet: true });
     useSession.setState({ token: "a-session-token" });

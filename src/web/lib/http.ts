@@ -97,8 +97,8 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   const token = useSession.getState().token;
   if (token) headers.authorization = `Bearer ${token}`;
   const idempotent = IDEMPOTENT_METHODS.has(method);
-  // Created once per logical request, so the retry below carries the same key.
-  if (!idempotent) headers["idempotency-key"] = options.idempotencyKey ?? newIdempotencyKey();
+  // Created once per logical request, so the retry below carries the same key; a PUT carries the one its form gives.
+  if (!idempotent || options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey ?? newIdempotencyKey();
   try {
     return await ofetch<T>(`${siteConfig.apiBase}${path}`, {
       method,

@@ -37,8 +37,8 @@ export function formSubmission(): FormSubmission {
 }
 
 /**
- * For a form whose POST creates something: a double click creates one, and a resend after a lost
- * answer gets the same one back.
+ * For a form that sends something: a double click sends it once, and a resend after a lost answer
+ * carries the same Idempotency-Key, so it gets the first answer back (the key made, the secret shown).
  */
 export function useFormSubmission(): FormSubmission {
   return useState(formSubmission)[0];

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Alert, Button, Card, Form, Input, Space, Table, Tag, Typography, type TableColumnsType } from "antd";
 import { useState } from "react";
-import { ALERT_EVENT_TYPES, thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus } from "#shared/alerts";
+import { ALERT_EVENT_TYPES, thresholdProblem, WEBHOOK_URL_MAX, webhookUrlShapeProblem, type AlertDelivery, type AlertDeliveryStatus, type AlertSettingsInput } from "#shared/alerts";
 import { useT, type MessageKey } from "../../i18n";
 import { copyText } from "../../lib/clipboard";
 import { refusedField } from "../../lib/http";
@@ -104,8 +104,7 @@ export function AlertsCard() {
   // One save per click of Save: a double click sent the settings twice and said "saved" twice.
   const submission = useFormSubmission();
   const save = useMutation({
-    mutationFn: (values: AlertFormValues) =>
-      saveAlerts({ threshold: values.threshold.trim() || null, webhookUrl: values.webhookUrl.trim() || null }),
+    mutationFn: ({ body, idempotencyKey }: { body: AlertSettingsInput; idempotencyKey: string }) => saveAlerts(body, idempotencyKey),
     onSettled: () => submission.settled(),
     onSuccess: (saved) => {
       submission.forget();
@@ -138,7 +137,9 @@ export function AlertsCard() {
           layout="vertical"
           initialValues={{ threshold: data.threshold ?? "", webhookUrl: data.webhookUrl ?? "" }}
           onFinish={(values) => {
-            if (submission.start(values) !== null) save.mutate(values);
+            const body = { threshold: values.threshold.trim() || null, webhookUrl: values.webhookUrl.trim() || null };
+            const idempotencyKey = submission.start(body);
+            if (idempotencyKey) save.mutate({ body, idempotencyKey });
           }}
         >
           <Form.Item

@@ -26,7 +26,7 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
   // One save per click of Save: a double click sent the change twice and said "saved" twice.
   const submission = useFormSubmission();
   const mutation = useMutation({
-    mutationFn: (body: UpdateApiKeyInput) => updateKey(apiKey.id, body),
+    mutationFn: ({ body, idempotencyKey }: { body: UpdateApiKeyInput; idempotencyKey: string }) => updateKey(apiKey.id, body, idempotencyKey),
     onSettled: () => submission.settled(),
     onSuccess: () => {
       submission.forget();
@@ -39,7 +39,8 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
     const values = await form.validateFields().catch(() => null);
     if (!values) return;
     const body = changes(apiKey, values);
-    if (submission.start(body) !== null) mutation.mutate(body);
+    const idempotencyKey = submission.start(body);
+    if (idempotencyKey) mutation.mutate({ body, idempotencyKey });
   };
   return (
     <Modal

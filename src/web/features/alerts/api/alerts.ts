@@ -10,9 +10,10 @@ export function alertsQueryOptions(token: string | null) {
   return queryOptions({ queryKey: [...alertsQueryKey, token], queryFn: () => api<AlertSettings>(ALERTS_PATH) });
 }
 
-export function saveAlerts(body: AlertSettingsInput): Promise<AlertSettings> {
-  // A refused field is shown beside it (alerts-card.tsx).
-  return api<AlertSettings>(ALERTS_PATH, { method: "PUT", body, quiet: [400] });
+export function saveAlerts(body: AlertSettingsInput, idempotencyKey: string): Promise<AlertSettings> {
+  // A refused field is shown beside it (alerts-card.tsx). A resend under the same key is answered as the first
+  // save was, the first webhook URL's signing secret included.
+  return api<AlertSettings>(ALERTS_PATH, { method: "PUT", body, quiet: [400], idempotencyKey });
 }
 
 export function rotateWebhookSecret(): Promise<{ webhookSecret: string }> {
