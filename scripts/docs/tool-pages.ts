@@ -52,18 +52,20 @@ export type ToolBodySource = { fragment: string } | { generated: "generic" | "mo
 /** A tool page's Markdown, its title the tool's name. */
 export function toolPageMarkdown(source: ToolBodySource, currency: string, words: DocsStrings = DOCS_STRINGS.en): string {
   const f = words.tool.facts;
+  const models = "generated" in source && source.generated === "models";
   const facts = [
     "| | |",
     "|---|---|",
     `| ${f.id} | \`${s("id")}\` |`,
-    `| ${f.call} | \`${s("method")} {{gatewayBase}}/${s("id")}\` |`,
+    // An OpenAI-compatible tool is called on its own paths below this address, through an SDK's base URL.
+    models ? `| ${f.baseUrl} | \`{{gatewayBase}}/${s("id")}\` |` : `| ${f.call} | \`${s("method")} {{gatewayBase}}/${s("id")}\` |`,
     `| ${f.price} | ${s("price")} — ${f.chargedNote} |`,
     `| ${f.rateLimit} | ${s("rateLimit")} |`,
     `| ${f.access} | ${s("access")} |`,
     `| ${f.provider} | ${s("provider")} |`,
     `| ${f.category} | ${s("category")} |`,
   ].join("\n");
-  const body = "fragment" in source ? source.fragment : source.generated === "models" ? modelsSection(currency, words) : genericExample(words);
+  const body = "fragment" in source ? source.fragment : models ? modelsSection(currency, words) : genericExample(words);
   return [`# ${s("name")}`, s("description"), facts, words.tool.keyNote, words.tool.tryIt("{{toolId}}"), body].join("\n\n").replace(/\{\{toolId\}\}/g, s("id")) + "\n";
 }
 

@@ -37,10 +37,19 @@ const STAMP = {
   translations: { "zh-CN": { name: "盖章", description: "为文件盖章。", category: "文档" } },
 };
 
+/** An OpenAI-compatible tool: an SDK points its base URL at the tool's address and calls paths below it. */
+const LLM = {
+  id: "llm",
+  name: "LLM",
+  description: "An OpenAI-compatible LLM, priced per model.",
+  category: "AI",
+  handler: { type: "http", url: "http://127.0.0.1:9/v1", protocol: "openai", models: { "gpt-4o-mini": { input: "0.15", output: "0.60" } } },
+};
+
 beforeAll(async () => {
   if (!fs.existsSync(path.join(clientDir, "..", DOCS_TEMPLATES_FILE))) throw new Error(`no web build beside ${clientDir}: run \`npm run build\` first`);
   const catalog = path.join(tempDataDir("plan-display-"), "tools.json");
-  fs.writeFileSync(catalog, JSON.stringify({ tools: [STAMP] }));
+  fs.writeFileSync(catalog, JSON.stringify({ tools: [STAMP, LLM] }));
   t = await createTestApp({ WEB_ROOT: clientDir, TOOLS_CATALOG: catalog });
 });
 afterAll(() => t?.close());
@@ -83,6 +92,18 @@ it("shows the same lines on the tool's docs page in English and Chinese", async 
   expect(en).toContain("1–10: ¥0.02 / call\n11 and on: ¥0.015 / call\n20 calls in a month: ¥0.35\nFree: 5 calls a month");
   const zh = text((await t.app.inject({ method: "GET", url: "/docs/zh-CN/tools/stamp.html" })).body);
   expect(zh).toContain("1–10：¥0.02/次\n11 起：¥0.015/次\n当月 20 次：¥0.35\n免费额度：每月 5 次");
+});
+
+it.each([
+  ["/docs/tools/llm.html", "OpenAI SDK base URL"],
+  ["/docs/zh-CN/tools/llm.html", "OpenAI SDK 的 base URL"],
+])("gives on %s the address an OpenAI SDK's base URL takes, not a POST to it, which no route answers", async (url, row) => {
+  const page = await t.app.inject({ method: "GET", url });
+  expect(page.statusCode).toBe(200);
+  expect(page.body).toMatch(new RegExp(`<th scope="row">${row}</th>\\s*<td><code>http://[^<]+/v1/tools/llm</code></td>`));
+  expect(text(page.body)).not.toMatch(/POST http:\/\/\S+\/v1\/tools\/llm/);
+  // A tool of its own paths keeps its method and address.
+  expect(text((await t.app.inject({ method: "GET", url: url.replace("llm", "stamp") })).body)).toMatch(/POST http:\/\/\S+\/v1\/tools\/stamp/);
 });
 
 it("bills a month of the example's calls what the example says, after the free quota", async () => {

@@ -44,7 +44,7 @@ export interface DocsStrings {
     models: { title: string; header: string; intro: string; exampleIntro: string };
     needsApproval: string;
     open: string;
-    facts: { id: string; call: string; price: string; chargedNote: string; rateLimit: string; perMinute: (n: string) => string; access: string; provider: string; builtIn: string; upstream: string; category: string };
+    facts: { id: string; call: string; baseUrl: string; price: string; chargedNote: string; rateLimit: string; perMinute: (n: string) => string; access: string; provider: string; builtIn: string; upstream: string; category: string };
     keyNote: string;
     /** A link to the console's Try it with the tool chosen. */
     tryIt: (toolId: string) => string;
@@ -97,6 +97,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       facts: {
         id: "Tool id",
         call: "Call",
+        baseUrl: "OpenAI SDK base URL",
         price: "Price",
         chargedNote: "only successful calls are charged",
         rateLimit: "Rate limit",
@@ -159,6 +160,7 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       facts: {
         id: "工具 ID",
         call: "调用地址",
+        baseUrl: "OpenAI SDK 的 base URL",
         price: "价格",
         chargedNote: "仅成功的调用计费",
         rateLimit: "速率限制",
