@@ -13,8 +13,8 @@ import { loggerOptions } from "./logger";
 const RESTART_DELAY_MS = 1000;
 /**
  * Workers in a row that end before they listen, while none listens, before the primary gives up and
- * exits 1: a mistake in the configuration or the tool catalog (each worker prints it), which every
- * new worker would repeat. systemd's Restart=on-failure then restarts the instance at its own pace,
+ * exits 1: a mistake in the tool catalog or another failure of a worker's start (each worker prints
+ * it; the primary checks the configuration before it forks), which every new worker would repeat. systemd's Restart=on-failure then restarts the instance at its own pace,
  * and `systemctl status` shows the failure, as it does for a single process.
  */
 const START_FAILURES_BEFORE_EXIT = 3;

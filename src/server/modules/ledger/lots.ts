@@ -108,12 +108,12 @@ export async function buyPackage(db: Db, input: { userId: number; terms: Package
   });
 }
 
-/** An operator's gift of `count` lots of a package (`admin packages grant`); a repeated `idempotencyKey` grants nothing more. */
 /**
- * A grant of `count` lots of a package, once per `idempotencyKey` of the user: a repeat of the same
- * grant (package and count) answers its lots and gives nothing; the key given with another package
- * or count is a `conflict` (the earlier grant's lots are answered and nothing is given), so a
- * retried or mistyped command never adds lots while saying that nothing new was given.
+ * An operator's grant (`admin packages grant`) of `count` lots of a package, once per
+ * `idempotencyKey` of the user: a repeat of the same grant (package and count) answers its lots and
+ * gives nothing; the key given with another package or count is a `conflict` (the earlier grant's
+ * lots are answered and nothing is given), so a retried or mistyped command never adds lots while
+ * saying that nothing new was given.
  */
 export async function grantPackage(
   db: Db,
