@@ -213,9 +213,9 @@ function optionProblem(command: CliCommand, error: Error & { code?: string }): s
 /** Parses a resolved command's arguments and runs it; returns its exit code. */
 async function runCommand(command: CliCommand, rest: string[], ctx: CliContext): Promise<number> {
   const { err } = ctx;
-  const valued = (name: string) => command.options?.[name] === true || command.options?.[name] === "number";
+  const valued = (option: boolean | "number" | undefined) => option === true || option === "number";
   const optionIn = (word: string | undefined) => (word?.startsWith("--") && !word.includes("=") ? command.options?.[word.slice(2)] : undefined);
-  const takesValue = (word: string | undefined) => word?.startsWith("--") === true && !word.includes("=") && valued(word.slice(2));
+  const takesValue = (word: string | undefined) => valued(optionIn(word));
   const negativeAt = rest.findIndex((word, i) => NEGATIVE_NUMBER.test(word) && !takesValue(rest[i - 1]));
   if (negativeAt !== -1) {
     // Its place among the positionals: the words before it that are neither options nor their values.
@@ -247,7 +247,7 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
   }
   // An option given twice (`--reason a --reason b`, a key pasted over another) would count only its last
   // value, silently: which one the operator meant is theirs to say.
-  const given = parsed.tokens.filter((token) => token.kind === "option" && valued(token.name)).map((token) => (token as { name: string }).name);
+  const given = parsed.tokens.filter((token) => token.kind === "option" && valued(command.options?.[token.name])).map((token) => (token as { name: string }).name);
   const repeated = given.find((name, i) => given.indexOf(name) !== i);
   if (repeated !== undefined) {
     err(`--${repeated} is given more than once: give it once\nusage: tollgate admin ${command.usage}`);
