@@ -37,6 +37,7 @@ export async function runPrimary(config: AppConfig): Promise<void> {
   let announced = false;
   let startFailures = 0;
   const fork = () => cluster.fork();
+  cluster.on("online", (worker: Worker) => log.debug({ worker: worker.process.pid }, "a worker started"));
   cluster.on("listening", (worker: Worker, address) => {
     listening.add(worker.id);
     startFailures = 0;
@@ -79,7 +80,10 @@ export async function runPrimary(config: AppConfig): Promise<void> {
           process.exit(0);
         }
       });
-      worker.send({ type: SHUTDOWN_MESSAGE });
+      // A worker still starting may not listen for messages yet, and would lose this one: it has
+      // nothing to drain, so the signal ends it.
+      if (listening.has(worker.id)) worker.send({ type: SHUTDOWN_MESSAGE });
+      else worker.process.kill("SIGTERM");
     }
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

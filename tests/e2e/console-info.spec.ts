@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { runAdminCli } from "./support/admin-cli";
 import { loginViaApi, randomPhone, readLatestCode, signInPage } from "./support/auth";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 
@@ -136,6 +137,31 @@ test("the account page shows who the user is, the floored balance, usage and the
   await page.getByTestId("create-key-link").click();
   await expect(page).toHaveURL(/\/console\/api-keys/);
   await expect(page.getByRole("dialog", { name: "Create an API key" })).toBeVisible();
+});
+
+test("the usage chart's placeholder, while the chart's code loads, is the chart's height: nothing below it moves when it arrives", async ({ page, request }) => {
+  const { token, phone } = await loginViaApi(request);
+  expect((await runAdminCli("credit", phone, "1", "--reason", "usage chart e2e")).code).toBe(0);
+  const key = await request.post("/api/v1/console/keys", { data: { name: "usage" }, headers: bearer(token) });
+  const { secret } = await key.json();
+  const call = await request.post("/v1/tools/echo", { data: { hello: "chart" }, headers: bearer(secret) });
+  expect(call.status(), await call.text()).toBe(200);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/assets\/usage-chart-[\w-]{8}\.js$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signInPage(page, token);
+  await page.goto("/console/info");
+  await expect(page.getByTestId("usage-chart-placeholder")).toBeVisible();
+  const alertsTop = () => page.getByTestId("alerts-card").evaluate((card) => card.getBoundingClientRect().top + window.scrollY);
+  const before = await alertsTop();
+  release();
+  await expect(page.getByTestId("usage-chart")).toBeVisible();
+  await expect(page.getByTestId("usage-chart-placeholder")).toHaveCount(0);
+  expect(await alertsTop()).toBe(before);
 });
 
 test("sign out ends the session on the server and in the browser", async ({ page, request, context }) => {

@@ -89,6 +89,9 @@ test.describe("the console menu on a phone", () => {
           await expect(page.locator("#console-menu")).toHaveAttribute("inert");
           await expect(trigger).toBeVisible();
           await page.waitForLoadState("networkidle");
+          // In its final shape: a lazy part (the usage chart) can arrive after the network is idle,
+          // and the skeleton it replaces is taller.
+          await expect(page.locator(".console-content .ant-skeleton")).toHaveCount(0);
           // Room below the page, so that every line of even a short page can be scrolled up past the button.
           const end = await page.evaluate(() => {
             document.body.style.paddingBottom = `${window.innerHeight}px`;

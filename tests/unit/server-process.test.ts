@@ -241,6 +241,15 @@ describe("WEB_CONCURRENCY workers that end", () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
   }, SLOW);
 
+  it("still starting when the primary gets SIGTERM end too, and the primary exits 0 at once, not at the shutdown deadline", async () => {
+    // A worker loading its modules does not listen for the primary's message yet.
+    const server = start({ DATABASE_URL: database.url, DATA_DIR: tempDir(), WEB_CONCURRENCY: "2", LOG_LEVEL: "debug" });
+    await expect.poll(() => server.lines.some((line) => line.msg === "a worker started"), { timeout: 120_000, interval: 20 }).toBe(true);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.lines.map((line) => line.msg)).toContain("all workers stopped");
+  }, SLOW);
+
   it("end the primary with exit 1 when they cannot start (a mistake in the catalog), not 0, which a supervisor would not restart", async () => {
     const catalog = path.join(tempDir(), "tools.json");
     fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "0.0000001", handler: { type: "builtin", name: "echo" } }] }));

@@ -2,15 +2,9 @@ import type { UsageDay } from "#shared/account";
 import { parseMoney } from "#shared/money";
 import { useT } from "../../i18n";
 import { siteConfig } from "../../lib/site-config";
+import { AXIS_HEIGHT_PX, CHART_HEIGHT, CHART_MARGIN, CHART_VIEW_WIDTH, CHART_WIDTH, UsageChartBox } from "./usage-chart-box";
 
 export type UsageMetric = "calls" | "spend";
-
-const WIDTH = 720;
-const HEIGHT = 180;
-const MARGIN = 16;
-const VIEW_WIDTH = WIDTH + 2 * MARGIN;
-/** The tallest the chart is drawn: a wrapper this wide keeps the SVG filling its width, so the HTML labels below line up with its bars. */
-const MAX_HEIGHT_PX = 240;
 
 /** Bar heights in thousandths of the tallest, from exact amounts (spend is bigint micro-units). */
 function heights(days: UsageDay[], metric: UsageMetric): number[] {
@@ -25,14 +19,14 @@ function heights(days: UsageDay[], metric: UsageMetric): number[] {
  */
 export default function UsageChart({ days, metric }: { days: UsageDay[]; metric: UsageMetric }) {
   const t = useT();
-  const slot = WIDTH / days.length;
-  const plot = HEIGHT - 2;
+  const slot = CHART_WIDTH / days.length;
+  const plot = CHART_HEIGHT - 2;
   const labelEvery = Math.ceil(days.length / 6);
-  const centre = (i: number) => `${(((MARGIN + i * slot + slot / 2) / VIEW_WIDTH) * 100).toFixed(3)}%`;
+  const centre = (i: number) => `${(((CHART_MARGIN + i * slot + slot / 2) / CHART_VIEW_WIDTH) * 100).toFixed(3)}%`;
   return (
-    <div style={{ maxWidth: (MAX_HEIGHT_PX * VIEW_WIDTH) / HEIGHT, margin: "0 auto" }}>
-      <svg viewBox={`${-MARGIN} 0 ${VIEW_WIDTH} ${HEIGHT}`} width="100%" role="img" aria-label={t("account.usageChart")} data-testid="usage-chart" style={{ display: "block" }}>
-        <line x1={0} x2={WIDTH} y1={plot} y2={plot} stroke="#cbd5e1" />
+    <UsageChartBox>
+      <svg viewBox={`${-CHART_MARGIN} 0 ${CHART_VIEW_WIDTH} ${CHART_HEIGHT}`} width="100%" role="img" aria-label={t("account.usageChart")} data-testid="usage-chart" style={{ display: "block" }}>
+        <line x1={0} x2={CHART_WIDTH} y1={plot} y2={plot} stroke="#cbd5e1" />
         {heights(days, metric).map((h, i) => {
           const day = days[i]!;
           const barHeight = h > 0 ? Math.max(h * (plot - 8), 1) : 0;
@@ -48,7 +42,7 @@ export default function UsageChart({ days, metric }: { days: UsageDay[]; metric:
         })}
       </svg>
       {/* Each bar's title names its date for assistive technology; these are for the eye. */}
-      <div aria-hidden="true" style={{ position: "relative", height: 20, fontSize: 12, lineHeight: "20px", color: "#475569" }}>
+      <div aria-hidden="true" style={{ position: "relative", height: AXIS_HEIGHT_PX, fontSize: 12, lineHeight: "20px", color: "#475569" }}>
         {days.map((day, i) =>
           i % labelEvery === 0 ? (
             <span key={day.date} data-testid="usage-axis-label" style={{ position: "absolute", left: centre(i), transform: "translateX(-50%)", whiteSpace: "nowrap" }}>
@@ -57,6 +51,6 @@ export default function UsageChart({ days, metric }: { days: UsageDay[]; metric:
           ) : null,
         )}
       </div>
-    </div>
+    </UsageChartBox>
   );
 }

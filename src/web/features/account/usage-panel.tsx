@@ -7,6 +7,7 @@ import { useSession } from "../../lib/session-store";
 import { siteConfig } from "../../lib/site-config";
 import { usageQueryOptions } from "./api/get-usage";
 import type { UsageMetric } from "./usage-chart";
+import { UsageChartPlaceholder } from "./usage-chart-box";
 
 const UsageChart = lazy(() => loadChunk(() => import("./usage-chart")));
 
@@ -47,7 +48,7 @@ export function UsagePanel() {
           <Typography.Paragraph data-testid="usage-totals">
             {t("account.usageTotals", { calls: data.totals.calls, spend: `${siteConfig.currencySymbol}${data.totals.spend}` })}
           </Typography.Paragraph>
-          <Suspense fallback={<Skeleton active paragraph={{ rows: 4 }} />}>
+          <Suspense fallback={<UsageChartPlaceholder />}>
             <UsageChart days={data.days} metric={metric} />
           </Suspense>
         </>
