@@ -1,5 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { runAdminCli } from "./support/admin-cli";
 import { opened } from "./support/dialogs";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
@@ -97,6 +98,32 @@ test("a double click on Save in the edit dialog saves the key once", async ({ pa
   await expect(toastText(page, "Key saved")).toHaveCount(1);
   await expect(rowNamed(page, "limit me")).toContainText("¥2.50");
   expect(saves).toHaveLength(1);
+});
+
+test("a spend limit at what the key has spent is saved with a warning, and the key then says its limit is reached", async ({ page, request }) => {
+  const { token, phone } = await loginViaApi(request);
+  await signInPage(page, token);
+  expect((await runAdminCli("credit", phone, "1", "--reason", "spend limit e2e")).code).toBe(0);
+  const created = await request.post("/api/v1/console/keys", { data: { name: "spent" }, headers: { authorization: `Bearer ${token}` } });
+  const { secret, key } = (await created.json()) as { secret: string; key: { id: number } };
+  const call = (hello: string) => request.post("/v1/tools/echo", { data: { hello }, headers: { authorization: `Bearer ${secret}` } });
+  expect((await call("first")).status()).toBe(200);
+  const listed = await request.get("/api/v1/console/keys", { headers: { authorization: `Bearer ${token}` } });
+  const spent = ((await listed.json()) as { keys: { id: number; spent: string }[] }).keys.find((k) => k.id === key.id)!.spent;
+  expect(spent).not.toBe("0.00");
+
+  await page.goto("/console/api-keys");
+  await expect(rowNamed(page, "spent").getByTestId("key-limit-reached")).toHaveCount(0);
+  await rowNamed(page, "spent").getByTestId("edit-key").click();
+  const editDialog = await opened(page.getByRole("dialog", { name: "Edit API key" }));
+  await editDialog.getByLabel("Spend limit").fill(spent);
+  await expect(editDialog.getByText(`This key has already spent ¥${spent}: with this limit its calls are refused.`)).toBeVisible();
+  await page.getByTestId("save-key").click();
+  await expect(editDialog).toBeHidden();
+  await expect(rowNamed(page, "spent").getByTestId("key-limit-reached")).toHaveText("spend limit reached");
+  const refused = await call("second");
+  expect(refused.status()).toBe(402);
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("spend_limit_reached");
 });
 
 test("renames, disables, enables and deletes a key", async ({ page, request }) => {

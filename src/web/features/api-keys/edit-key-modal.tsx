@@ -58,7 +58,7 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
         </>
       }
     >
-      <KeyForm form={form} initialValues={toKeyFormValues(apiKey)} />
+      <KeyForm form={form} initialValues={toKeyFormValues(apiKey)} editing={apiKey} />
     </Modal>
   );
 }

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { DatePicker, Form, Input, Radio, Select, type FormInstance } from "antd";
 import type { Rule } from "antd/es/form";
 import dayjs, { type Dayjs } from "dayjs";
-import { beijingDate, beijingDayStart } from "#shared/beijing-time";
+import { beijingDate, beijingDateTime, beijingDayStart } from "#shared/beijing-time";
 import {
   API_KEY_LIST_MAX,
   API_KEY_NAME_MAX,
@@ -12,7 +12,7 @@ import {
   type ApiKey,
   type WhenPrepaidRunsOut,
 } from "#shared/api-keys";
-import { MAX_AMOUNT } from "#shared/money";
+import { MAX_AMOUNT, parseMoney } from "#shared/money";
 import { SPEND_LIMIT_PERIODS, type SpendLimitPeriod } from "#shared/spend-period";
 import { useT, type MessageKey, type Translate } from "../../i18n";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
@@ -75,7 +75,7 @@ export const PERIOD_LABELS: Record<SpendLimitPeriod, MessageKey> = {
 
 const reject = (message: string) => Promise.reject(new Error(message));
 
-function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
+function rules(t: Translate, editing?: ApiKey): Record<keyof KeyFormValues, Rule[]> {
   return {
     name: [
       {
@@ -108,6 +108,23 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
           return Promise.resolve();
         },
       },
+      // Allowed, but said: a limit at or below what the key has spent refuses its every call.
+      ({ getFieldValue }) => ({
+        warningOnly: true,
+        validator: (_r, value: string | undefined) => {
+          const limit = value?.trim() ?? "";
+          if (!editing || limit === "" || spendLimitProblem(limit)) return Promise.resolve();
+          const period = getFieldValue("spendLimitPeriod") as SpendLimitPeriod;
+          const spent = period === editing.spendLimitPeriod ? editing.periodSpent : period === "lifetime" ? editing.spent : null;
+          if (spent === null || parseMoney(limit) > parseMoney(spent)) return Promise.resolve();
+          const amount = `${siteConfig.currencySymbol}${spent}`;
+          return reject(
+            period === "lifetime"
+              ? t("apiKeys.limitNotAboveSpent", { spent: amount })
+              : t("apiKeys.limitNotAboveSpentThisPeriod", { spent: amount, at: beijingDateTime(editing.periodEndsAt!) }),
+          );
+        },
+      }),
     ],
     allowedTools: [],
     whenPrepaidRunsOut: [],
@@ -126,11 +143,12 @@ function rules(t: Translate): Record<keyof KeyFormValues, Rule[]> {
 }
 
 /** Name, expiry, spend limit, allowed tools, IP allowlist and what to do when prepaid units run out: the same fields to create and to edit a key. */
-export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues }) {
+/** `editing`: the key being edited, whose spending the spend limit's warning compares against. */
+export function KeyForm({ form, initialValues, editing }: { form: FormInstance<KeyFormValues>; initialValues?: KeyFormValues; editing?: ApiKey }) {
   const t = useT();
   const tools = useQuery(toolsQueryOptions());
   const toolName = useToolName();
-  const r = rules(t);
+  const r = rules(t, editing);
   return (
     <Form
       form={form}
@@ -145,7 +163,7 @@ export function KeyForm({ form, initialValues }: { form: FormInstance<KeyFormVal
       <Form.Item name="expiresOn" label={t("apiKeys.expiresAt")} extra={t("apiKeys.expiresHelp")} rules={r.expiresOn}>
         <DatePicker format="YYYY-MM-DD" style={{ width: "100%" }} />
       </Form.Item>
-      <Form.Item name="spendLimit" label={t("apiKeys.spendLimit")} extra={t("apiKeys.spendLimitHelp")} rules={r.spendLimit}>
+      <Form.Item name="spendLimit" label={t("apiKeys.spendLimit")} extra={t("apiKeys.spendLimitHelp")} rules={r.spendLimit} dependencies={["spendLimitPeriod"]}>
         <Input prefix={siteConfig.currencySymbol} inputMode="decimal" placeholder={t("apiKeys.noLimit")} />
       </Form.Item>
       <Form.Item name="spendLimitPeriod" label={t("apiKeys.spendLimitPeriod")}>

@@ -5,6 +5,7 @@ import { Link } from "react-router";
 import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useT, type MessageKey } from "../../i18n";
 import { beijingDateTime } from "#shared/beijing-time";
+import { parseMoney } from "#shared/money";
 import { siteConfig } from "../../lib/site-config";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
@@ -66,6 +67,11 @@ function KeyActions({ apiKey, onEdit }: { apiKey: ApiKey; onEdit: () => void }) 
   );
 }
 
+/** Spent up to its limit this period: every call is refused (402 spend_limit_reached) until the period resets or the limit is raised. */
+function spendLimitReached(key: ApiKey): boolean {
+  return key.spendLimit !== null && parseMoney(key.periodSpent) >= parseMoney(key.spendLimit);
+}
+
 export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean }) {
   const t = useT();
   const [editing, setEditing] = useState<ApiKey | null>(null);
@@ -92,6 +98,11 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
           <Tag color={STATUS[status].color} data-testid="key-status" data-status={status}>
             {t(STATUS[status].label)}
           </Tag>
+          {status === "active" && spendLimitReached(key) ? (
+            <Tag color="red" data-testid="key-limit-reached">
+              {t("apiKeys.spendLimitReached")}
+            </Tag>
+          ) : null}
           {key.whenPrepaidRunsOut === "stop" ? <Tag data-testid="key-prepaid-stop">{t("apiKeys.stopsWhenPrepaidRunsOut")}</Tag> : null}
         </>
       ),
