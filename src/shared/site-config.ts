@@ -46,6 +46,8 @@ export interface SiteConfig extends SiteIdentity {
   /** How often an open page asks whether a newer build is deployed. */
   buildPollSeconds: number;
   apiBase: string;
+  /** The server's public address (PUBLIC_URL), which the docs' examples call: Try it's snippets use it too; "" where unknown. */
+  publicUrl: string;
   /** How long after a code is sent the login form waits before it offers another (AUTH_CODE_RESEND_SECONDS). */
   codeResendSeconds: number;
 }
@@ -55,5 +57,6 @@ export const SITE_CONFIG_DEFAULTS = {
   currencySymbol: CURRENCY_SYMBOL,
   buildPollSeconds: 60,
   apiBase: "",
+  publicUrl: "",
   codeResendSeconds: 60,
 } as const satisfies Omit<SiteConfig, keyof SiteIdentity>;

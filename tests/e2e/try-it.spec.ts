@@ -45,6 +45,7 @@ function startUpstream(): Promise<http.Server> {
 
 let upstream: http.Server;
 let server: OwnServer;
+const PUBLIC_URL = "https://api.tollgate.example";
 let codes: string[];
 
 test.beforeAll(async () => {
@@ -86,7 +87,8 @@ test.beforeAll(async () => {
       tiers: { mode: "graduated", bands: [{ upTo: 1, price: "0.02" }, { upTo: null, price: "0.01" }] },
     };
     fs.writeFileSync(catalog, JSON.stringify({ tools: [...defaults.tools, ticker, notes, stamps] }));
-    return { TOOLS_CATALOG: catalog };
+    // The address the docs' examples call, which the snippets use too, whatever address the page was opened at.
+    return { TOOLS_CATALOG: catalog, PUBLIC_URL };
   });
   codes = (await createCodes(server.app.db, { amount: parseMoney("10"), count: 12, expiresAt: null, now: new Date() })).codes;
 });
@@ -128,6 +130,7 @@ test.describe("with the page's CSP bypassed for axe", () => {
     await expect(page.getByTestId("try-payer")).toHaveText("your balance (¥10.00) at ¥0.0001 a call");
     await expect(page.getByTestId("try-body")).toHaveValue(JSON.stringify({ hello: "world" }, null, 2));
     await page.getByTestId("try-body").fill('{"hello": "<b>try</b>"}');
+    await expect(page.getByTestId("try-body-size")).toHaveText("23 bytes of at most 64 KB");
     await page.getByTestId("try-send").click();
 
     const result = page.getByTestId("try-result");
@@ -143,7 +146,7 @@ test.describe("with the page's CSP bypassed for axe", () => {
 
     const code = page.getByTestId("try-code");
     await expect(code.getByTestId("try-snippet-curl")).toContainText(`-H "Authorization: Bearer $API_KEY"`);
-    await expect(code.getByTestId("try-snippet-curl")).toContainText(`${server.base}/v1/tools/echo`);
+    await expect(code.getByTestId("try-snippet-curl")).toContainText(`${PUBLIC_URL}/v1/tools/echo`);
     for (const tab of ["Python (requests)", "JavaScript (fetch)", "Go", "Java", "PHP"]) await expect(code.getByRole("tab", { name: tab, exact: true })).toBeVisible();
     await expect(page.getByTestId("try-history-item")).toHaveCount(1);
 

@@ -104,6 +104,7 @@ export function siteConfigFor(config: AppConfig): SiteConfig {
     currencySymbol: CURRENCY_SYMBOL,
     buildPollSeconds: config.buildPollSeconds,
     apiBase: "",
+    publicUrl: config.publicUrl,
     codeResendSeconds: config.auth.limits.resendSeconds,
   };
 }

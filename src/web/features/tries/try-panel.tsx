@@ -144,7 +144,7 @@ export default function TryPanel() {
     choose({ tool: kept.toolId, key: kept.keyId });
   };
 
-  const gatewayBase = `${siteConfig.apiBase || window.location.origin}/v1/tools`;
+  const gatewayBase = `${siteConfig.publicUrl || window.location.origin}/v1/tools`;
   const snippets = useMemo(
     () =>
       outcome
@@ -244,7 +244,11 @@ export default function TryPanel() {
                 status={tooLarge ? "error" : undefined}
                 data-testid="try-body"
               />
-              <Typography.Text type={tooLarge ? "danger" : "secondary"}>{t("tries.bodySize", { kb: (bodyBytes / 1024).toFixed(1), max: TRY_BODY_MAX_BYTES / 1024 })}</Typography.Text>
+              <Typography.Text type={tooLarge ? "danger" : "secondary"} data-testid="try-body-size">
+                {bodyBytes < 1024
+                  ? t("tries.bodySizeBytes", { bytes: bodyBytes, max: TRY_BODY_MAX_BYTES / 1024 })
+                  : t("tries.bodySize", { kb: (bodyBytes / 1024).toFixed(1), max: TRY_BODY_MAX_BYTES / 1024 })}
+              </Typography.Text>
             </label>
           ) : null}
           <Space>
