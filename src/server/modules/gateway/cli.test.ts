@@ -92,7 +92,11 @@ describe("tollgate admin calls refund", () => {
     const [key] = await t.database.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
     expect(key!.spent).toBe(0n);
     const shown = JSON.parse((await cli("calls", "show", requestId, "--json")).out);
-    expect(shown).toMatchObject({ status: "refunded", amount: "0.00" });
+    // The call cost what it was charged, as billing details show it; the refund is beside it.
+    expect(shown).toMatchObject({ status: "refunded", amount: "0.0001", operatorRefund: "0.0001" });
+    const text = (await cli("calls", "show", requestId)).out;
+    expect(text).toMatch(/^amount +0\.0001$/m);
+    expect(text).toMatch(/^refunded +2026-\S+ \S+ \+08:00, 0\.0001 back to the balance by an operator$/m);
     expect(shown.ledger[1]).toMatchObject({ kind: "refund", method: "operator", amount: "0.0001", reference: `garbage answer, ticket 77 (call ${requestId})` });
 
     const again = await cli("calls", "refund", requestId, "--reason", "twice");

@@ -13,6 +13,7 @@ import type { PaidPart } from "#shared/billing";
 import { normalRequestId, REQUEST_ID_MAX_LENGTH, REQUEST_ID_TOO_LONG } from "#shared/request-ids";
 import { lotPartsOf, paidBy, paidByWords } from "../billing/index";
 import { loadCatalog } from "../catalog/index";
+import { counted } from "../../lib/cli/counted";
 
 /** The one request id the operator gave, as the gateway wrote it (normalRequestId). */
 function oneRequestId(positionals: string[]): string {
@@ -120,7 +121,9 @@ export const callsShowCommand: CliCommand = {
     };
     // An LLM call's usage row counts the micro-units it was held and charged (decision 051); what it used is its tokens, as billing details say.
     const units = tokens ? tokens.inputTokens + tokens.outputTokens : who.units;
-    const amount = formatMoney(call ? call.amount : log!.amount);
+    // An operator's refund leaves the usage row net of it; the call still cost what it was charged, as billing details show it.
+    const operatorRefund = entries.find((e) => e.idempotencyKey === `${OPERATOR_REFUND_KEY_PREFIX}${requestId}`);
+    const amount = formatMoney(call ? call.amount + (operatorRefund?.amount ?? 0n) : log!.amount);
     const at = call ? call.createdAt : log!.receivedAt;
     const document = {
       requestId,
@@ -136,6 +139,8 @@ export const callsShowCommand: CliCommand = {
       completedAt: call?.completedAt?.toISOString() ?? null,
       /** When the call was refunded (by the gateway as it failed, the abandoned-call sweep or an operator); null if it was not. */
       refundedAt: call?.refundedAt?.toISOString() ?? null,
+      /** What an operator gave back to the balance (`calls refund`); null if none did. */
+      operatorRefund: operatorRefund ? formatMoney(operatorRefund.amount) : null,
       llm: llm ?? null,
       paidBy: paid,
       ledger: entries.map((e) => ({ id: e.id, kind: e.kind, method: e.method, amount: formatMoney(e.amount), reference: e.reference, at: e.createdAt.toISOString() })),
@@ -161,7 +166,9 @@ export const callsShowCommand: CliCommand = {
         // The tool's own time, from its call to its last byte; the call log's "took" adds the gateway's part.
         ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, the tool took ${call.latencyMs} ms`}` : "-"],
         // An operator may refund a call long after it ended: the refund has its own time.
-        ...(call?.refundedAt ? ([["refunded", beijingDateTime(call.refundedAt)]] as [string, string][]) : []),
+        ...(call?.refundedAt
+          ? ([["refunded", `${beijingDateTime(call.refundedAt)}${operatorRefund ? `, ${formatMoney(operatorRefund.amount)} back to the balance by an operator` : ""}`]] as [string, string][])
+          : []),
         ["paid by", paidByField(call?.status ?? null, paid)],
         ...logFields(log, log && refusedByGateway(log) ? isBuiltin(ctx.config, who.toolId) : null),
         ["ledger", entries.map((e) => `#${e.id} ${e.kind} ${formatMoney(e.amount)} ${e.method} "${e.reference}" ${beijingDateTime(e.createdAt)}`)],
@@ -199,7 +206,7 @@ function unusableLots(lots: CallLot[], now: Date): string {
 
 /** A request id the database has no call of, with how long the call log keeps calls (CALL_LOG_RETENTION_DAYS). */
 const noSuchCall = (requestId: string, retentionDays: number, note = "") =>
-  `no call has request id "${requestId}" (the call log keeps calls ${retentionDays} ${retentionDays === 1 ? "day" : "days"}${note})`;
+  `no call has request id "${requestId}" (the call log keeps calls ${counted(retentionDays, "day")}${note})`;
 
 /** Why `calls refund` gave nothing back, in the operator's words: a call never charged, or refunded by whom. */
 async function refusedBecause(db: Db, requestId: string, refused: "unknown" | "pending" | "refunded" | "free", retentionDays: number): Promise<string> {
@@ -248,7 +255,7 @@ export const callsRefundCommand: CliCommand = {
       ctx.err(`not refunded: ${result.refused === "lot_unusable" ? unusableLots(result.lots, now) : await refusedBecause(ctx.db, requestId, result.refused, ctx.config.calls.retentionDays)}`);
       return 1;
     }
-    const units = result.lots.map((lot) => `${lot.units} ${lot.units === 1 ? "unit" : "units"} to ${lotName(lot)}`);
+    const units = result.lots.map((lot) => `${counted(lot.units, "unit")} to ${lotName(lot)}`);
     const what = [...(result.refunded > 0n ? [formatMoney(result.refunded)] : []), ...units].join(" and ");
     ctx.out(`refunded ${what} ${units.length > 0 ? "of" : "to"} user ${result.userId} for call ${requestId}`);
     return 0;
