@@ -7,6 +7,7 @@ import type { CliCommand } from "../../lib/cli/command";
 import { printRecords } from "../../lib/cli/records";
 import { sessions } from "../../db/schema/index";
 import { revokeAllSessions } from "./sessions";
+import { counted } from "../../lib/cli/counted";
 
 export const sessionsListCommand: CliCommand = {
   name: "sessions list",
@@ -34,7 +35,7 @@ export const sessionsListCommand: CliCommand = {
         { header: "USER AGENT", value: (s) => escapeUnprintable(s.userAgent ?? "-") },
       ],
     });
-    if (options.json !== true) ctx.err(`${rows.length} live session${rows.length === 1 ? "" : "s"} of user ${user.id} (${maskPhone(user.phone)})`);
+    if (options.json !== true) ctx.err(`${counted(rows.length, "live session")} of user ${user.id} (${maskPhone(user.phone)})`);
     return 0;
   },
 };
@@ -48,7 +49,7 @@ export const sessionsRevokeCommand: CliCommand = {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
     const ended = await revokeAllSessions(ctx.db, user.id, ctx.clock.now());
-    ctx.out(`ended ${ended} session${ended === 1 ? "" : "s"} of user ${user.id} (${maskPhone(user.phone)})`);
+    ctx.out(`ended ${counted(ended, "session")} of user ${user.id} (${maskPhone(user.phone)})`);
     return 0;
   },
 };

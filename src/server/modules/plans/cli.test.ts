@@ -132,16 +132,16 @@ describe("tollgate admin packages", () => {
 
   it("refunds a bought lot's unused units pro rata, once; a grant is not refunded", async () => {
     const { user, lot, keyId, prepaid } = await boughtStarter(3);
-    // One call draws one unit of it.
+    // One call draws two units of it, leaving one: the sentence counts it as one unit.
     const ended = { httpStatus: 200, latencyMs: 1, at: clock.now() };
     const [charged] = await chargeBatch(database.db, [
-      { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 1, amount: 10_000n, requestId: "one-draw", at: clock.now(), ended, prepaid },
+      { userId: user.userId, apiKeyId: keyId, toolId: "ocr", units: 2, amount: 20_000n, requestId: "two-draws", at: clock.now(), ended, prepaid },
     ]);
-    expect(charged).toMatchObject({ ok: true, prepaidUnits: 1, prepaidLeft: 2 });
+    expect(charged).toMatchObject({ ok: true, prepaidUnits: 2, prepaidLeft: 1 });
     const refund = await cli("packages", "refund", String(lot.id), "--reason", "tool retired");
     expect(refund.code).toBe(0);
-    expect(refund.out).toBe(`refunded 0.666666 for 2 unused units of lot ${lot.id}; balance now 4.666666`);
-    expect(await balanceOf(user.userId)).toBe(4_666_666n);
+    expect(refund.out).toBe(`refunded 0.333333 for 1 unused unit of lot ${lot.id}; balance now 4.333333`);
+    expect(await balanceOf(user.userId)).toBe(4_333_333n);
     const twice = await cli("packages", "refund", String(lot.id), "--reason", "again");
     expect([twice.code, twice.err]).toEqual([1, `lot ${lot.id}: this lot was refunded before; nothing was refunded`]);
     await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--idempotency-key", "gift");

@@ -7,6 +7,7 @@ import { userNamed } from "../../lib/cli/user-argument";
 import { loadCatalog } from "../catalog/index";
 import { grantPackage, refundLot, userLots, type Lot } from "../ledger/index";
 import { lotView, packageTerms } from "./lots";
+import { counted } from "../../lib/cli/counted";
 
 /** The package `--package <tool>/<package>` names in the catalog the server runs with. */
 function namedPackage(ctx: CliContext, named: string | boolean | undefined) {
@@ -61,7 +62,7 @@ export const packagesGrantCommand: CliCommand = {
     }
     printLots(ctx, granted.lots, options.json === true);
     if (options.json !== true) {
-      ctx.err(granted.replayed ? `already granted with this --idempotency-key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${terms.units} units of ${terms.toolId}) to user ${user.id}`);
+      ctx.err(granted.replayed ? `already granted with this --idempotency-key: nothing new was given` : `granted ${granted.lots.length} × ${terms.name} (${counted(terms.units, "unit")} of ${terms.toolId}) to user ${user.id}`);
     }
     return 0;
   },
@@ -103,7 +104,7 @@ export const packagesRefundCommand: CliCommand = {
       ctx.err(`lot ${id}: ${REFUSALS[refund.reason]}; nothing was refunded`);
       return 1;
     }
-    ctx.out(`refunded ${formatMoney(refund.refunded)} for ${refund.units} unused units of lot ${id}; balance now ${formatMoney(refund.balance)}`);
+    ctx.out(`refunded ${formatMoney(refund.refunded)} for ${counted(refund.units, "unused unit")} of lot ${id}; balance now ${formatMoney(refund.balance)}`);
     return 0;
   },
 };

@@ -7,6 +7,7 @@ import { csvRecords } from "../../lib/csv";
 import { maskedCode } from "./codes";
 import { CODE_STATES, codeState, listCodes, voidCodes, type CodeRow, type CodeState } from "./operator-codes";
 import { MAX_CODES_PER_BATCH, createCodes } from "./service";
+import { counted } from "../../lib/cli/counted";
 
 const EXPIRY = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?)?$/;
 
@@ -45,7 +46,7 @@ export const codesCreateCommand: CliCommand = {
     const { batch, codes } = await createCodes(ctx.db, { amount, count, expiresAt, now });
     for (const code of codes) ctx.out(code);
     ctx.err(
-      `created ${count} code${count === 1 ? "" : "s"} of ${formatMoney(amount)} each, batch ${batch}, ` +
+      `created ${counted(count, "code")} of ${formatMoney(amount)} each, batch ${batch}, ` +
         `${expiresAt ? `valid until ${beijingDateTime(expiresAt)}` : "never expiring"}. They are shown only now: keep them safe.`,
     );
     return 0;
@@ -96,7 +97,7 @@ export const codesListCommand: CliCommand = {
         { header: "REDEEMED BY", value: (c) => (c.redeemedBy === null ? "-" : `user ${c.redeemedBy} at ${beijingDateTime(c.redeemedAt!)}`) },
       ],
     });
-    if (options.json !== true) ctx.err(`${codes.length} code${codes.length === 1 ? "" : "s"}${codes.length === limit ? ` (the first ${limit}: --limit shows more)` : ""}`);
+    if (options.json !== true) ctx.err(`${counted(codes.length, "code")}${codes.length === limit ? ` (the first ${limit}: --limit shows more)` : ""}`);
     return 0;
   },
 };
@@ -122,7 +123,7 @@ export const codesVoidCommand: CliCommand = {
       ctx.err(`batch ${batch} has no code left to void (none, or all redeemed or void already)`);
       return 1;
     }
-    ctx.out(`voided ${result.voided} code${result.voided === 1 ? "" : "s"}: they can no longer be redeemed`);
+    ctx.out(`voided ${counted(result.voided, "code")}: they can no longer be redeemed`);
     return 0;
   },
 };
@@ -154,7 +155,7 @@ export const codesExportCommand: CliCommand = {
       ]),
     ]);
     for (const line of records) ctx.out(line);
-    ctx.err(`${codes.length} code${codes.length === 1 ? "" : "s"} of batch ${batch}`);
+    ctx.err(`${counted(codes.length, "code")} of batch ${batch}`);
     return codes.length === 0 ? 1 : 0;
   },
 };
