@@ -73,7 +73,7 @@ const ms = (us: number) => Math.round(us) / 1000;
 /** Why a call cost nothing, in words a user can act on; null when it cost something. */
 export function notChargedReason(row: { outcome: CallOutcome; amount: bigint; prepaidUnits: number; upstreamStatus: number | null; httpStatus: number }): string | null {
   if (row.amount > 0n) return null;
-  if (row.prepaidUnits > 0) return "paid from free quotas or packages";
+  if (row.prepaidUnits > 0) return "not charged: paid from free quotas or packages";
   switch (row.outcome) {
     case "served":
       // A served call the tool never answered was the gateway's own answer (an LLM tool's list of models).

@@ -773,7 +773,7 @@ describe("what a user sees", () => {
       row.prepaidUnits,
       row.notChargedReason,
     ]);
-    const prepaid = "paid from free quotas or packages";
+    const prepaid = "not charged: paid from free quotas or packages";
     expect(rows).toEqual([
       ["daily", "0.00", 1, 1, prepaid],
       ["units", "0.00", 3, 3, prepaid],
