@@ -6,6 +6,7 @@ import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
 import { loadConfigOrExit, type AppConfig } from "./config";
 import { endOtherLeases } from "./lib/instance-lease";
 import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
+import { CatalogError } from "./modules/catalog/catalog-file";
 
 const REQUIRED_NODE_MAJOR = 24;
 
@@ -53,7 +54,10 @@ async function main(): Promise<void> {
   else await serve(config);
 }
 
+/** The operator's mistakes, each said in full by its message: a stack trace would only hide it. */
+const CONFIGURATION_ERRORS = [DataDirNotPrivateError, CatalogError];
+
 main().catch((error: unknown) => {
-  console.error(error instanceof DataDirNotPrivateError ? error.message : error);
+  console.error(CONFIGURATION_ERRORS.some((type) => error instanceof type) ? (error as Error).message : error);
   process.exit(1);
 });

@@ -117,6 +117,14 @@ describe("one process on PGlite", () => {
     expect(await again.exited).toEqual({ code: 0, signal: null });
   }, SLOW);
 
+  it("stops with exit 1 on a mistake in the tool catalog, saying what it is, with no stack trace", async () => {
+    const catalog = path.join(tempDir(), "tools.json");
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "x", handler: { type: "builtin", name: "echo" } }] }));
+    const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "", TOOLS_CATALOG: catalog });
+    expect((await server.exited).code).toBe(1);
+    expect(server.stderr().trim()).toBe(`Invalid tool catalog ${catalog}:\n  - tools.0.price: must be a non-negative decimal such as 0.01`);
+  }, SLOW);
+
   it("refuses more than one process, saying why", async () => {
     const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "", WEB_CONCURRENCY: "2" });
     expect((await server.exited).code).toBe(78);
