@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolGrants } from "../../db/schema/index";
 import { createTestApp, type TestApp } from "../../testing/test-app";
@@ -42,5 +43,17 @@ describe("pinyin", () => {
     expect(res.json().characters).toBe(0);
     expect(res.headers["x-tollgate-cost"]).toBe("0.00002");
     expect(Number(before) - Number(await balance())).toBeCloseTo(0.00002, 8);
+  });
+
+  it("its page, in English and Chinese, gives the characters such a text answers (0), not the unit it is charged", async () => {
+    expect((await pinyin({ text: "hello" })).json().characters).toBe(0);
+    // The row of the response table that describes `characters`, as the reader sees it.
+    const row = (file: string) => fs.readFileSync(file, "utf8").split("\n").find((line) => line.startsWith("| `characters` |"))!;
+    const en = row("docs/site/tools/pinyin.md");
+    const zh = row("docs/site/zh-CN/tools/pinyin.md");
+    expect(en).toContain("0 when it has none");
+    expect(en).not.toContain("at least one unit when it has none");
+    expect(zh).toContain("没有汉字时为 0");
+    expect(zh).not.toContain("没有汉字时至少为 1");
   });
 });
