@@ -248,6 +248,17 @@ test("qrcode: the image is shown as an image", async ({ page }) => {
   await expect(page.getByTestId("try-charged")).toHaveText("¥0.002");
 });
 
+test("at a laptop's width the receipt's amounts each read on one line, never broken inside the number", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await userWithKey(page);
+  await openTry(page, `?try=echo`);
+  await page.getByTestId("try-send").click();
+  await expect(page.getByTestId("try-charged")).toHaveText("¥0.0001");
+  await expect(page.getByTestId("try-balance")).toHaveText("¥9.9999");
+  // An inline amount broken over two lines has one box per line: "¥0.0" above "001" reads as nothing charged.
+  for (const id of ["try-charged", "try-balance"]) expect(await page.getByTestId(id).evaluate((el) => el.getClientRects().length), id).toBe(1);
+});
+
 test("pinyin without approval: the refusal, and the way to apply", async ({ page }) => {
   await userWithKey(page);
   await openTry(page, `?try=pinyin`);

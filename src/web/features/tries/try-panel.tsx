@@ -270,7 +270,9 @@ export default function TryPanel() {
         <Card title={<h3 className="try-card-title">{t("tries.result")}</h3>} data-testid="try-result" aria-live="polite" aria-busy={!outcome.end}>
           <Flex vertical gap={12}>
             {outcome.head ? (
-              <Descriptions size="small" bordered column={{ xs: 1, sm: 2, lg: 3 }}>
+              // Two columns at most: the drawer is as narrow on a wide screen as on a tablet, and three
+              // pairs broke an amount inside its digits ("¥0.0" above "001").
+              <Descriptions size="small" bordered column={{ xs: 1, sm: 2 }}>
                 <Descriptions.Item label={t("tries.status")}>
                   <Tag color={outcome.head.status < 300 ? "green" : outcome.head.status < 500 ? "orange" : "red"} data-testid="try-status">
                     {outcome.head.status}
@@ -282,10 +284,10 @@ export default function TryPanel() {
                   </Typography.Text>
                 </Descriptions.Item>
                 <Descriptions.Item label={t("tries.charged")}>
-                  <span data-testid="try-charged">{outcome.end ? withCurrency(outcome.end.amount) : "…"}</span>
+                  <span data-testid="try-charged" className="try-amount">{outcome.end ? withCurrency(outcome.end.amount) : "…"}</span>
                 </Descriptions.Item>
                 <Descriptions.Item label={t("tries.balanceAfter")}>
-                  <span data-testid="try-balance">{outcome.end ? withCurrency(outcome.end.balance) : "…"}</span>
+                  <span data-testid="try-balance" className="try-amount">{outcome.end ? withCurrency(outcome.end.balance) : "…"}</span>
                 </Descriptions.Item>
                 <Descriptions.Item label={t("tries.totalTime")}>{outcome.end ? `${outcome.end.totalMs} ms` : "…"}</Descriptions.Item>
                 <Descriptions.Item label={t("tries.upstreamTime")}>{outcome.end ? (outcome.end.upstreamMs === null ? "—" : `${outcome.end.upstreamMs} ms`) : "…"}</Descriptions.Item>
