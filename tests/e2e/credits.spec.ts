@@ -1,6 +1,7 @@
 import fs from "node:fs";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
+import { startOwnServer } from "./support/own-server";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
 import { beijingDate } from "../../src/shared/beijing-time";
 
@@ -119,6 +120,7 @@ test("exports made after midnight in Beijing, before midnight in UTC, are named 
 test("top up with Alipay: the enabled method is offered, the cashier pays, the balance and the row update", async ({ page, request }) => {
   await openChargeDetails(page, request);
   await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
+  await expect(page.getByTestId("console-charge-details")).toContainText("Redeem a code or top up online here");
   const amount = page.getByTestId("top-up-amount");
   await amount.fill("0.50");
   await page.getByTestId("pay-alipay-page").click();
@@ -136,4 +138,26 @@ test("top up with Alipay: the enabled method is offered, the cashier pays, the b
   await expect(row).toContainText("Alipay");
   await expect(row).toContainText("¥12.30");
   await expect(row).toContainText("Succeeded");
+});
+
+test("a site with no online payment method (the embedded defaults): the page offers only what it has, a code to redeem, in English and Chinese", async ({ page }) => {
+  const server = await startOwnServer("credits-no-payments");
+  try {
+    const api = await playwrightRequest.newContext({ baseURL: server.base });
+    const { token } = await loginViaApi(api, undefined, "", server);
+    await signInPage(page, token, server);
+    await page.goto(`${server.base}/console/charge-details`);
+    const page_ = page.getByTestId("console-charge-details");
+    await expect(page.getByTestId("redeem-code")).toBeVisible();
+    await expect(page_).toContainText("Redeem a code here, and buy packages of a tool's calls from your balance.");
+    await expect(page_).not.toContainText(/top up online/i);
+    await page.evaluate(() => window.localStorage.setItem("lang", "zh-CN"));
+    await page.reload();
+    await expect(page.getByTestId("redeem-code")).toBeVisible();
+    await expect(page_).toContainText("您可以在这里使用兑换码，也可以用余额购买工具的次数包。");
+    await expect(page_).not.toContainText("在线充值");
+    await api.dispose();
+  } finally {
+    await server.close();
+  }
 });

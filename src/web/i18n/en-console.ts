@@ -361,6 +361,7 @@ export const enConsole = {
   },
   credits: {
     intro: "Top-ups and redeemed codes: every amount added to your balance. Redeem a code or top up online here, and buy packages of a tool's calls from your balance.",
+    introNoOnline: "Top-ups and redeemed codes: every amount added to your balance. Redeem a code here, and buy packages of a tool's calls from your balance.",
     redeemTitle: "Redeem a code",
     redeemLabel: "Redemption code",
     redeemPlaceholder: "XXXX-XXXX-XXXX-XXXX-XXXX",

@@ -387,6 +387,7 @@ export const zhCN: Messages = {
   },
   credits: {
     intro: "充值与兑换码：每一笔计入您余额的款项。您可以在这里使用兑换码或在线充值，也可以用余额购买工具的次数包。",
+    introNoOnline: "充值与兑换码：每一笔计入您余额的款项。您可以在这里使用兑换码，也可以用余额购买工具的次数包。",
     redeemTitle: "兑换码充值",
     redeemLabel: "兑换码",
     redeemPlaceholder: "XXXX-XXXX-XXXX-XXXX-XXXX",

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { Space, Typography } from "antd";
 import { useT } from "../../i18n";
 import { ShownWhenLoaded } from "../../components/shown-when-loaded";
@@ -28,10 +29,12 @@ export function clientLoader() {
  */
 export default function ConsoleChargeDetailsPage() {
   const t = useT();
+  // Online top-up is promised only where the site has a payment method (none on the embedded defaults).
+  const methods = useQuery(paymentMethodsQueryOptions()).data?.methods;
   return (
     <section data-testid="console-charge-details">
       <Typography.Title level={2}>{t("nav.chargeDetails")}</Typography.Title>
-      <Typography.Paragraph type="secondary">{t("credits.intro")}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">{t(methods && methods.length === 0 ? "credits.introNoOnline" : "credits.intro")}</Typography.Paragraph>
       <ShownWhenLoaded>
         <Space direction="vertical" size="large" style={{ width: "100%" }}>
           <RedeemForm />
