@@ -1,3 +1,5 @@
+import type { SpendLimitPeriod } from "./spend-period";
+
 /** The gateway's error codes: JSON `{error: {code, message}}` with these codes and statuses. */
 export const GATEWAY_ERRORS = {
   invalid_key: { status: 401, message: "the API key is missing, unknown, disabled or expired" },
@@ -37,8 +39,15 @@ export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
  * `spend_limit_reached` for a call whose hold did not fit in what its key had left (amounts as
  * decimal strings with the currency symbol): why, in figures, rather than only that it was refused.
  */
-export const spendLimitHoldMessage = (held: string, left: string) =>
-  `this call needs ${held} held and this API key has ${left} left of its spend limit: raise the limit in the console or wait for its period to renew`;
+export const spendLimitHoldMessage = (held: string, left: string, period: SpendLimitPeriod = "lifetime") =>
+  `this call needs ${held} held and this API key has ${left} left of its spend limit: raise the limit in the console${SPEND_LIMIT_RENEWS[period]}`;
+
+/** When a key's spend limit starts afresh, as a refusal tells it: a lifetime limit never does, so it says nothing. */
+const SPEND_LIMIT_RENEWS: Record<SpendLimitPeriod, string> = {
+  lifetime: "",
+  day: ", or wait until it renews at midnight, Beijing time",
+  month: ", or wait until it renews on the 1st of next month, Beijing time",
+};
 
 /**
  * `insufficient_balance` for a call of a tool without plans: what it needed held. Not the balance:

@@ -197,11 +197,24 @@ describe("refusals: each has its status and code, and none costs anything", () =
       expect(res.statusCode).toBe(402);
       expect(res.json().error).toEqual({
         code: "spend_limit_reached",
-        message: "this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console or wait for its period to renew",
+        // A lifetime limit never renews: raising it is the only way on.
+        message: "this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console",
       });
     }
     expect(await balanceOf(user.userId)).toBe("0.98");
     await expectLedgerConsistent();
+  });
+
+  it("a key over a daily or monthly spend limit is told when the limit renews", async () => {
+    for (const [period, renews] of [
+      ["day", "at midnight, Beijing time"],
+      ["month", "on the 1st of next month, Beijing time"],
+    ] as const) {
+      const { key } = await funded("1", { spendLimit: "0.005", spendLimitPeriod: period });
+      const res = await call(key.secret);
+      expect(res.statusCode).toBe(402);
+      expect(res.json().error.message).toBe(`this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console, or wait until it renews ${renews}`);
+    }
   });
 
   it("a key at its spend limit → 402 spend_limit_reached", async () => {

@@ -183,7 +183,7 @@ export class Gateway {
       .where(eq(apiKeys.id, payer.apiKeyId));
     if (!key || key.spendLimit === null) return new GatewayError(reason, undefined, quota);
     const left = key.spendLimit - currentPeriodSpend(key, this.clock.now());
-    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left)), quota);
+    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left), key.spendLimitPeriod), quota);
   }
 
   /** Checks the caller may make this call now; returns who pays. */
