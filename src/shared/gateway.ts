@@ -57,6 +57,12 @@ const SPEND_LIMIT_RENEWS: Record<SpendLimitPeriod, string> = {
 export const insufficientBalanceHoldMessage = (held: string, llm: boolean) =>
   `this call needs ${held} held, more than the balance has: top up to continue${llm ? ", or ask for fewer tokens (max_tokens or max_completion_tokens): an LLM call holds what its longest answer would cost" : ""}`;
 
+/**
+ * `ip_not_allowed` with the address the gateway saw: behind NAT or a proxy it is not the one a
+ * developer would guess, and it is the one the key's allowlist must name.
+ */
+export const ipNotAllowedMessage = (ip: string) => `this API key may not be used from this IP address (${ip}): add it to the key's IP allowlist in the console`;
+
 /** Response header with the cost of the call, a decimal string in the site currency. */
 export const COST_HEADER = "x-tollgate-cost";
 

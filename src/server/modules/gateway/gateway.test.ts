@@ -238,7 +238,11 @@ describe("refusals: each has its status and code, and none costs anything", () =
     const { key } = await funded("1", { ipAllowlist: ["10.0.0.0/8"] });
     const res = await call(key.secret);
     expect(res.statusCode).toBe(403);
-    expect(res.json().error.code).toBe("ip_not_allowed");
+    // The address the gateway saw, so a caller behind NAT or a proxy knows what to allow.
+    expect(res.json().error).toEqual({
+      code: "ip_not_allowed",
+      message: "this API key may not be used from this IP address (127.0.0.1): add it to the key's IP allowlist in the console",
+    });
     const { key: local } = await funded("1", { ipAllowlist: ["127.0.0.1", "::1"] });
     expect((await call(local.secret)).statusCode).toBe(200);
   });

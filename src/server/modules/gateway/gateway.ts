@@ -11,7 +11,7 @@ import { apiKeyRefusal, type ApiKeyRefusal, currentPeriodSpend } from "../keys/i
 import type { CallTrace } from "../calls/index";
 import { formatMoney } from "#shared/money";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
-import { insufficientBalanceHoldMessage, QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
+import { insufficientBalanceHoldMessage, ipNotAllowedMessage, QUOTA_HEADER, spendLimitHoldMessage } from "#shared/gateway";
 import { spendPeriodEnd, spendPeriodStart } from "#shared/spend-period";
 import type { Tiers } from "#shared/tiers";
 import { ApiKeyCache } from "./key-cache";
@@ -196,7 +196,7 @@ export class Gateway {
     const auth = cached.found;
     call.trace?.identified(auth);
     const refusal = apiKeyRefusal(auth, call.clientIp, call.tool.id, now);
-    if (refusal) throw new GatewayError(REFUSALS[refusal]);
+    if (refusal) throw new GatewayError(REFUSALS[refusal], refusal === "ip_not_allowed" ? ipNotAllowedMessage(call.clientIp) : undefined);
     if (call.tool.requiresApproval) {
       const [grant] = await this.db
         .select({ toolId: toolGrants.toolId })
