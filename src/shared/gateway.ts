@@ -36,11 +36,19 @@ export const GATEWAY_ERRORS = {
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 
 /**
- * `spend_limit_reached` for a call whose hold did not fit in what its key had left (amounts as
- * decimal strings with the currency symbol): why, in figures, rather than only that it was refused.
+ * What a refused call needed: a tool that runs outside holds its price first ("needs ¥0.01 held");
+ * a built-in tool holds nothing and is charged once it has answered ("costs ¥0.01"), as the billing
+ * docs say, so its refusal names the cost.
  */
-export const spendLimitHoldMessage = (held: string, left: string, period: SpendLimitPeriod = "lifetime") =>
-  `this call needs ${held} held and this API key has ${left} left of its spend limit: raise the limit in the console${SPEND_LIMIT_RENEWS[period]}`;
+const needed = (amount: string, cost: boolean) => (cost ? `costs ${amount}` : `needs ${amount} held`);
+
+/**
+ * `spend_limit_reached` for a call whose hold (or, for a built-in tool, cost) did not fit in what its
+ * key had left (amounts as decimal strings with the currency symbol): why, in figures, rather than
+ * only that it was refused.
+ */
+export const spendLimitHoldMessage = (held: string, left: string, period: SpendLimitPeriod = "lifetime", cost = false) =>
+  `this call ${needed(held, cost)} and this API key has ${left} left of its spend limit: raise the limit in the console${SPEND_LIMIT_RENEWS[period]}`;
 
 /** When a key's spend limit starts afresh, as a refusal tells it: a lifetime limit never does, so it says nothing. */
 const SPEND_LIMIT_RENEWS: Record<SpendLimitPeriod, string> = {
@@ -54,8 +62,8 @@ const SPEND_LIMIT_RENEWS: Record<SpendLimitPeriod, string> = {
  * an API key's holder may not be the account's owner. An LLM call holds what its longest answer
  * would cost, so asking for fewer tokens may let it through.
  */
-export const insufficientBalanceHoldMessage = (held: string, llm: boolean) =>
-  `this call needs ${held} held, more than the balance has: top up to continue${llm ? ", or ask for fewer tokens (max_tokens or max_completion_tokens): an LLM call holds what its longest answer would cost" : ""}`;
+export const insufficientBalanceHoldMessage = (held: string, llm: boolean, cost = false) =>
+  `this call ${needed(held, cost)}, more than the balance has: top up to continue${llm ? ", or ask for fewer tokens (max_tokens or max_completion_tokens): an LLM call holds what its longest answer would cost" : ""}`;
 
 /**
  * `ip_not_allowed` with the address the gateway saw: behind NAT or a proxy it is not the one a

@@ -182,9 +182,14 @@ describe("refusals: each has its status and code, and none costs anything", () =
 
   it("an empty balance → 402 insufficient_balance, saying what the call needed held and not the balance", async () => {
     const { user, key } = await funded("0.005");
+    // A built-in tool holds nothing (it is charged once it has answered): what the call costs.
     const res = await call(key.secret);
     expect(res.statusCode).toBe(402);
-    expect(res.json().error).toEqual({ code: "insufficient_balance", message: "this call needs ¥0.01 held, more than the balance has: top up to continue" });
+    expect(res.json().error).toEqual({ code: "insufficient_balance", message: "this call costs ¥0.01, more than the balance has: top up to continue" });
+    // An HTTP tool's price is held before it runs.
+    const held = await call(key.secret, "weather");
+    expect(held.statusCode).toBe(402);
+    expect(held.json().error).toEqual({ code: "insufficient_balance", message: "this call needs ¥0.01 held, more than the balance has: top up to continue" });
     expect(await balanceOf(user.userId)).toBe("0.005");
   });
 
@@ -192,13 +197,17 @@ describe("refusals: each has its status and code, and none costs anything", () =
     const { user, key } = await funded("1", { spendLimit: "0.025" });
     expect((await call(key.secret)).statusCode).toBe(200);
     expect((await call(key.secret)).statusCode).toBe(200);
-    for (const tool of ["echo", "weather"]) {
+    // A built-in tool is charged what it costs once it has answered; an HTTP tool holds its price first.
+    for (const [tool, needs] of [
+      ["echo", "costs ¥0.01"],
+      ["weather", "needs ¥0.01 held"],
+    ] as const) {
       const res = await call(key.secret, tool);
       expect(res.statusCode).toBe(402);
       expect(res.json().error).toEqual({
         code: "spend_limit_reached",
         // A lifetime limit never renews: raising it is the only way on.
-        message: "this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console",
+        message: `this call ${needs} and this API key has ¥0.005 left of its spend limit: raise the limit in the console`,
       });
     }
     expect(await balanceOf(user.userId)).toBe("0.98");
@@ -213,7 +222,7 @@ describe("refusals: each has its status and code, and none costs anything", () =
       const { key } = await funded("1", { spendLimit: "0.005", spendLimitPeriod: period });
       const res = await call(key.secret);
       expect(res.statusCode).toBe(402);
-      expect(res.json().error.message).toBe(`this call needs ¥0.01 held and this API key has ¥0.005 left of its spend limit: raise the limit in the console, or wait until it renews ${renews}`);
+      expect(res.json().error.message).toBe(`this call costs ¥0.01 and this API key has ¥0.005 left of its spend limit: raise the limit in the console, or wait until it renews ${renews}`);
     }
   });
 

@@ -166,16 +166,16 @@ export class Gateway {
   /**
    * A charge the database refused. Short of balance, the message gives what the call needed held
    * (`heldFor`: a tool with plans' lots leave a rest that is not the hold, so it keeps the plain
-   * message). Over a spend limit, it gives the hold and what the key had left, read after the refusal
+   * message; a built-in tool's, `cost`, is what it costs, since it held nothing). Over a spend limit, it gives the hold and what the key had left, read after the refusal
    * (the charge statement reports only why).
    */
-  private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint, heldFor: "call" | "llm" | "lots"): Promise<GatewayError> {
+  private async refusal(refused: Extract<ChargeOutcome, { ok: false }>, payer: Payer, held: bigint, heldFor: "call" | "llm" | "lots" | "cost"): Promise<GatewayError> {
     const { reason } = refused;
     // A tool with plans says what is left in its lots on a refusal too: the call drew nothing.
     const quota = refused.prepaidLeft === undefined ? undefined : { [QUOTA_HEADER]: String(refused.prepaidLeft) };
     const money = (micros: bigint) => `${CURRENCY_SYMBOL}${formatMoney(micros > 0n ? micros : 0n)}`;
     // What lots did not cover is not the hold: a call of a tool with plans keeps the plain message.
-    if (reason === "insufficient_balance" && heldFor !== "lots") return new GatewayError(reason, insufficientBalanceHoldMessage(money(held), heldFor === "llm"), quota);
+    if (reason === "insufficient_balance" && heldFor !== "lots") return new GatewayError(reason, insufficientBalanceHoldMessage(money(held), heldFor === "llm", heldFor === "cost"), quota);
     if (reason !== "spend_limit_reached") return new GatewayError(reason, undefined, quota);
     const [key] = await this.db
       .select({ spendLimit: apiKeys.spendLimit, spent: apiKeys.spent, spendLimitPeriod: apiKeys.spendLimitPeriod, periodSpent: apiKeys.periodSpent, periodStart: apiKeys.periodStart })
@@ -183,7 +183,7 @@ export class Gateway {
       .where(eq(apiKeys.id, payer.apiKeyId));
     if (!key || key.spendLimit === null) return new GatewayError(reason, undefined, quota);
     const left = key.spendLimit - currentPeriodSpend(key, this.clock.now());
-    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left), key.spendLimitPeriod), quota);
+    return new GatewayError(reason, spendLimitHoldMessage(money(held), money(left), key.spendLimitPeriod, heldFor === "cost"), quota);
   }
 
   /** Checks the caller may make this call now; returns who pays. */
@@ -300,7 +300,8 @@ export class Gateway {
     // A tool with tiers holds its dearest price and is priced by its place in the month once held.
     const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended: tiers ? undefined : ended, prepaid };
     const charged = await this.charge(item, false).holding;
-    if (!charged.ok) throw await this.refusal(charged, payer, item.amount, prepaid ? "lots" : "call");
+    // A built-in tool held nothing: what it needed is what it costs.
+    if (!charged.ok) throw await this.refusal(charged, payer, item.amount, prepaid ? "lots" : "cost");
     const balanceUnits = usedUnits - (charged.prepaidUnits ?? 0);
     const held = price * BigInt(balanceUnits);
     const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };
