@@ -31,6 +31,15 @@ describe("the README", () => {
     }
   });
 
+  it("tells a first start how to get a balance to call with: the embedded defaults have no payment method", () => {
+    const readme = read("README.md");
+    // The section a newcomer follows, up to the test commands.
+    const firstStart = readme.slice(readme.indexOf("## The two commands"), readme.indexOf("Run every test"));
+    expect(firstStart).toContain("npm run tollgate -- admin credit 13800000000 10");
+    expect(firstStart).toContain("npm run tollgate -- admin codes create --amount 10 --count 1");
+    expect(firstStart).toContain("Charge details");
+  });
+
   it("says where a login code really is: the SMS outbox, not the server log", () => {
     const readme = read("README.md");
     expect(readme).toContain("sms-outbox.jsonl");
