@@ -72,6 +72,18 @@ describe("unknown routes and methods", () => {
 
 describe("each route family's scope (issue 35 §3)", () => {
   it.each([
+    ["POST", "/api/v1/tools/echo"],
+    ["POST", "/api/v1/tools/qrcode/"],
+  ])("%s %s, a tool called under the console API's prefix, is pointed to the gateway's /v1/tools", async (method, url) => {
+    const res = await t.app.inject({ method: method as "POST", url, headers: { authorization: "Bearer tg_x", "content-type": "application/json" }, payload: "{}" });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      code: "not_found",
+      message: `server resource does not exist: the tools are called at /v1/tools/<tool id> (here ${url.replace("/api/v1/tools/", "/v1/tools/")}), without /api`,
+    });
+  });
+
+  it.each([
     ["GET", "/api/other"],
     ["GET", "/api/v1"],
     ["HEAD", "/api/v1/nope"],

@@ -47,9 +47,17 @@ export function consoleNotFound(_request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(consoleErrorBody(404));
 }
 
+/**
+ * `/api/v1/tools/<id>`: a tool called under the console API's prefix, where `user-info` lives (SPEC.md §7),
+ * rather than at the gateway's `/v1/tools/<id>`: the 404 says where the tools are.
+ */
+const TOOL_UNDER_API = /^\/api(\/v1\/tools\/[^?]+)/;
+
 /** The console API's unknown route: 405 with `Allow` for a path it serves under other methods, else 404. */
 export function consoleApiNotFound(request: FastifyRequest, reply: FastifyReply) {
   const allowed = methodsServed(request.server, request.url);
+  const tool = allowed.length === 0 ? TOOL_UNDER_API.exec(request.url) : null;
+  if (tool) return reply.code(404).send(consoleErrorBody(404, `server resource does not exist: the tools are called at /v1/tools/<tool id> (here ${tool[1]}), without /api`));
   if (allowed.length === 0) return consoleNotFound(request, reply);
   return reply
     .code(405)
