@@ -163,7 +163,11 @@ describe("refusals: each has its status and code, and none costs anything", () =
     const { key } = await funded("1");
     const res = await call(key.secret, "nope");
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.code).toBe("unknown_tool");
+    expect(res.json().error).toEqual({ code: "unknown_tool", message: `there is no tool with the id "nope": the tools and their ids are listed at ${t.app.config.publicUrl}/docs/tools.html` });
+    // Ids are case-sensitive: a tool's name written as its id is pointed to the id.
+    const named = await call(key.secret, "Echo");
+    expect(named.statusCode).toBe(404);
+    expect(named.json().error).toEqual({ code: "unknown_tool", message: 'there is no tool with the id "Echo": tool ids are case-sensitive, did you mean "echo"?' });
   });
 
   it("a disabled key is refused at once, and works again when enabled", async () => {

@@ -113,6 +113,17 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     void lookup.finally(() => identifying.delete(lookup));
   };
 
+  /**
+   * Where a caller who named no tool of the catalog finds one: the id it meant, written in another
+   * case (ids are case-sensitive; "Echo" is a name), or else the docs' list of tools.
+   */
+  const unknownToolMessage = (id: string): string => {
+    const shown = JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
+    const meant = [...app.catalog.keys()].find((known) => known.toLowerCase() === id.toLowerCase());
+    if (meant) return `there is no tool with the id ${shown}: tool ids are case-sensitive, did you mean ${JSON.stringify(meant)}?`;
+    return `there is no tool with the id ${shown}: the tools and their ids are listed at ${app.config.publicUrl}/docs/tools.html`;
+  };
+
   /** The call a request makes, checked as far as it can be before its key is: tool, method and path. */
   const gatewayCall = (
     request: FastifyRequest<{ Params: { toolId: string } }>,
@@ -121,7 +132,7 @@ export default async function gatewayRoutes(app: FastifyInstance) {
     credential: GatewayCall["credential"],
   ): GatewayCall => {
     const tool = app.catalog.get(request.params.toolId);
-    if (!tool) throw new GatewayError("unknown_tool");
+    if (!tool) throw new GatewayError("unknown_tool", unknownToolMessage(request.params.toolId));
     if (METHODS_NOT_PASSED.has(request.method)) throw new GatewayError("bad_request", `${request.method} is not passed to tools`);
     const url = request.raw.url ?? "";
     // An absolute-form target (`POST http://host/v1/tools/…`, meant for proxies) has no sub-path where the tool's route says.
