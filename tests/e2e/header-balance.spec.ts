@@ -23,6 +23,21 @@ test("the header shows SPEC's two decimals, and the exact balance beside them wh
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
 });
 
+test("the header's balance follows what happened outside the page: moving between console pages shows it as the server has it, without a reload", async ({ page, request }) => {
+  const { token, phone } = await loginViaApi(request);
+  await signInPage(page, token);
+  await page.goto("/console/info");
+  await expect(page.getByTestId("header-balance")).toHaveText("¥0.00");
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+
+  // Money that moved while the page was open: an operator's credit here, as calls made with curl would take it.
+  const credited = await runAdminCli("credit", phone, "5", "--reason", "header balance e2e, outside the page");
+  expect(credited.code, credited.stderr).toBe(0);
+  await page.getByRole("menuitem", { name: "Billing details" }).click();
+  await expect(page.getByTestId("header-balance")).toHaveText("¥5.00");
+  expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+});
+
 test("on a 390 px phone the exact balance is on the account page, and the header keeps the site's name whole", async ({ page, request }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const { token, phone } = await loginViaApi(request);

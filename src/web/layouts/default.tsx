@@ -1,4 +1,4 @@
-import { useContext, useDeferredValue, useEffect, useLayoutEffect, useState } from "react";
+import { useContext, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Link, Outlet, useLoaderData, useLocation, useSearchParams } from "react-router";
 import { useLanguage, useT, type MessageKey } from "../i18n";
 import "../i18n/console-messages";
@@ -16,6 +16,7 @@ import { antdConfig } from "../lib/antd-theme";
 import { seedAntdCache } from "../lib/antd-token-seed";
 import antdTokenSeed from "virtual:antd-console-token";
 import { consoleQueryClient } from "../lib/console-data";
+import { refreshUserInfo } from "../lib/api/get-user-info";
 import { useSession } from "../lib/session-store";
 import { pageTitle, useDocumentTitle } from "../lib/page-title";
 import { siteConfig } from "../lib/site-config";
@@ -86,6 +87,19 @@ export default function ConsoleLayout() {
   useEffect(() => {
     if (restored && !token) openLoginModal();
   }, [restored, token, openLoginModal]);
+
+  // Money moves outside the page too (calls made with curl, an operator's credit): each console page
+  // after the first (whose loader has just fetched it) fetches the user info again, so the header's
+  // balance never lags behind the charges a page lists. Here, not in the loaders: their module is in
+  // the landing page's first load.
+  const firstPage = useRef(true);
+  useEffect(() => {
+    if (firstPage.current) {
+      firstPage.current = false;
+      return;
+    }
+    if (useSession.getState().userInfo) refreshUserInfo().catch(() => undefined);
+  }, [pathname]);
 
   return (
     <QueryClientProvider client={consoleQueryClient}>
