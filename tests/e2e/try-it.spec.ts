@@ -266,7 +266,7 @@ test("pinyin without approval: the refusal, and the way to apply", async ({ page
   await page.getByTestId("try-send").click();
   await expect(page.getByTestId("try-status")).toHaveText("403");
   const refusal = page.getByTestId("try-refusal");
-  await expect(refusal).toContainText("tool_not_approved");
+  await expect(page.getByTestId("try-refusal-title")).toHaveText("Tool not approved (tool_not_approved)");
   await expect(page.getByTestId("try-charged")).toHaveText("¥0.00");
   await refusal.getByRole("link", { name: "Apply for access" }).click();
   await expect(page).toHaveURL(/\/console\/apply\?tool=pinyin$/);
@@ -352,5 +352,13 @@ test.describe("in Chinese", () => {
     await expect(page.getByTestId("try-send")).toHaveText("发送");
     await chooseOption(page, page.getByTestId("try-tool"), "便笺");
     await expect(page.getByTestId("try-payer")).toHaveText("免费额度（本月剩余 2 / 2 次调用）");
+  });
+
+  test("a refusal is named in Chinese, as the call log names it, beside its stable code", async ({ page }) => {
+    await userWithKey(page);
+    await openTry(page, `?try=pinyin`);
+    await page.getByTestId("try-send").click();
+    await expect(page.getByTestId("try-status")).toHaveText("403");
+    await expect(page.getByTestId("try-refusal-title")).toHaveText("工具未获批准（tool_not_approved）");
   });
 });

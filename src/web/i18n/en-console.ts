@@ -449,6 +449,7 @@ export const enConsole = {
     statuses: { pending: "Pending", approved: "Approved", rejected: "Rejected" },
   },
   tries: {
+    refusalTitle: "{{outcome}} ({{code}})",
     intro: "Call a tool with one of your keys and see what comes back, what it cost and what is left. The call is made and charged as any call with that key; the key itself never leaves the server.",
     noKeys: "You need an API key to try a tool.",
     request: "Request",

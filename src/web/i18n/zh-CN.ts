@@ -515,6 +515,7 @@ export const zhCN: Messages = {
     nextAttempt: "下次重试 {{at}}",
   },
   tries: {
+    refusalTitle: "{{outcome}}（{{code}}）",
     intro: "用您的一个密钥调用工具，查看返回内容、本次费用和剩余余额。调用与该密钥的任何调用一样处理和计费；密钥本身不会离开服务器。",
     noKeys: "需要先有 API 密钥才能试用工具。",
     request: "请求",

@@ -8,7 +8,7 @@ import type { PublicTool } from "#shared/catalog";
 import { toolText } from "#shared/tool-text";
 import { TRY_BODY_MAX_BYTES, TRY_METHODS, isTextual, type KeptTry, type TryEvent, type TryRequest } from "#shared/tries";
 import { SNIPPET_LABELS, snippetsFor } from "#shared/try-snippets";
-import { useLanguage, useT } from "../../i18n";
+import { useLanguage, useT, type MessageKey } from "../../i18n";
 import { refreshUserInfo } from "../../lib/api/get-user-info";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions } from "../../lib/api/list-tools";
@@ -78,6 +78,13 @@ export default function TryPanel() {
   const catalog = useQuery(toolsQueryOptions()).data;
   const tools = useMemo(() => catalog ?? [], [catalog]);
   const keys = useQuery(keysQueryOptions(token)).data?.keys ?? [];
+  // A gateway refusal in the reader's language, as the call log names it, with its stable code beside
+  // it; a code the catalogue does not name (the translator answers with the key) is shown alone.
+  const refusalTitle = (code: string) => {
+    const key = `calls.outcomes.${code}` as MessageKey;
+    const outcome = t(key);
+    return outcome === key ? code : t("tries.refusalTitle", { outcome, code });
+  };
   const tries = useQuery(triesQueryOptions(token));
 
   const toolId = params.get("try") || tools[0]?.id || "";
@@ -300,7 +307,7 @@ export default function TryPanel() {
                 type="error"
                 showIcon
                 data-testid="try-refusal"
-                title={refusal.code}
+                title={<span data-testid="try-refusal-title">{refusalTitle(refusal.code)}</span>}
                 description={refusal.message}
                 action={refusal.code === "tool_not_approved" ? <Link to={`/console/apply?tool=${encodeURIComponent(outcome.sent.toolId)}`}>{t("tries.apply")}</Link> : undefined}
               />
