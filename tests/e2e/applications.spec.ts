@@ -186,3 +186,26 @@ test("sent again after its answers were lost, the same filled form gets its appl
   expect(new Set(keys).size).toBe(1);
   await expect(rows(page)).toHaveCount(1);
 });
+
+test("on a 390 px phone in Chinese, the list keeps a tool's name and its column heading whole, not one character a line", async ({ page, request }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { token } = await loginViaApi(request);
+  const filed = await request.post("/api/v1/console/applications", {
+    headers: { authorization: `Bearer ${token}` },
+    data: { toolId: "pinyin", companyOrProject: "Side project", useCase: "Trying pinyin for a weekend hack.", expectedMonthlyCalls: 50, contact: "13912345678" },
+  });
+  expect(filed.status(), await filed.text()).toBe(201);
+  await page.addInitScript(() => window.localStorage.setItem("lang", "zh-CN"));
+  await signInPage(page, token);
+  await page.goto("/console/apply");
+  // A word broken over lines has one box per line: "拼" above "音".
+  const lines = (cell: Element) => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return range.getClientRects().length;
+  };
+  const name = rows(page).getByRole("cell", { name: "拼音", exact: true });
+  await expect(name).toBeVisible();
+  expect(await name.evaluate(lines)).toBe(1);
+  expect(await page.getByRole("columnheader", { name: "工具", exact: true }).evaluate(lines)).toBe(1);
+});

@@ -7,12 +7,22 @@ import { useToolName } from "../../lib/api/list-tools";
 const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", approved: "green", rejected: "red" };
 
 /** The user's applications, newest first, with the decision and the reviewer's note. */
+const NO_WRAP = { whiteSpace: "nowrap" } as const;
+
 export function ApplicationsTable({ applications, loading }: { applications: Application[]; loading: boolean }) {
   const t = useT();
   const language = useLanguage((s) => s.language);
   const toolName = useToolName();
   const columns: TableColumnsType<Application> = [
-    { title: t("applications.columns.tool"), key: "tool", render: (_: unknown, application) => toolName(application.toolId, application.toolName) },
+    {
+      title: t("applications.columns.tool"),
+      key: "tool",
+      // A tool's name is short and read whole: on a phone the squeezed column broke it, and its
+      // heading, one character a line ("拼" above "音").
+      onHeaderCell: () => ({ style: NO_WRAP }),
+      onCell: () => ({ style: NO_WRAP }),
+      render: (_: unknown, application) => toolName(application.toolId, application.toolName),
+    },
     {
       title: t("applications.columns.project"),
       key: "project",
