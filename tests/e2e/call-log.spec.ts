@@ -75,6 +75,21 @@ test("a call that failed is found in billing details by its request id, and the 
   await expect(page.getByTestId("call-not-found")).toHaveText("None of your calls in the last 90 days has request ID no-such-call.");
 });
 
+test("at a laptop's width each call's request id, the way to its detail, is in view without a sideways scroll", async ({ page, request }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const { token } = await failedCalls(request);
+  await signInPage(page, token);
+  await page.goto("/console/billing-details?tab=calls");
+  const table = page.getByTestId("calls-table");
+  await expect(table.getByTestId("call-outcome")).toHaveCount(2);
+  // The table's own box is what shows; a cell beyond its right edge is cut off ("c9" of "c94169…").
+  const shown = (await table.locator(".ant-table-content").boundingBox())!;
+  for (const open of await table.getByTestId("call-open").all()) {
+    const box = (await open.boundingBox())!;
+    expect(box.x + box.width, "the request id's right edge").toBeLessThanOrEqual(shown.x + shown.width);
+  }
+});
+
 test.describe("in Chinese", () => {
   test.use({ locale: "zh-CN" });
 

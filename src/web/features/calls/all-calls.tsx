@@ -10,6 +10,7 @@ import { useT } from "../../i18n";
 import { keysQueryOptions } from "../../lib/api/list-keys";
 import { toolsQueryOptions, useToolName } from "../../lib/api/list-tools";
 import { rangeFromDays } from "../../lib/date-range";
+import { PHONE_SCREEN, useMediaQuery } from "../../lib/use-media-query";
 import { downloadFile, exportFilename } from "../../lib/download";
 import { withCurrency } from "../../lib/money-format";
 import { useSession } from "../../lib/session-store";
@@ -66,6 +67,7 @@ export function AllCalls() {
   };
 
   // On a phone the table scrolls sideways under its time column, which stays; the amount stands beside it.
+  const phone = useMediaQuery(PHONE_SCREEN);
   const columns = useAmountBesideTime<CallRow>([
     { title: t("calls.columns.time"), dataIndex: "time", fixed: "left", render: (time: string) => <TableTime at={time} /> },
     { title: t("calls.columns.tool"), dataIndex: "toolId", render: (id: string) => toolName(id) },
@@ -81,6 +83,9 @@ export function AllCalls() {
     {
       title: t("calls.columns.requestId"),
       dataIndex: "requestId",
+      // The way to a call's detail, kept in view at the right edge where there is room: at a laptop's
+      // width it was cut off past the table's edge. On a phone it scrolls with the rest.
+      fixed: phone ? undefined : "right",
       render: (id: string) => (
         <Button type="link" size="small" onClick={() => change({ requestId: id })} data-testid="call-open">
           {shortRequestId(id)}
