@@ -1,11 +1,11 @@
 import { beijingDateTime, beijingIso } from "#shared/beijing-time";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { parseCount } from "../../lib/cli/args";
-import { UsageError, type CliCommand } from "../../lib/cli/command";
+import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords } from "../../lib/cli/records";
 import { csvRecords } from "../../lib/csv";
 import { maskedCode } from "./codes";
-import { CODE_STATES, codeState, listCodes, voidCodes, type CodeRow, type CodeState } from "./operator-codes";
+import { CODE_STATES, batchExists, codeState, listCodes, voidCodes, type CodeRow, type CodeState } from "./operator-codes";
 import { MAX_CODES_PER_BATCH, createCodes } from "./service";
 import { counted } from "../../lib/cli/counted";
 
@@ -74,6 +74,17 @@ function stateOption(value: string | boolean | undefined): CodeState | undefined
 
 const batchOption = (value: string | boolean | undefined) => (typeof value === "string" && value.trim() ? value.trim() : undefined);
 
+/**
+ * A batch no code belongs to is a mistyped or wrong name, and every command that takes `--batch`
+ * says so alike (exit 1, nothing on stdout), rather than one printing an empty table with exit 0 and
+ * another an empty CSV with exit 1.
+ */
+async function unknownBatch(ctx: CliContext, batch: string | undefined): Promise<boolean> {
+  if (batch === undefined || (await batchExists(ctx.db, batch))) return false;
+  ctx.err(`no code has batch "${batch}": codes create prints a batch's name, codes list shows every batch`);
+  return true;
+}
+
 export const codesListCommand: CliCommand = {
   name: "codes list",
   summary: "list redemption codes (masked: only their last four characters are kept), newest first",
@@ -83,7 +94,9 @@ export const codesListCommand: CliCommand = {
   async run(ctx, { options }) {
     const now = ctx.clock.now();
     const limit = options.limit === undefined ? 100 : parseCount(options.limit, "--limit", 1, MAX_CODES_PER_BATCH);
-    const codes = await listCodes(ctx.db, { batch: batchOption(options.batch), state: stateOption(options.state), now, limit });
+    const state = stateOption(options.state);
+    if (await unknownBatch(ctx, batchOption(options.batch))) return 1;
+    const codes = await listCodes(ctx.db, { batch: batchOption(options.batch), state, now, limit });
     printRecords(ctx, codes, {
       json: options.json === true,
       toJson: (code) => codeJson(code, now),
@@ -113,6 +126,7 @@ export const codesVoidCommand: CliCommand = {
     // A code is redeemed with spaces between its groups, so it may be typed so here, unquoted: its words are one code.
     const code = positionals.length > 0 ? positionals.join(" ") : undefined;
     if ((code === undefined) === (batch === undefined)) throw new UsageError("give one code, or --batch, not both");
+    if (await unknownBatch(ctx, batch)) return 1;
     const result = await voidCodes(ctx.db, code !== undefined ? { code } : { batch: batch! }, ctx.clock.now());
     if ("refused" in result) {
       const why = { unknown: "there is no such code", redeemed: "it was redeemed already", void: "it is void already", expired: "", unused: "" }[result.refused];
@@ -120,7 +134,7 @@ export const codesVoidCommand: CliCommand = {
       return 1;
     }
     if (result.voided === 0) {
-      ctx.err(`batch ${batch} has no code left to void (none, or all redeemed or void already)`);
+      ctx.err(`batch ${batch} has no code left to void: every one is redeemed or void already`);
       return 1;
     }
     ctx.out(`voided ${counted(result.voided, "code")}: they can no longer be redeemed`);
@@ -130,13 +144,17 @@ export const codesVoidCommand: CliCommand = {
 
 export const codesExportCommand: CliCommand = {
   name: "codes export",
-  summary: "a batch's codes as CSV (formula-safe): masked code, amount, state, times, who redeemed it",
-  usage: "codes export --batch <batch> [--csv]",
-  examples: ["codes export --batch 20270101-3f9a2c --csv > batch.csv"],
+  summary: "a batch's codes as CSV (formula-safe; CSV is its only format): masked code, amount, state, times, who redeemed it",
+  usage: "codes export --batch <batch>",
+  examples: ["codes export --batch 20270101-3f9a2c > batch.csv"],
+  // `--csv` is taken only to be refused by name: it once was accepted and changed nothing, which told
+  // the operator that without it the export would be something other than CSV.
   options: { batch: true, csv: false },
   async run(ctx, { options }) {
+    if (options.csv !== undefined) throw new UsageError("--csv: codes export always prints CSV; leave --csv out");
     const batch = batchOption(options.batch);
     if (!batch) throw new UsageError("--batch is required");
+    if (await unknownBatch(ctx, batch)) return 1;
     const now = ctx.clock.now();
     const codes = await listCodes(ctx.db, { batch, now, limit: MAX_CODES_PER_BATCH });
     const when = (at: Date | null) => (at ? beijingIso(at) : "");
@@ -156,6 +174,6 @@ export const codesExportCommand: CliCommand = {
     ]);
     for (const line of records) ctx.out(line);
     ctx.err(`${counted(codes.length, "code")} of batch ${batch}`);
-    return codes.length === 0 ? 1 : 0;
+    return 0;
   },
 };

@@ -39,6 +39,12 @@ export async function listCodes(db: Db, filter: { batch?: string; state?: CodeSt
     .limit(filter.limit);
 }
 
+/** Whether any code, in any state, belongs to `batch`: a batch no code has is a mistyped name, not an empty batch. */
+export async function batchExists(db: Db, batch: string): Promise<boolean> {
+  const [row] = await db.select({ id: redemptionCodes.id }).from(redemptionCodes).where(eq(redemptionCodes.batch, batch)).limit(1);
+  return row !== undefined;
+}
+
 export type VoidResult = { voided: number } | { voided: 0; refused: "unknown" | CodeState };
 
 /**

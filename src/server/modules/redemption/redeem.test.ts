@@ -79,7 +79,7 @@ describe("tollgate admin codes list, void and export", () => {
     expect((await admin("codes", "void", "--batch", batch)).code).toBe(1);
     expect((await redeem(user, rest, freshIp())).json().code).toBe("redemption_code_void");
 
-    const csv = await admin("codes", "export", "--batch", batch, "--csv");
+    const csv = await admin("codes", "export", "--batch", batch);
     expect(csv.code).toBe(0);
     const lines = csv.out.split("\n");
     expect(lines[0]).toBe("code,amount,batch,state,created_at,expires_at,redeemed_by,redeemed_at,voided_at");
@@ -88,6 +88,30 @@ describe("tollgate admin codes list, void and export", () => {
     expect((await admin("codes", "export")).code).toBe(64);
     expect(await balanceOf(user)).toBe("2.00");
     expect((await verifyLedger(t.database.db)).problems).toEqual([]);
+  });
+
+  it("answers a batch no code has alike in list, export and void: exit 1, nothing on stdout, the same sentence", async () => {
+    const refusal = { code: 1, out: "", err: 'no code has batch "20990101-nosuch": codes create prints a batch\'s name, codes list shows every batch' };
+    expect(await admin("codes", "list", "--batch", "20990101-nosuch")).toEqual(refusal);
+    expect(await admin("codes", "list", "--batch", "20990101-nosuch", "--json")).toEqual(refusal);
+    expect(await admin("codes", "export", "--batch", "20990101-nosuch")).toEqual(refusal);
+    expect(await admin("codes", "void", "--batch", "20990101-nosuch")).toEqual(refusal);
+    // A batch that exists but has no code in the state asked for is an answer, not a mistake.
+    const created = await createCodes(["--amount", "1", "--count", "1"]);
+    const batch = /batch (\S+),/.exec(created.summary)![1]!;
+    expect(await admin("codes", "list", "--batch", batch, "--state", "redeemed", "--json")).toMatchObject({ code: 0, out: "[]" });
+  });
+
+  it("prints CSV from codes export, its only format, and refuses --csv by name rather than take it and change nothing", async () => {
+    const created = await createCodes(["--amount", "1", "--count", "2"]);
+    const batch = /batch (\S+),/.exec(created.summary)![1]!;
+    const csv = await admin("codes", "export", "--batch", batch);
+    expect(csv.code).toBe(0);
+    expect(csv.out.split("\n")).toHaveLength(3);
+    expect(csv.out.split("\n")[0]).toBe("code,amount,batch,state,created_at,expires_at,redeemed_by,redeemed_at,voided_at");
+    const flagged = await admin("codes", "export", "--batch", batch, "--csv");
+    expect(flagged).toMatchObject({ code: 64, out: "" });
+    expect(flagged.err).toBe("--csv: codes export always prints CSV; leave --csv out\nusage: tollgate admin codes export --batch <batch>");
   });
 });
 
