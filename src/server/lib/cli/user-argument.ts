@@ -18,10 +18,18 @@ export async function findUser(db: Db, who: string) {
   return null;
 }
 
-/** The one user a command's single positional names (phone or id); says so on stderr and gives null when there is none. */
+/**
+ * The one user a command's single positional names (phone or id); says so on stderr and gives null
+ * when there is none. Words that are neither a phone number nor an id (a key, a name, a typo) can
+ * name no user: a usage error (exit 64), as `users find` answers them, not "no such user" (exit 1),
+ * which a script would take for an answer about a user.
+ */
 export async function userNamed(ctx: CliContext, positionals: string[]) {
   const [who, ...extra] = positionals;
   if (!who || extra.length > 0) throw new UsageError("give one user: a phone number or a user id");
+  if (!normalizePhone(who) && !/^\d{1,15}$/.test(who)) {
+    throw new UsageError(`"${who}" names no user: give a phone number or a user id (users find also takes 4 or more digits of a phone, an API key or a masked key)`);
+  }
   const user = await findUser(ctx.db, who);
   if (!user) ctx.err(`no user with phone or id "${who}"`);
   return user;

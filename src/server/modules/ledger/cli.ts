@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
 import { requiredReason, storedText } from "../../lib/cli/args";
-import { findUser } from "../../lib/cli/user-argument";
+import { userNamed } from "../../lib/cli/user-argument";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { credit, debit } from "./ledger";
 import { verifyLedger, type LedgerProblem } from "./verify";
@@ -51,11 +51,8 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
         throw new UsageError("--idempotency-key: 1 to 200 characters, the same each time the same adjustment is meant (say, a ticket number)");
       }
       if (idempotencyKey !== undefined) storedText(idempotencyKey, "idempotency-key");
-      const user = await findUser(ctx.db, who);
-      if (!user) {
-        ctx.err(`no user with phone or id "${who}"`);
-        return 1;
-      }
+      const user = await userNamed(ctx, [who]);
+      if (!user) return 1;
       const move = {
         userId: user.id,
         amount: parseMoney(amountText),

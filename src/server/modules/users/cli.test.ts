@@ -116,6 +116,22 @@ describe("tollgate admin users show", () => {
     expect(unknown).toMatchObject({ code: 1, err: 'no user with phone or id "987654321"' });
     expect((await cli("users", "show")).code).toBe(64);
   });
+
+  it("answers as users find does: words that can name no user exit 64, a phone or id of nobody exits 1", async () => {
+    for (const words of ["abc", "alice@example.com", "138-0000"]) {
+      const show = await cli("users", "show", words);
+      const find = await cli("users", "find", words);
+      expect([show.code, find.code, show.out], words).toEqual([64, 64, ""]);
+      expect(show.err.split("\n")[0], words).toMatch(new RegExp(`^"${words}" names no user: give a phone number or a user id`));
+      expect(show.err, words).toMatch(/\nusage: tollgate admin users show /);
+    }
+    // A masked key is something users find reads (and finds nobody by); users show takes no keys and says where to go.
+    expect((await cli("users", "find", "tg_…ZZZZ")).code).toBe(1);
+    expect((await cli("users", "show", "tg_…ZZZZ")).err).toMatch(/^"tg_…ZZZZ" names no user: .*users find also takes .* an API key or a masked key/);
+    for (const words of ["13000000999", "987654"]) {
+      expect([(await cli("users", "show", words)).code, (await cli("users", "find", words)).code], words).toEqual([1, 1]);
+    }
+  });
 });
 
 describe("tollgate admin users disable and enable", () => {
@@ -354,9 +370,9 @@ describe("secrets in what an operator typed", () => {
     const user = await userWithKey("1");
     const masked = `tg_…${user.secret.slice(-4)}`;
     const credit = await cli("credit", user.secret, "0.01", "--reason", "x");
-    expect([credit.code, credit.err]).toEqual([1, `no user with phone or id "${masked}"`]);
+    expect([credit.code, credit.err.split("\n")[0]]).toEqual([64, `"${masked}" names no user: give a phone number or a user id (users find also takes 4 or more digits of a phone, an API key or a masked key)`]);
     const show = await cli("users", "show", `Bearer ${user.secret}`);
-    expect([show.code, show.err]).toEqual([1, `no user with phone or id "Bearer ${masked}"`]);
+    expect([show.code, show.err.split("\n")[0]]).toEqual([64, `"Bearer ${masked}" names no user: give a phone number or a user id (users find also takes 4 or more digits of a phone, an API key or a masked key)`]);
     const unknown = await cli(user.secret.slice(0, 20));
     expect(unknown.code).toBe(64);
     expect(unknown.err.split("\n")[0]).toBe("unknown command: tg_…");
