@@ -44,3 +44,11 @@ export function consoleErrorBody(status: number, message?: string): object {
   const code = CONSOLE_CODES[status] ?? ERROR_CODES.badRequest;
   return { code, message: message ?? GATEWAY_ERRORS[STATUS_CODES[status] ?? "bad_request"].message };
 }
+
+/**
+ * The body of an error raised before any route is found (the router, Node's HTTP parser, a catch-all
+ * route), in the shape of the family its URL names: the gateway's under /v1, the console's elsewhere.
+ */
+export function bodyForUrl(url: string, status: number, message?: string): object {
+  return /^\/v1(?:[/?]|$)/.test(url) ? gatewayErrorBody(status, message) : consoleErrorBody(status, message);
+}

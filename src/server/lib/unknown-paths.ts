@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { bodyForUrl } from "./error-bodies";
 
 /**
  * Makes `notFound` the answer to every path of `scope` (a route family's prefix) that no route
@@ -7,7 +8,27 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
  */
 export function answerUnknownPaths(scope: FastifyInstance, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown): void {
   scope.setNotFoundHandler(notFound);
-  scope.route({ method: ["GET", "HEAD"], url: "/*", schema: { hide: true }, handler: (_request, reply) => reply.callNotFound() });
+  scope.route({
+    method: ["GET", "HEAD"],
+    url: "/*",
+    schema: { hide: true },
+    handler: (request, reply) => {
+      // The router answers a path parameter too long with 414, but only where no route of the method
+      // catches the path: under GET and HEAD this catch-all does, and a 404 would tell the caller the
+      // resource is missing when its id was only too long. Answered as PATCH or POST are.
+      if (tooLongForARoute(request)) return reply.code(414).header("cache-control", "no-store").send(bodyForUrl(request.url, 414));
+      return reply.callNotFound();
+    },
+  });
+}
+
+/** Whether the request's path would reach a route (not a catch-all) if its segments longer than the router takes were short. */
+function tooLongForARoute(request: FastifyRequest): boolean {
+  const max = request.server.initialConfig.maxParamLength ?? 100;
+  const segments = request.url.split("?", 1)[0]!.split("/");
+  if (!segments.some((segment) => segment.length > max)) return false;
+  const shortened = segments.map((segment) => (segment.length > max ? "x" : segment)).join("/");
+  return methodsServed(request.server, shortened).length > 0;
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -158,6 +158,21 @@ describe("the router's own errors", () => {
     expect(api.json()).toEqual(consoleError("uri_too_long"));
   });
 
+  it("answers a GET or HEAD whose path parameter is too long with 414 too, as PATCH, not 404 as if the resource were missing", async () => {
+    const long = "x".repeat(200);
+    for (const method of ["GET", "HEAD"] as const) {
+      const api = await t.app.inject({ method, url: `/api/v1/console/calls/${long}` });
+      expect(api.statusCode, method).toBe(414);
+      if (method === "GET") expect(api.json()).toEqual(consoleError("uri_too_long"));
+    }
+    const patch = await t.app.inject({ method: "PATCH", url: `/api/v1/console/keys/${long}`, payload: {} });
+    const get = await t.app.inject({ method: "GET", url: `/api/v1/console/calls/${long}?x=1` });
+    expect(get.statusCode).toBe(patch.statusCode);
+    // A long segment where no route has a parameter is still unknown.
+    expect((await t.app.inject({ method: "GET", url: `/api/v1/nope/${long}` })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: "GET", url: `/api/v1/console/calls/${"x".repeat(100)}` })).statusCode).not.toBe(414);
+  });
+
   it("names body problems with stable codes", async () => {
     const tooLarge = await t.app.inject({ method: "POST", url: "/api/v1/console/keys", payload: "x".repeat(1_100_000), headers: { "content-type": "application/json" } });
     expect(tooLarge.statusCode).toBe(413);

@@ -4,18 +4,15 @@ import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ERROR_CODES } from "#shared/errors";
 import { AppError } from "../errors";
-import { consoleErrorBody, gatewayErrorBody } from "../lib/error-bodies";
+import { bodyForUrl, consoleErrorBody } from "../lib/error-bodies";
 import { methodsServed } from "../lib/unknown-paths";
 import { validationMessage } from "../lib/validation-message";
 
-/**
+/*
  * Errors raised before any route is found (the router, Node's HTTP parser) belong to no scope, so
- * they alone are given the shape of the family their URL names: the gateway's under /v1, the
- * console's elsewhere. Everything later is answered by its scope's handlers (app.ts).
+ * they alone are given the shape of the family their URL names (bodyForUrl). Everything later is
+ * answered by its scope's handlers (app.ts).
  */
-function bodyForUrl(url: string, status: number, message?: string): object {
-  return /^\/v1(?:[/?]|$)/.test(url) ? gatewayErrorBody(status, message) : consoleErrorBody(status, message);
-}
 
 /** Router errors raised before a route is found: a malformed percent-encoding (400), a path parameter too long (414). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
