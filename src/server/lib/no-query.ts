@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The query string of a console route that takes no parameter. A parameter sent to it is refused by
+ * The query string of an /api route that takes no parameter, public or signed in. A parameter sent to it is refused by
  * name (`the query string does not take the parameter x`), as the routes that take parameters refuse
  * the ones they do not take, rather than ignored as if it had been heard.
  */

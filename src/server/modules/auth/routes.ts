@@ -17,6 +17,7 @@ import { requestCode } from "./request-code";
 import { rotateSessionToken } from "./sessions";
 import { scheduleAuthSweep } from "./sweep";
 import { signedIn } from "../../lib/signed-in";
+import { noQuery } from "../../lib/no-query";
 
 const errorSchema = z.object({ code: z.string(), message: z.string() });
 
@@ -51,7 +52,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/auth/captcha",
-    { schema: { tags: ["auth"], summary: "The captcha the browser runs before requesting a code", response: { 200: captchaSettingsSchema } } },
+    { schema: { tags: ["auth"], summary: "The captcha the browser runs before requesting a code", querystring: noQuery, response: { 200: captchaSettingsSchema } } },
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       ensureLoginClient(sessionSecret, request, reply, secureCookie);
@@ -63,7 +64,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
   if (isAltcha(captcha)) {
     app.get(
       "/auth/captcha/altcha/challenge",
-      { schema: { tags: ["auth"], summary: "A fresh proof-of-work challenge for the altcha widget", response: { 200: altchaChallengeSchema } } },
+      { schema: { tags: ["auth"], summary: "A fresh proof-of-work challenge for the altcha widget", querystring: noQuery, response: { 200: altchaChallengeSchema } } },
       async (_request, reply) => {
         reply.header("cache-control", "no-store");
         const challenge = await captcha.createChallenge(app.clock.now());
