@@ -119,6 +119,16 @@ describe("tollgate admin ledger verify", () => {
     const ok = await cli("ledger", "verify");
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/ledger ok: \d+ users, \d+ entries/);
+    // A site with one user and one entry reads in the singular, as the CLI's other counts do.
+    const fresh = await createTestDatabase();
+    try {
+      await createUserWithSession({ database: fresh, clock }, { balance: "1" });
+      const out: string[] = [];
+      const code = await runCli(["admin", "ledger", "verify"], { database: fresh, config, clock, out: (l) => out.push(l), err: () => {} });
+      expect([code, out]).toEqual([0, ["ledger ok: 1 user, 1 entry, every balance equals the sum of its entries"]]);
+    } finally {
+      await fresh.close();
+    }
 
     const user = await createUserWithSession({ database, clock }, { balance: "3" });
     await database.db.update(users).set({ balance: 4_000_000n }).where(eq(users.id, user.userId));

@@ -3,6 +3,7 @@ import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
 import { requiredReason, storedText } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
+import { counted } from "../../lib/cli/counted";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { credit, debit } from "./ledger";
 import { verifyLedger, type LedgerProblem } from "./verify";
@@ -14,7 +15,7 @@ function describeProblem(p: LedgerProblem): string {
     case "broken_chain":
       return `user ${p.userId}: entry ${p.entryId} has balance_after ${formatMoney(p.balanceAfter)}, expected ${formatMoney(p.expected)}`;
     case "unknown_user":
-      return `user ${p.userId} does not exist, but ${p.entries} ledger entries name it`;
+      return `user ${p.userId} does not exist, but ${counted(p.entries, "ledger entry", "ledger entries")} name${p.entries === 1 ? "s" : ""} it`;
     case "lot_mismatch":
       return `user ${p.userId}: lot ${p.lotId} has ${p.used} units used but its moves sum to ${p.moved}`;
     case "prepaid_mismatch":
@@ -96,13 +97,13 @@ export const ledgerVerifyCommand: CliCommand = {
   async run(ctx) {
     const report = await verifyLedger(ctx.db);
     if (report.problems.length === 0) {
-      ctx.out(`ledger ok: ${report.users} users, ${report.entries} entries, every balance equals the sum of its entries`);
+      ctx.out(`ledger ok: ${counted(report.users, "user")}, ${counted(report.entries, "entry", "entries")}, every balance equals the sum of its entries`);
       return 0;
     }
     for (const p of report.problems) {
       ctx.err(describeProblem(p));
     }
-    ctx.err(`ledger NOT consistent: ${report.problems.length} problem(s) listed (at most 100 of each kind)`);
+    ctx.err(`ledger NOT consistent: ${counted(report.problems.length, "problem")} listed (at most 100 of each kind)`);
     return 1;
   },
 };

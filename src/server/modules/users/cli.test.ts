@@ -95,6 +95,8 @@ describe("tollgate admin users show", () => {
     expect(text.out).toMatch(/^balance +1\.9999$/m);
     expect(text.out).toMatch(/^keys +#\d+ tg_…\S{4} active spent 0\.0001 "ops"$/m);
     expect(text.out).toMatch(/^prepaid units +none$/m);
+    // One unit reads as one, as every other count the CLI prints.
+    expect(text.out).toMatch(/^last calls +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00 echo succeeded 1 unit 0\.0001 \S+$/m);
   });
 
   it("lists the prepaid units a user has left", async () => {

@@ -6,6 +6,7 @@ import { UsageError, type CliCommand } from "../../lib/cli/command";
 import { printRecord, printRecords, timeCell } from "../../lib/cli/records";
 import { FOUND_MAX, disableUser, enableUser, findUsers, namesAnyone, userDetails, userSearchReadings, type UserRow } from "./service";
 import { userLots } from "../ledger/index";
+import { counted } from "../../lib/cli/counted";
 
 const userJson = (user: UserRow) => ({
   id: user.id,
@@ -104,7 +105,7 @@ export const usersShowCommand: CliCommand = {
         ["keys", keys.map((k) => `#${k.id} ${k.key} ${k.status} spent ${k.spent}${k.spendLimit ? ` of ${k.spendLimit} (${k.spendLimitPeriod}, ${k.periodSpent} this period)` : ""} "${k.name}"`)],
         ["tool approvals", details.grants.map((g) => `${g.toolId} approved ${timeCell(g.grantedAt)}`)],
         ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${timeCell(h.createdAt)}`)],
-        ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${c.units} units ${formatMoney(c.amount)} ${c.requestId}`)],
+        ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${counted(c.units, "unit")} ${formatMoney(c.amount)} ${c.requestId}`)],
         ["prepaid units", lots.map((l) => `lot #${l.id} ${l.toolId} ${l.source} "${l.label}" ${l.unitsLeft}/${l.unitsGranted} until ${timeCell(l.expiresAt)}`)],
       ],
       { json: options.json === true, document },
