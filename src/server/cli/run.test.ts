@@ -35,6 +35,13 @@ describe("tollgate admin: words a command does not take", () => {
     expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
   });
 
+  it("says a negative number where a user is named is no phone or user id, not an amount or count", async () => {
+    for (const command of [["users", "find"], ["users", "show"], ["packages", "list"]]) {
+      const run = await cli(...command, "-1");
+      expect([run.code, run.out, run.err.split("\n")[0]], command.join(" ")).toEqual([64, "", '"-1": a phone or user id is never negative']);
+    }
+  });
+
   it("says a negative amount, count or limit given to an option is never negative", async () => {
     for (const [option, value, argv] of [
       ["--amount", "-5", ["codes", "create", "--amount", "-5", "--count", "1"]],

@@ -191,9 +191,10 @@ function positionalNames(command: CliCommand): string[] {
 
 /** What the operator reads for a negative number: where an id was asked for, that ids are never negative. */
 function negativeMessage(command: CliCommand, word: string, positional: number): string {
-  const name = positionalNames(command)[positional];
-  if (name !== undefined && /(^|-)id$/.test(name)) {
-    const words = name.replace(/\|/g, " or ").replace(/-/g, " ");
+  // Of the ways a positional may be written (`phone|digits|user-id|key|tg_…wxyz`), the ones a number can be.
+  const ways = positionalNames(command)[positional]?.split("|") ?? [];
+  if (ways.some((way) => /(^|-)id$/.test(way))) {
+    const words = ways.filter((way) => way === "phone" || /(^|-)id$/.test(way)).join(" or ").replace(/-/g, " ");
     return `"${word}": ${article(words)} ${words} is never negative`;
   }
   const instead = command.name === "credit" ? ": to take money off a balance, use `tollgate admin debit`" : "";
