@@ -5,6 +5,7 @@ import type { AppConfig } from "../config";
 import type { Database } from "../db/client";
 import { article } from "../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../lib/cli/command";
+import { CatalogError } from "../modules/catalog/catalog-file";
 import { maskSecrets } from "./secrets";
 import { invokingOperator, recordCommand, type Operator } from "./audit";
 import { COMMANDS } from "./commands";
@@ -267,6 +268,12 @@ async function runCommand(command: CliCommand, rest: string[], ctx: CliContext):
     if (error instanceof UsageError) {
       err(`${error.message}\nusage: tollgate admin ${command.usage}`);
       return 64;
+    }
+    // The tool catalog is configuration: a mistake in it is said as the server says it, with the code
+    // an invalid configuration exits with, not as a failure of the command.
+    if (error instanceof CatalogError) {
+      err(error.message);
+      return 78;
     }
     err(`error: ${describeFailure(error)}`);
     return 1;

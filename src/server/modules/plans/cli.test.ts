@@ -103,6 +103,16 @@ describe("tollgate admin packages", () => {
     expect((await verifyLedger(database.db)).problems).toEqual([]);
   });
 
+  it("exits 78 on a tool catalog with a mistake, naming it as the server does, and grants nothing", async () => {
+    const bad = path.join(tempDataDir("packages-cli-bad-"), "tools.json");
+    fs.writeFileSync(bad, JSON.stringify({ tools: [{ id: "ocr", name: "OCR", description: "d", category: "c", price: "0.01", requireApproval: true, handler: { type: "builtin", name: "echo" } }] }));
+    const badConfig = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data", TOOLS_CATALOG: bad });
+    const user = await createUserWithSession({ database, clock });
+    const run = await adminCli({ database, config: badConfig, clock })("packages", "grant", String(user.userId), "--package", "ocr/starter");
+    expect(run).toEqual({ code: 78, out: "", err: `Invalid tool catalog ${bad}:\n  - tools.0: Unrecognized key: "requireApproval"` });
+    expect(JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out)).toEqual([]);
+  });
+
   it("refuses an unknown package, a bad count and an unknown user, saying what to give", async () => {
     const user = await createUserWithSession({ database, clock });
     const unknownTool = await cli("packages", "grant", String(user.userId), "--package", "nope/starter");
