@@ -122,7 +122,7 @@ describe("one process on PGlite", () => {
     fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "x", handler: { type: "builtin", name: "echo" } }] }));
     const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "", TOOLS_CATALOG: catalog });
     expect((await server.exited).code).toBe(1);
-    expect(server.stderr().trim()).toBe(`Invalid tool catalog ${catalog}:\n  - tools.0.price: must be a non-negative decimal such as 0.01`);
+    expect(server.stderr().trim()).toBe(`Invalid tool catalog ${catalog}:\n  - tools.0.price: must be a non-negative decimal such as 0.01 (tool "echo")`);
   }, SLOW);
 
   it("refuses more than one process, saying why", async () => {

@@ -156,7 +156,7 @@ describe("loadCatalog", () => {
     ["a package price finer than the money type", { tools: [tool({ packages: [{ ...starter, price: "0.0000001" }] })] }, /tools\.0\.packages\.0\.price: must be a decimal above zero/],
     ["a free package", { tools: [tool({ packages: [{ ...starter, price: "0" }] })] }, /tools\.0\.packages\.0\.price/],
     ["a package without days", { tools: [tool({ packages: [{ ...starter, validDays: undefined }] })] }, /tools\.0\.packages\.0\.validDays: is required \(a number\)/],
-    ["a package without units", { tools: [tool({ packages: [{ ...starter, units: undefined }] })] }, /tools\.0\.packages\.0\.units: is required \(a number\)$/m],
+    ["a package without units", { tools: [tool({ packages: [{ ...starter, units: undefined }] })] }, /tools\.0\.packages\.0\.units: is required \(a number\) \(tool "echo"\)$/m],
     ["a misspelt package field", { tools: [tool({ packages: [{ ...starter, expiresDays: 3 }] })] }, /tools\.0\.packages\.0: Unrecognized key: "expiresDays"/],
     // Ignored, each would leave its default: a tool open to all, a call charged its whole hold, a call that never waits for its hold.
     ["a misspelt tool field", { tools: [tool({ requireApproval: true })] }, /tools\.0: Unrecognized key: "requireApproval"/],
@@ -187,5 +187,14 @@ describe("loadCatalog", () => {
   ])("refuses a catalog with %s, saying where", (_label, content, message) => {
     expect(() => loadCatalog(writeCatalog(content), {})).toThrow(CatalogError);
     expect(() => loadCatalog(writeCatalog(content), {})).toThrow(message);
+  });
+
+  it("names the tool of each problem by its id, not only by its place in the list", () => {
+    const content = { tools: [tool({ id: "first" }), tool({ id: "ocr", price: "x" }), tool({ id: "weather", handler: { type: "http", url: "http://x.test/", headers: { a: "${NOPE}" } } })] };
+    expect(() => loadCatalog(writeCatalog(content), {})).toThrow(/^Invalid tool catalog \S+:\n {2}- tools\.1\.price: must be a non-negative decimal such as 0\.01 \(tool "ocr"\)$/);
+    const secret = { tools: [tool({ id: "first" }), tool({ id: "weather", handler: { type: "http", url: "http://x.test/", headers: { a: "${NOPE}" } } })] };
+    expect(() => loadCatalog(writeCatalog(secret), {})).toThrow(/ {2}- tools\.1\.handler\.headers\.a: environment variable NOPE is not set \(tool "weather"\)$/);
+    // An entry without an id of its own is named by its place alone.
+    expect(() => loadCatalog(writeCatalog({ tools: [tool({ id: undefined })] }), {})).toThrow(/ {2}- tools\.0\.id: is required \(a string\)$/);
   });
 });

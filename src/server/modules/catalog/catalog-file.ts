@@ -244,6 +244,17 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/**
+ * Which tool a problem at `path` (`tools.12.price`) is in, by its id, when the entry has one: an
+ * operator finds "ocr" in a long catalog, not its thirteenth entry.
+ */
+function ofTool(raw: unknown, path: readonly PropertyKey[]): string {
+  if (path[0] !== "tools" || typeof path[1] !== "number") return "";
+  const entry: unknown = (raw as { tools?: unknown[] }).tools?.[path[1]];
+  const id = entry && typeof entry === "object" ? (entry as { id?: unknown }).id : undefined;
+  return typeof id === "string" && id.trim() ? ` (tool ${JSON.stringify(id)})` : "";
+}
+
 export class CatalogError extends Error {
   constructor(file: string, problems: string[]) {
     super(`Invalid tool catalog ${file}:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
@@ -261,7 +272,7 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
   }
   const parsed = catalogFile.safeParse(raw);
   if (!parsed.success) {
-    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "the file"}: ${issueMessage(i)}`));
+    throw new CatalogError(file, parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "the file"}: ${issueMessage(i)}${ofTool(raw, i.path)}`));
   }
   const problems: string[] = [];
   const tools = parsed.data.tools.map((tool, i) => {
@@ -270,7 +281,7 @@ export function loadCatalog(file: string, env: Record<string, string | undefined
       for (const [name, value] of Object.entries(tool.handler.headers)) {
         headers[name] = value.replace(ENV_REFERENCE, (_, variable: string) => {
           const resolved = env[variable];
-          if (resolved === undefined) problems.push(`tools.${i}.handler.headers.${name}: environment variable ${variable} is not set`);
+          if (resolved === undefined) problems.push(`tools.${i}.handler.headers.${name}: environment variable ${variable} is not set (tool "${tool.id}")`);
           return resolved ?? "";
         });
       }

@@ -109,7 +109,7 @@ describe("tollgate admin packages", () => {
     const badConfig = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "s".repeat(32), DATA_DIR: "/tmp/tollgate-test-data", TOOLS_CATALOG: bad });
     const user = await createUserWithSession({ database, clock });
     const run = await adminCli({ database, config: badConfig, clock })("packages", "grant", String(user.userId), "--package", "ocr/starter");
-    expect(run).toEqual({ code: 78, out: "", err: `Invalid tool catalog ${bad}:\n  - tools.0: Unrecognized key: "requireApproval"` });
+    expect(run).toEqual({ code: 78, out: "", err: `Invalid tool catalog ${bad}:\n  - tools.0: Unrecognized key: "requireApproval" (tool "ocr")` });
     expect(JSON.parse((await cli("packages", "list", String(user.userId), "--json")).out)).toEqual([]);
   });
 
