@@ -113,7 +113,8 @@ export const statsCommand: CliCommand = {
     const to = typeof options.to === "string" ? parseDay("to", options.to) : beijingDate(ctx.clock.now());
     const from =
       typeof options.from === "string" ? parseDay("from", options.from) : beijingDate(new Date(beijingDayStart(to).getTime() - (STATS_DEFAULT_DAYS - 1) * 86_400_000));
-    if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+    // Without --to the range ends today: say so, lest the operator look for a --to they never gave.
+    if (from > to) throw new UsageError(typeof options.to === "string" ? `--from ${from} is after --to ${to}` : `--from ${from} is after today (${to}, Beijing time), where the range ends without --to`);
     if (options.csv === true && options.json === true) throw new UsageError("give --csv or --json, not both");
     const stats = await operatorStats(ctx.db, { from, to });
     if (options.csv === true) {

@@ -214,5 +214,8 @@ describe("tollgate admin stats", () => {
     expect((await cli("stats", "--from", "2026-02-30")).code).toBe(64);
     expect((await cli("stats", "--to", "yesterday")).code).toBe(64);
     expect((await cli("stats", "--from", "2026-03-02", "--to", "2026-03-01")).code).toBe(64);
+    // A --from in the future without --to names today as the end it is after, not a --to never given.
+    const future = await cli("stats", "--from", "2026-03-05");
+    expect([future.code, future.err.split("\n")[0]]).toEqual([64, "--from 2026-03-05 is after today (2026-03-02, Beijing time), where the range ends without --to"]);
   });
 });
