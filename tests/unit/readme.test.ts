@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/server/cli/commands";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
@@ -44,5 +45,18 @@ describe("the README", () => {
     const readme = read("README.md");
     expect(readme).toContain("sms-outbox.jsonl");
     expect(readme).not.toMatch(/codes? (written|appear)[^.]*server\s+log/i);
+  });
+
+  it("lists every operator command with every option its usage names, so the table is the whole of what each takes", () => {
+    const readme = read("README.md");
+    const section = readme.slice(readme.indexOf("## Operator commands"), readme.indexOf("\n## ", readme.indexOf("## Operator commands") + 1));
+    // The first cell of each row: the command lines it documents (a `|` inside a cell is written `\|`).
+    const firstCells = section.split("\n").filter((line) => line.startsWith("| `")).map((line) => line.split(/(?<!\\)\|/)[1]!);
+    const missing = COMMANDS.flatMap((command) => {
+      const cell = firstCells.find((text) => new RegExp(`(^|/) *\`${command.name}( |\`)`).test(text.trim()));
+      if (!cell) return [`${command.name}: no row`];
+      return [...command.usage.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]).filter((option) => !cell.includes(option)).map((option) => `${command.name}: ${option}`);
+    });
+    expect(missing).toEqual([]);
   });
 });
