@@ -31,13 +31,19 @@ export function parseExpiry(text: string, now: Date): Date {
 export const codesCreateCommand: CliCommand = {
   name: "codes create",
   summary: "print new redemption codes (only their hashes are stored)",
-  usage: "codes create --amount <amount> --count <n> [--expires 2027-01-01[T18:00]] (Beijing time)",
+  usage: "codes create --amount <amount> --count <n> [--expires 2027-01-01[T18:00]] [--force] (Beijing time)",
   examples: ["codes create --amount 50 --count 100 > codes.txt", "codes create --amount 9.90 --count 20 --expires 2027-01-01"],
-  options: { amount: "number", count: "number", expires: true },
+  options: { amount: "number", count: "number", expires: true, force: false },
   async run(ctx, { options }) {
     const amountText = options.amount;
     if (typeof amountText !== "string" || !isMoney(amountText) || parseMoney(amountText) <= 0n) {
       throw new UsageError("--amount: a positive amount such as 50 or 9.90 is required");
+    }
+    // A code is money as soon as it is printed, as a credit is: a slip of the keyboard (50000 for 50)
+    // is held to the same OPERATOR_CREDIT_MAX, per code, before any code exists.
+    const cap = ctx.config.money.operatorCreditMaxMicros;
+    if (parseMoney(amountText) > cap && options.force !== true) {
+      throw new UsageError(`--amount ${amountText} is more than one code may be worth (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
     }
     const count = parseCount(options.count, "--count", 1, MAX_CODES_PER_BATCH);
     const now = ctx.clock.now();

@@ -116,6 +116,16 @@ describe("tollgate admin codes list, void and export", () => {
 });
 
 describe("tollgate admin codes create", () => {
+  it("refuses a code worth more than OPERATOR_CREDIT_MAX unless --force, as credit does, and makes no code", async () => {
+    const refused = await createCodes(["--amount", "100000", "--count", "3"]);
+    expect(refused).toMatchObject({ code: 64, codes: [] });
+    expect(refused.summary.split("\n")[0]).toBe("--amount 100000 is more than one code may be worth (10000.00, OPERATOR_CREDIT_MAX): check the amount, or add --force");
+    expect((await admin("codes", "list", "--json")).out).not.toContain('"amount": "100000.00"');
+    const forced = await createCodes(["--amount", "100000", "--count", "1", "--force"]);
+    expect([forced.code, forced.codes.length]).toEqual([0, 1]);
+    expect((await createCodes(["--amount", "10000", "--count", "1"])).code).toBe(0);
+  });
+
   it("prints long codes in an unambiguous alphabet and stores only their hashes", async () => {
     const { code, codes, summary } = await createCodes(["--amount", "50", "--count", "5"]);
     expect(code).toBe(0);
