@@ -41,6 +41,7 @@ export const auditCommand: CliCommand = {
     const rows = await ctx.db.select().from(operatorAudit).orderBy(desc(operatorAudit.at), desc(operatorAudit.id)).limit(limit);
     printRecords(ctx, rows, {
       json: options.json === true,
+      empty: "the operator audit log is empty: no admin command has run yet",
       toJson: (r) => ({ id: r.id, at: r.at.toISOString(), hostUser: r.hostUser, host: r.host, command: r.command, argv: r.argv, exitCode: r.exitCode }),
       columns: [
         { header: "AT", value: (r) => beijingDateTime(r.at) },

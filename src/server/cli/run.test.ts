@@ -6,6 +6,7 @@ import type { CliCommand } from "../lib/cli/command";
 import { adminCli } from "../testing/admin-cli";
 import { runCli } from "./run";
 import { createTestDatabase } from "../testing/test-database";
+import { createUserWithSession } from "../testing/users";
 
 let database: Database;
 const clock = new ManualClock("2026-03-01T08:00:00Z");
@@ -89,5 +90,26 @@ describe("tollgate admin: words a command does not take", () => {
     expect((await cli("codes", "list", "--json")).out).toMatch(/^\[\s*\]$|"codes":\s*\[\s*\]/);
     // A flag said twice means what it says once.
     expect((await cli("codes", "list", "--json", "--json")).code).toBe(0);
+  });
+});
+
+describe("tollgate admin: an empty answer", () => {
+  it("prints no header over no rows, and says on stderr that there is nothing, in every listing alike", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const run = adminCli({ database: fresh, config, clock });
+      // The audit log of a new site is empty until its first command is recorded.
+      expect(await run("audit")).toEqual({ code: 0, out: "", err: "the operator audit log is empty: no admin command has run yet" });
+      const user = await createUserWithSession({ database: fresh, clock });
+      await run("sessions", "revoke", String(user.userId));
+      expect(await run("sessions", "list", String(user.userId))).toEqual({ code: 0, out: "", err: `0 live sessions of user ${user.userId} (${user.phone.slice(0, 3)}****${user.phone.slice(-4)})` });
+      expect(await run("packages", "list", String(user.userId))).toEqual({ code: 0, out: "", err: `user ${user.userId} has no lots: no free quota used, no package bought or granted` });
+      expect(await run("codes", "list", "--state", "redeemed")).toEqual({ code: 0, out: "", err: "0 codes" });
+      expect(await run("applications", "list")).toEqual({ code: 0, out: "", err: "no pending applications" });
+      // --json still prints its document: an empty list.
+      expect((await run("packages", "list", String(user.userId), "--json")).out).toBe("[]");
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -9,10 +9,16 @@ export type Column<T> = { header: string; value: (row: T) => string };
 /**
  * Prints records as one JSON document (`--json`, for scripts) or as a table aligned under a header
  * row. `json` is what the document holds for each row: plain values, amounts as decimal strings.
+ * No rows print no table (a header over nothing reads as output that went missing), but `empty`, a
+ * sentence on stderr, where the command says nothing else of an empty answer.
  */
-export function printRecords<T>(ctx: CliContext, rows: T[], options: { json: boolean; columns: Column<T>[]; toJson: (row: T) => unknown }): void {
+export function printRecords<T>(ctx: CliContext, rows: T[], options: { json: boolean; columns: Column<T>[]; toJson: (row: T) => unknown; empty?: string }): void {
   if (options.json) {
     ctx.out(JSON.stringify(rows.map(options.toJson), null, 2));
+    return;
+  }
+  if (rows.length === 0) {
+    if (options.empty !== undefined) ctx.err(options.empty);
     return;
   }
   const cells = [options.columns.map((c) => c.header), ...rows.map((row) => options.columns.map((c) => c.value(row)))];

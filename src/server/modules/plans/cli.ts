@@ -21,9 +21,10 @@ function namedPackage(ctx: CliContext, named: string | boolean | undefined) {
 }
 
 
-function printLots(ctx: CliContext, lots: Lot[], json: boolean) {
+function printLots(ctx: CliContext, lots: Lot[], json: boolean, empty?: string) {
   printRecords(ctx, lots, {
     json,
+    empty,
     toJson: (lot) => lotView(lot, ctx.clock.now()),
     columns: [
       { header: "LOT", value: (l) => String(l.id) },
@@ -77,7 +78,7 @@ export const packagesListCommand: CliCommand = {
   async run(ctx, { positionals, options }) {
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
-    printLots(ctx, await userLots(ctx.db, user.id), options.json === true);
+    printLots(ctx, await userLots(ctx.db, user.id), options.json === true, `user ${user.id} has no lots: no free quota used, no package bought or granted`);
     return 0;
   },
 };
