@@ -1,3 +1,4 @@
+import { isMoney, parseMoney } from "#shared/money";
 import { userText } from "#shared/text";
 import { UsageError } from "./command";
 
@@ -41,4 +42,15 @@ export function requiredReason(option: string | boolean | undefined, why: string
   if (!reason) throw new UsageError(`--reason is required: ${why}`);
   if (reason.length > 200) throw new UsageError("--reason: at most 200 characters");
   return storedText(reason, "reason");
+}
+
+/**
+ * Why `text` is not an amount an operator may give (a positive decimal of at most six places, the
+ * micro-unit), or null when it is one: a number with more places is named as such, not called "not
+ * a positive amount" as if its sign were the trouble.
+ */
+export function amountProblem(text: string): string | null {
+  if (isMoney(text) && parseMoney(text) > 0n) return null;
+  if (/^\d+\.\d{7,}$/.test(text)) return "has more than 6 decimal places: amounts are kept to the micro-unit (0.000001)";
+  return "is not a positive amount such as 50 or 9.90";
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { formatMoney, isMoney, parseMoney } from "#shared/money";
+import { formatMoney, parseMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
-import { requiredReason, storedText } from "../../lib/cli/args";
+import { amountProblem, requiredReason, storedText } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
 import { counted } from "../../lib/cli/counted";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
@@ -41,7 +41,8 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
     async run(ctx, { positionals, options }) {
       const [who, amountText, ...extra] = positionals;
       if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
-      if (!isMoney(amountText) || parseMoney(amountText) <= 0n) throw new UsageError(`"${amountText}" is not a positive amount such as 50 or 9.90`);
+      const problem = amountProblem(amountText);
+      if (problem) throw new UsageError(`"${amountText}" ${problem}`);
       const cap = ctx.config.money.operatorCreditMaxMicros;
       if (credits && parseMoney(amountText) > cap && options.force !== true) {
         throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);

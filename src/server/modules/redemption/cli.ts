@@ -1,6 +1,6 @@
 import { beijingDateTime, beijingIso } from "#shared/beijing-time";
-import { formatMoney, isMoney, parseMoney } from "#shared/money";
-import { parseCount } from "../../lib/cli/args";
+import { formatMoney, parseMoney } from "#shared/money";
+import { amountProblem, parseCount } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords } from "../../lib/cli/records";
 import { csvRecords } from "../../lib/csv";
@@ -36,9 +36,9 @@ export const codesCreateCommand: CliCommand = {
   options: { amount: "number", count: "number", expires: true, force: false },
   async run(ctx, { options }) {
     const amountText = options.amount;
-    if (typeof amountText !== "string" || !isMoney(amountText) || parseMoney(amountText) <= 0n) {
-      throw new UsageError("--amount: a positive amount such as 50 or 9.90 is required");
-    }
+    if (typeof amountText !== "string") throw new UsageError("--amount: a positive amount such as 50 or 9.90 is required");
+    const problem = amountProblem(amountText);
+    if (problem) throw new UsageError(`--amount: "${amountText}" ${problem}`);
     // A code is money as soon as it is printed, as a credit is: a slip of the keyboard (50000 for 50)
     // is held to the same OPERATOR_CREDIT_MAX, per code, before any code exists.
     const cap = ctx.config.money.operatorCreditMaxMicros;

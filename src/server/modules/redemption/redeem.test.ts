@@ -148,6 +148,16 @@ describe("tollgate admin codes create", () => {
     expect((await createCodes(["--amount", "5", "--count", "2", "--expires", "2027-02-30"])).code).toBe(64);
   });
 
+  it("says an amount finer than the micro-unit has too many decimal places, in codes create and credit alike", async () => {
+    const codes = await createCodes(["--amount", "1.0000001", "--count", "1"]);
+    expect([codes.code, codes.summary.split("\n")[0]]).toEqual([64, '--amount: "1.0000001" has more than 6 decimal places: amounts are kept to the micro-unit (0.000001)']);
+    const user = await createUserWithSession(t);
+    const credit = await admin("credit", String(user.userId), "1.0000001", "--reason", "x");
+    expect([credit.code, credit.err.split("\n")[0]]).toEqual([64, '"1.0000001" has more than 6 decimal places: amounts are kept to the micro-unit (0.000001)']);
+    expect((await admin("credit", String(user.userId), "-1.5", "--reason", "x")).code).toBe(64);
+    expect((await createCodes(["--amount", "0", "--count", "1"])).summary.split("\n")[0]).toBe('--amount: "0" is not a positive amount such as 50 or 9.90');
+  });
+
   it("reads --count in plain digits only, as amounts are read", async () => {
     for (const count of ["1e3", "0x10", "+5", " 5", "1_000", "5.0", "10001"]) {
       const refused = await createCodes(["--amount", "5", "--count", count]);
