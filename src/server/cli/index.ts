@@ -5,18 +5,8 @@ import { hasPgliteDatabase, openDatabase, type Database } from "../db/client";
 import { hasBeenMigrated } from "../db/migrations";
 import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
 import { controlSocketPath, runViaControlSocket } from "./control-socket";
+import { openingFailure, withoutPassword } from "../lib/database-url";
 import { helpAnswer, runCli } from "./run";
-
-/**
- * A PostgreSQL URL as the operator may read it back: without its password. Forms `pg` takes but the
- * WHATWG parser refuses (the host as a query parameter, several hosts) lose it by pattern.
- */
-function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, "$1@");
-  const parsed = new URL(url);
-  parsed.password = "";
-  return parsed.toString();
-}
 
 /**
  * Why the CLI will not run here, or null: it never makes a database. A wrong or missing DATA_DIR
@@ -26,17 +16,6 @@ function withoutPassword(url: string): string {
  */
 function noDatabaseHere(where: string, what: string): string {
   return `no Tollgate database ${where}: start the server once with this ${what} (or run \`npm run migrate\`), or set ${what} to the server's; nothing was done`;
-}
-
-/** What the database said when it could not be reached: its own message, not drizzle's query. */
-function openingFailure(error: unknown): string {
-  let message = error instanceof Error ? error.message : String(error);
-  for (let e = error; e instanceof Error; e = e.cause) {
-    if (e.message) message = e.message;
-    // Node's connect to a host of several addresses fails with an AggregateError that has no message of its own.
-    else if (e instanceof AggregateError) message = e.errors.map((inner) => (inner instanceof Error ? inner.message : String(inner))).join("; ");
-  }
-  return message;
 }
 
 /** The database at `where` once it holds Tollgate's tables, or why the CLI will not use it (then closed). */

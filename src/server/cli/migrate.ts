@@ -1,9 +1,10 @@
 /** Applies pending migrations and exits; `npm start` also does this before listening. */
-import { loadConfig } from "../config";
+import { loadConfigOrExit } from "../config";
 import { openDatabase } from "../db/client";
+import { runMigrations } from "./migrate-command";
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const database = openDatabase(config);
-await database.migrate();
-await database.close();
-console.log(`migrations applied (${config.databaseUrl ? "PostgreSQL server" : `PGlite in ${config.dataDir}`})`);
+const code = await runMigrations(database, config, { out: (line) => console.log(line), err: (line) => console.error(line) });
+await database.close().catch(() => {});
+process.exitCode = code;

@@ -17,7 +17,8 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export interface Database {
   db: Db;
   kind: "pglite" | "postgres";
-  migrate(): Promise<void>;
+  /** Applies the migrations the database has not recorded; resolves to how many. */
+  migrate(): Promise<number>;
   close(): Promise<void>;
   /** PGlite only: the whole database as a tarball another instance can start from. */
   dump?(): Promise<Blob>;
@@ -79,7 +80,7 @@ export function openPostgres(url: string, poolSize = 10, log: DatabaseLog = STDE
       const client = await pool.connect();
       try {
         await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-        await applyMigrations(drizzlePg(client, { schema }), MIGRATIONS_DIR);
+        return await applyMigrations(drizzlePg(client, { schema }), MIGRATIONS_DIR);
       } finally {
         // The lock ends with the session anyway; a failed unlock only means the connection is gone.
         await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch((error: unknown) => log.warn({ err: error }, "could not release the migration lock"));

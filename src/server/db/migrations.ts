@@ -9,20 +9,24 @@ type AnyDb = PgDatabase<PgQueryResultHKT, Record<string, unknown>>;
  * has not recorded, each recorded by its journal date as drizzle records it. drizzle's own migrator
  * applies only the migrations dated after the newest one recorded (drizzle-orm#5769), so one dated
  * before a migration already applied is skipped for good: 0022–0026 are dated before 0021, and a
- * database migrated while 0021 was the newest never got them (docs/decisions/059).
+ * database migrated while 0021 was the newest never got them (docs/decisions/059). Returns how many
+ * it applied.
  */
-export async function applyMigrations(db: AnyDb, folder: string): Promise<void> {
+export async function applyMigrations(db: AnyDb, folder: string): Promise<number> {
   const migrations = readMigrationFiles({ migrationsFolder: folder });
   await db.execute(sql`create schema if not exists drizzle`);
   await db.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    let count = 0;
     const recorded = (await tx.execute(sql`select created_at from drizzle.__drizzle_migrations`)) as unknown as { rows: { created_at: string | number }[] };
     const applied = new Set(recorded.rows.map((row) => Number(row.created_at)));
     for (const migration of migrations) {
       if (applied.has(migration.folderMillis)) continue;
       for (const statement of migration.sql) await tx.execute(sql.raw(statement));
       await tx.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`);
+      count++;
     }
+    return count;
   });
 }
 
