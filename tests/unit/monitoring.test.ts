@@ -25,6 +25,8 @@ import { createUserWithSession } from "../../src/server/testing/users";
 const run = promisify(execFile);
 const deploy = path.resolve("deploy");
 const METRICS_TOKEN = "monitoring-test-metrics-token";
+/** The targets deploy/prometheus/prometheus.yml ships with, which the running test replaces with its server. */
+const SHIPPED_TARGETS = '["127.0.0.1:3001", "127.0.0.1:3002"]';
 
 /** Runs a program and gives what it printed; a non-zero exit fails with its output. */
 async function check(program: string, args: string[], cwd = deploy): Promise<string> {
@@ -44,6 +46,20 @@ describe("the shipped Prometheus and Alertmanager configuration", () => {
     expect(await check("promtool", ["check", "rules", "prometheus/rules.yml"])).toContain("SUCCESS");
     expect(await check("promtool", ["test", "rules", "rules.test.yml"], path.join(deploy, "prometheus"))).toContain("SUCCESS");
     expect(await check("amtool", ["check-config", "alertmanager/alertmanager.yml"])).toContain("SUCCESS");
+  });
+
+  it("scrapes the instances the deployment guide runs, each directly, and nginx does not serve /metrics", () => {
+    const prometheus = fs.readFileSync(path.join(deploy, "prometheus/prometheus.yml"), "utf8");
+    expect(prometheus).toContain(`- targets: ${SHIPPED_TARGETS}`);
+    for (const guide of ["docs/deployment.md", "docs/deployment.zh-CN.md"]) {
+      const text = fs.readFileSync(path.resolve(guide), "utf8");
+      // nginx's upstream servers and the systemd units are the instances Prometheus must scrape, one target each.
+      const upstream = [...text.matchAll(/^\s*server (127\.0\.0\.1:\d+) max_fails=0;$/gm)].map((m) => m[1]!);
+      expect(`[${upstream.map((target) => `"${target}"`).join(", ")}]`, guide).toBe(SHIPPED_TARGETS);
+      expect(text, guide).toMatch(/^HOST=127\.0\.0\.1$/m);
+      // Through nginx a scrape would reach any one instance: its /metrics location answers none.
+      expect(/location = \/metrics \{\s*return 404;\s*\}/.test(text), guide).toBe(true);
+    }
   });
 
   it("has a unit test for every alert it defines", () => {
@@ -113,7 +129,7 @@ describe("a running Tollgate, two workers on PostgreSQL", () => {
       .replace(/evaluation_interval: 15s/, "evaluation_interval: 1s")
       .replace('["127.0.0.1:9093"]', `["127.0.0.1:${alertmanagerPort}"]`)
       .replace("/etc/prometheus/tollgate-metrics-token", path.join(dir, "token"))
-      .replace('["10.0.0.11:3000", "10.0.0.12:3000"]', `["${base}"]`);
+      .replace(SHIPPED_TARGETS, `["${base}"]`);
     fs.writeFileSync(path.join(dir, "prometheus.yml"), prometheusConfig);
     const webhookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/alerts`;
     fs.writeFileSync(path.join(dir, "alertmanager.yml"), fs.readFileSync(path.join(deploy, "alertmanager/alertmanager.yml"), "utf8").replace("http://127.0.0.1:9095/alerts", webhookUrl));
