@@ -10,6 +10,8 @@ import { AppError } from "./errors";
 import { requestId } from "./lib/request-id";
 import { signedIn } from "./lib/signed-in";
 import { answerUnknownPaths } from "./lib/unknown-paths";
+import { serverAnswersAt } from "./cli/control-socket";
+import { DataDirInUseError } from "./lib/private-data-dir";
 import configPlugin from "./plugins/config";
 import dbPlugin from "./plugins/db";
 import rateLimiterPlugin from "./plugins/rate-limiter";
@@ -78,6 +80,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   let database = deps.database;
   if (!database) {
+    // Before the embedded database is opened: another server may hold it (and its admin socket).
+    if (!config.databaseUrl && (await serverAnswersAt(config.dataDir))) throw new DataDirInUseError(config.dataDir);
     database = openDatabase(config, app.log);
     const owned = database;
     await database.migrate().catch(async (error: unknown) => {

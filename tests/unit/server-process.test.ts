@@ -117,6 +117,25 @@ describe("one process on PGlite", () => {
     expect(await again.exited).toEqual({ code: 0, signal: null });
   }, SLOW);
 
+  it("refuses a DATA_DIR whose embedded database another running server holds, and leaves that server and its admin socket be", async () => {
+    const dataDir = tempDir();
+    const first = start({ DATA_DIR: dataDir, DATABASE_URL: "" });
+    const firstUrl = await readyUrl(first);
+    const second = start({ DATA_DIR: dataDir, DATABASE_URL: "" });
+    // Whichever comes first: its exit, or its serving beside the first (the mistake).
+    const outcome = await Promise.race([second.exited.then(({ code }) => `exited ${code}`), readyUrl(second).then(() => "served beside the first server")]);
+    if (second.child.exitCode === null) second.child.kill("SIGTERM");
+    expect(outcome).toBe("exited 1");
+    // Its one message, no stack trace.
+    expect(second.stderr().trim()).toBe(
+      `DATA_DIR ${dataDir} is in use: a Tollgate server is running on its embedded database (its admin socket answers), and PGlite belongs to one process. Stop that server first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`,
+    );
+    expect((await get(`${firstUrl}/api/v1/health`)).status).toBe(200);
+    expect(fs.existsSync(path.join(dataDir, "admin.sock"))).toBe(true);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+  }, SLOW);
+
   it("stops with exit 1 on a mistake in the tool catalog, saying what it is, with no stack trace", async () => {
     const catalog = path.join(tempDir(), "tools.json");
     fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "x", handler: { type: "builtin", name: "echo" } }] }));

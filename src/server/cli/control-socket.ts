@@ -28,6 +28,20 @@ function readOperator(value: unknown): Operator | undefined | null {
   return ok(hostUser) && ok(host) ? { hostUser, host } : null;
 }
 
+/** Whether a running server answers on DATA_DIR's admin socket (a socket left by one that stopped does not). */
+export function serverAnswersAt(dataDir: string): Promise<boolean> {
+  const socketPath = controlSocketPath(dataDir);
+  if (!fs.existsSync(socketPath)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 export async function startControlSocket(app: FastifyInstance): Promise<() => Promise<void>> {
   const socketPath = controlSocketPath(app.config.dataDir);
   fs.mkdirSync(app.config.dataDir, { recursive: true });
