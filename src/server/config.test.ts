@@ -73,6 +73,23 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow(/WEB_CONCURRENCY: more than one process needs a PostgreSQL server/);
   });
 
+  it("says what a variable must be in words, not in zod's terms", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ WEB_CONCURRENCY: "0" })).toEqual(["WEB_CONCURRENCY: must be at least 1"]);
+    expect(problems({ PORT: "70000" })).toEqual(["PORT: must be at most 65535"]);
+    expect(problems({ PORT: "abc" })).toEqual(["PORT: must be a number"]);
+    expect(problems({ CALL_LOG_RETENTION_DAYS: "1.5" })).toEqual(["CALL_LOG_RETENTION_DAYS: must be a whole number"]);
+    expect(problems({ TRUST_PROXY: "yes" })).toEqual(['TRUST_PROXY: must be one of 0, 1, true, false, "" (empty)']);
+    expect(problems({ SMS_PROVIDER: "sms" })).toEqual(["SMS_PROVIDER: must be one of console, aliyun, tencent"]);
+  });
+
   it("rejects a short session secret", () => {
     expect(() => loadConfig({ SESSION_SECRET: "short" })).toThrow(/SESSION_SECRET: must be at least 32 characters/);
   });

@@ -164,9 +164,32 @@ const configSchema = envSchema.transform((e, ctx) => {
 
 export type AppConfig = z.output<typeof configSchema>;
 
+/**
+ * A problem with a variable as the operator reads it: zod's own wording for the common shapes
+ * ("Too small: expected number to be >=1", `expected one of "0"|"1"`, "expected int, received
+ * number") said as a sentence about the value; the schema's own messages stay as written.
+ */
+function configMessage(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "too_small":
+      if (issue.origin === "number") return `must be ${issue.inclusive ? "at least" : "more than"} ${String(issue.minimum)}`;
+      break;
+    case "too_big":
+      if (issue.origin === "number") return `must be ${issue.inclusive ? "at most" : "less than"} ${String(issue.maximum)}`;
+      break;
+    case "invalid_value":
+      return `must be one of ${issue.values.map((v) => (v === "" ? '"" (empty)' : String(v))).join(", ")}`;
+    case "invalid_type":
+      if (issue.expected === "int") return "must be a whole number";
+      if (issue.expected === "number") return "must be a number";
+      break;
+  }
+  return issue.message;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const parsed = configSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)));
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${configMessage(i)}` : configMessage(i))));
   return parsed.data;
 }
 
