@@ -151,13 +151,12 @@ export const codesVoidCommand: CliCommand = {
 export const codesExportCommand: CliCommand = {
   name: "codes export",
   summary: "a batch's codes as CSV (formula-safe; CSV is its only format): masked code, amount, state, times, who redeemed it",
-  usage: "codes export --batch <batch>",
+  usage: "codes export --batch <batch> [--csv]   (CSV either way)",
   examples: ["codes export --batch 20270101-3f9a2c > batch.csv"],
-  // `--csv` is taken only to be refused by name: it once was accepted and changed nothing, which told
-  // the operator that without it the export would be something other than CSV.
+  // CSV is the only format. `--csv` changes nothing, but earlier guides wrote it in the command line,
+  // so operators' scripts that pass it keep working.
   options: { batch: true, csv: false },
   async run(ctx, { options }) {
-    if (options.csv !== undefined) throw new UsageError("--csv: codes export always prints CSV; leave --csv out");
     const batch = batchOption(options.batch);
     if (!batch) throw new UsageError("--batch is required");
     if (await unknownBatch(ctx, batch)) return 1;
