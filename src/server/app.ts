@@ -11,6 +11,7 @@ import { requestId } from "./lib/request-id";
 import { signedIn } from "./lib/signed-in";
 import { answerUnknownPaths } from "./lib/unknown-paths";
 import { serverAnswersAt } from "./cli/control-socket";
+import { DatabaseOpeningError } from "./lib/database-url";
 import { DataDirInUseError } from "./lib/private-data-dir";
 import configPlugin from "./plugins/config";
 import dbPlugin from "./plugins/db";
@@ -86,7 +87,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
     const owned = database;
     await database.migrate().catch(async (error: unknown) => {
       await owned.close().catch((closeError: unknown) => app.log.warn({ err: closeError }, "could not close the database after a failed migration"));
-      throw error;
+      throw new DatabaseOpeningError(config, error);
     });
     app.addHook("onClose", async () => owned.close());
   }

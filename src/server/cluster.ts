@@ -8,6 +8,7 @@ import pino from "pino";
 import type { AppConfig } from "./config";
 import { answerMetricsRequests } from "./cluster-metrics";
 import { openDatabase } from "./db/client";
+import { DatabaseOpeningError } from "./lib/database-url";
 import { loggerOptions } from "./logger";
 
 const RESTART_DELAY_MS = 1000;
@@ -26,7 +27,9 @@ export async function runPrimary(config: AppConfig): Promise<void> {
   const log = options.stream ? pino(options, options.stream) : pino(options);
   const database = openDatabase(config);
   try {
-    await database.migrate();
+    await database.migrate().catch((error: unknown) => {
+      throw new DatabaseOpeningError(config, error);
+    });
   } finally {
     await database.close();
   }

@@ -5,6 +5,7 @@ import { startControlSocket } from "./cli/control-socket";
 import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
 import { loadConfigOrExit, type AppConfig } from "./config";
 import { endOtherLeases } from "./lib/instance-lease";
+import { DatabaseOpeningError } from "./lib/database-url";
 import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 import { CatalogError } from "./modules/catalog/catalog-file";
 
@@ -54,8 +55,8 @@ async function main(): Promise<void> {
   else await serve(config);
 }
 
-/** The operator's mistakes, each said in full by its message: a stack trace would only hide it. */
-const CONFIGURATION_ERRORS = [DataDirNotPrivateError, CatalogError];
+/** The operator's mistakes (and a database out of reach), each said in full by its message: a stack trace would only hide it. */
+const CONFIGURATION_ERRORS = [DataDirNotPrivateError, CatalogError, DatabaseOpeningError];
 
 main().catch((error: unknown) => {
   console.error(CONFIGURATION_ERRORS.some((type) => error instanceof type) ? (error as Error).message : error);

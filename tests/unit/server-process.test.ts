@@ -151,6 +151,14 @@ describe("one process on PGlite", () => {
   }, SLOW);
 });
 
+describe("one process and a PostgreSQL database out of reach", () => {
+  it("stops with exit 1 on a PostgreSQL database it cannot reach, naming it without its password, with no stack trace", async () => {
+    const server = start({ DATA_DIR: tempDir(), DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:5432/tollgate_no_such_database" });
+    expect((await server.exited).code).toBe(1);
+    expect(server.stderr().trim()).toBe('cannot open the PostgreSQL database at postgres://postgres@127.0.0.1:5432/tollgate_no_such_database: database "tollgate_no_such_database" does not exist');
+  }, SLOW);
+});
+
 describe("WEB_CONCURRENCY workers on PostgreSQL", () => {
   let database: { url: string; drop(): Promise<void> };
   let upstream: http.Server;

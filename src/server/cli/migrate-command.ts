@@ -1,6 +1,6 @@
 import type { Database } from "../db/client";
 import { counted } from "../lib/cli/counted";
-import { openingFailure, withoutPassword } from "../lib/database-url";
+import { databaseName, openingFailure } from "../lib/database-url";
 
 /**
  * `npm run migrate` (dist/migrate.js): applies what the database has not recorded and says how many,
@@ -8,7 +8,7 @@ import { openingFailure, withoutPassword } from "../lib/database-url";
  * cannot reach is said in a sentence naming it (without its password), exit 1, not a stack trace.
  */
 export async function runMigrations(database: Database, where: { databaseUrl?: string; dataDir: string }, print: { out(line: string): void; err(line: string): void }): Promise<number> {
-  const named = where.databaseUrl ? `the PostgreSQL database at ${withoutPassword(where.databaseUrl)}` : `PGlite in ${where.dataDir}`;
+  const named = databaseName(where);
   try {
     const applied = await database.migrate();
     print.out(applied === 0 ? `no migration to apply: ${named} is up to date` : `applied ${counted(applied, "migration")} to ${named}`);

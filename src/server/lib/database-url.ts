@@ -21,3 +21,16 @@ export function openingFailure(error: unknown): string {
   }
   return message;
 }
+
+/** The database a process opens, as its messages name it: PostgreSQL by its URL without the password, PGlite by its folder. */
+export function databaseName(where: { databaseUrl?: string; dataDir: string }): string {
+  return where.databaseUrl ? `the PostgreSQL database at ${withoutPassword(where.databaseUrl)}` : `PGlite in ${where.dataDir}`;
+}
+
+/** A server that could not open or migrate its database at start-up: said in one sentence that names it, not a stack trace. */
+export class DatabaseOpeningError extends Error {
+  constructor(where: { databaseUrl?: string; dataDir: string }, cause: unknown) {
+    super(`cannot open ${databaseName(where)}: ${openingFailure(cause)}`, { cause });
+    this.name = "DatabaseOpeningError";
+  }
+}
