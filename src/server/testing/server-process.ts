@@ -53,6 +53,7 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves with the first log line `match` accepts, waiting for it if need be. */
   logLine(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** The process's end, once its output has all been read too (`close`, not `exit`: stderr may still be arriving at `exit`). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -81,8 +82,7 @@ export function startServerProcess(script: string, env: Record<string, string>, 
     for (const wake of waiters) wake();
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
   const logLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 540_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
@@ -103,7 +103,7 @@ export function startServerProcess(script: string, env: Record<string, string>, 
         waiters.delete(check);
       };
       // A process whose output has ended logs nothing more: say so at once rather than at the timeout.
-      void closed.then(({ code, signal }) => check() ?? fail(`the process ended (${signal ?? `exit code ${code}`}) without such a log line`));
+      void exited.then(({ code, signal }) => check() ?? fail(`the process ended (${signal ?? `exit code ${code}`}) without such a log line`));
       waiters.add(check);
       check();
     });
