@@ -300,8 +300,8 @@ export class Gateway {
     // A tool with tiers holds its dearest price and is priced by its place in the month once held.
     const item = { ...payer, toolId: call.tool.id, units: usedUnits, amount: price * BigInt(usedUnits), requestId: call.requestId, at: startedAt, ended: tiers ? undefined : ended, prepaid };
     const charged = await this.charge(item, false).holding;
-    // A built-in tool held nothing: what it needed is what it costs.
-    if (!charged.ok) throw await this.refusal(charged, payer, item.amount, prepaid ? "lots" : "cost");
+    // A built-in tool held nothing, so what it needed is what it costs; one with tiers held its dearest price.
+    if (!charged.ok) throw await this.refusal(charged, payer, item.amount, prepaid ? "lots" : tiers ? "call" : "cost");
     const balanceUnits = usedUnits - (charged.prepaidUnits ?? 0);
     const held = price * BigInt(balanceUnits);
     const settlement = { usageId: charged.usageId, ...payer, requestId: call.requestId, at: ended.at, units: usedUnits, httpStatus: ended.httpStatus, latencyMs: ended.latencyMs };

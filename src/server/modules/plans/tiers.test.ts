@@ -109,6 +109,17 @@ describe("graduated tiers", () => {
     await expectConsistent();
   });
 
+  it("refuse a built-in tool's call whose hold at the dearest band the balance cannot cover, saying what it needs held, not what it would cost", async () => {
+    const { key: { secret } } = await createUserWithKey(t, { balance: "0.037" });
+    // Three calls at ¥0.01 fill the first band; the fourth would cost ¥0.005 but holds ¥0.01.
+    expect(await costs(secret, "graduated", 3)).toEqual(["0.01", "0.01", "0.01"]);
+    const refused = await call(secret, "graduated");
+    expect([refused.statusCode, refused.json().error]).toEqual([
+      402,
+      { code: "insufficient_balance", message: "this call needs ¥0.01 held, more than the balance has: top up to continue" },
+    ]);
+  });
+
   it("split a per-unit call that crosses a band: its units before the band's end at one price, the rest at the next", async () => {
     const { user, key: { secret } } = await createUserWithKey(t, { balance: "1" });
     // 3 units at ¥0.01; then 2 more at ¥0.01 and 2 at ¥0.004.
