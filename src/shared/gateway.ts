@@ -69,7 +69,12 @@ export const insufficientBalanceHoldMessage = (held: string, llm: boolean, cost 
  * `ip_not_allowed` with the address the gateway saw: behind NAT or a proxy it is not the one a
  * developer would guess, and it is the one the key's allowlist must name.
  */
-export const ipNotAllowedMessage = (ip: string) => `this API key may not be used from this IP address (${ip}): add it to the key's IP allowlist in the console`;
+export function ipNotAllowedMessage(ip: string): string {
+  const shown = /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
+  // A loopback address is a proxy's in front of the gateway, not the caller's: allowing it would let every caller through.
+  if (/^127\.|^::1$/.test(shown)) return `this API key may not be used from this IP address (the gateway sees ${shown}, the address of a proxy in front of it)`;
+  return `this API key may not be used from this IP address (${shown}): add it to the key's IP allowlist in the console`;
+}
 
 /** Response header with the cost of the call, a decimal string in the site currency. */
 export const COST_HEADER = "x-tollgate-cost";

@@ -251,11 +251,19 @@ describe("refusals: each has its status and code, and none costs anything", () =
     const { key } = await funded("1", { ipAllowlist: ["10.0.0.0/8"] });
     const res = await call(key.secret);
     expect(res.statusCode).toBe(403);
-    // The address the gateway saw, so a caller behind NAT or a proxy knows what to allow.
+    // A loopback address is a proxy's: the message names it but does not advise allowing it, which would let every caller through.
     expect(res.json().error).toEqual({
       code: "ip_not_allowed",
-      message: "this API key may not be used from this IP address (127.0.0.1): add it to the key's IP allowlist in the console",
+      message: "this API key may not be used from this IP address (the gateway sees 127.0.0.1, the address of a proxy in front of it)",
     });
+    // Any other address is the caller's as the gateway sees it (behind NAT, not the one a developer would guess), IPv4 written plainly.
+    for (const remoteAddress of ["203.0.113.7", "::ffff:203.0.113.7"]) {
+      const outside = await t.app.inject({ method: "POST", url: "/v1/tools/echo", payload: "{}", remoteAddress, headers: { "content-type": "application/json", authorization: `Bearer ${key.secret}` } });
+      expect(outside.json().error).toEqual({
+        code: "ip_not_allowed",
+        message: "this API key may not be used from this IP address (203.0.113.7): add it to the key's IP allowlist in the console",
+      });
+    }
     const { key: local } = await funded("1", { ipAllowlist: ["127.0.0.1", "::1"] });
     expect((await call(local.secret)).statusCode).toBe(200);
   });
