@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { pingDatabase } from "../../db/client";
 import { takeAllowance } from "../../lib/rate-limiter";
-import { noQuery } from "../../lib/no-query";
 
 /**
  * How long a dependency's answer stands. Polls within it share one check, so however many clients
@@ -75,7 +74,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/health",
-    { schema: { tags: ["system"], summary: "Liveness and database reachability", querystring: noQuery, response: { 200: healthResponse, 503: healthResponse } } },
+    { schema: { tags: ["system"], summary: "Liveness and database reachability", response: { 200: healthResponse, 503: healthResponse } } },
     async (_request, reply) => {
       const reachable = await recent("database", databaseAnswers);
       return reply
@@ -91,7 +90,6 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ["system"],
         summary: "Readiness: 503 while the database (or another configured dependency) is unreachable or the process is shutting down",
-        querystring: noQuery,
         response: { 200: readyResponse, 503: readyResponse },
       },
     },
