@@ -86,6 +86,8 @@ describe("each route family's scope (issue 35 §3)", () => {
   it.each([
     ["GET", "/api/other"],
     ["GET", "/api/v1"],
+    // A mistyped console route under user-info is no tool: no pointer to /v1/tools/user-info/x.
+    ["GET", "/api/v1/tools/user-info/x"],
     ["HEAD", "/api/v1/nope"],
   ])("%s %s is the console API's 404, not a page", async (method, url) => {
     const res = await t.app.inject({ method: method as "GET", url });

@@ -46,9 +46,10 @@ export function consoleNotFound(_request: FastifyRequest, reply: FastifyReply) {
 
 /**
  * `/api/v1/tools/<id>`: a tool called under the console API's prefix, where `user-info` lives (SPEC.md §7),
- * rather than at the gateway's `/v1/tools/<id>`: the 404 says where the tools are.
+ * rather than at the gateway's `/v1/tools/<id>`: the 404 says where the tools are. A path under
+ * `user-info` itself is a mistyped console route, not a tool.
  */
-const TOOL_UNDER_API = /^\/api(\/v1\/tools\/[^?]+)/;
+const TOOL_UNDER_API = /^\/api(\/v1\/tools\/(?!user-info(?:[/?]|$))[^?]+)/;
 
 /** The console API's unknown route: 405 with `Allow` for a path it serves under other methods, else 404. */
 export function consoleApiNotFound(request: FastifyRequest, reply: FastifyReply) {
