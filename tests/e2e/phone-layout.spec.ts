@@ -89,8 +89,8 @@ test.describe("the console menu on a phone", () => {
           await expect(page.locator("#console-menu")).toHaveAttribute("inert");
           await expect(trigger).toBeVisible();
           await page.waitForLoadState("networkidle");
-          // In its final shape: a lazy part (the usage chart) can arrive after the network is idle,
-          // and the skeleton it replaces is taller.
+          // In its final shape: on a starved machine a page's data can be drawn after the network is
+          // idle, and a skeleton is not as tall as what replaces it.
           await expect(page.locator(".console-content .ant-skeleton")).toHaveCount(0);
           // Room below the page, so that every line of even a short page can be scrolled up past the button.
           const end = await page.evaluate(() => {

@@ -6,9 +6,9 @@ import { useToolName } from "../../lib/api/list-tools";
 
 const STATUS_COLORS: Record<ApplicationStatus, string> = { pending: "gold", approved: "green", rejected: "red" };
 
-/** The user's applications, newest first, with the decision and the reviewer's note. */
 const NO_WRAP = { whiteSpace: "nowrap" } as const;
 
+/** The user's applications, newest first, with the decision and the reviewer's note. */
 export function ApplicationsTable({ applications, loading }: { applications: Application[]; loading: boolean }) {
   const t = useT();
   const language = useLanguage((s) => s.language);
