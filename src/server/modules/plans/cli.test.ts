@@ -119,7 +119,7 @@ describe("tollgate admin packages", () => {
     expect([unknownTool.code, unknownTool.err]).toEqual([64, expect.stringMatching(/the catalog has no tool "nope"/)]);
     const unknownPackage = await cli("packages", "grant", String(user.userId), "--package", "ocr/gold");
     expect(unknownPackage.err).toMatch(/the tool ocr sells no package "gold"; it sells: starter/);
-    expect((await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", "0")).err).toMatch(/--count must be a whole number from 1 to 100/);
+    expect((await cli("packages", "grant", String(user.userId), "--package", "ocr/starter", "--count", "0")).err).toMatch(/^--count: a whole number from 1 to 100 is required, in plain digits$/m);
     expect((await cli("packages", "grant", String(user.userId))).err).toMatch(/give --package <tool id>\/<package id>/);
     const nobody = await cli("packages", "grant", "99999999", "--package", "ocr/starter");
     expect([nobody.code, nobody.err]).toEqual([1, expect.stringMatching(/no user with phone or id "99999999"/)]);

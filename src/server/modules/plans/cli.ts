@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { formatMoney } from "#shared/money";
-import { oneId, requiredReason, storedText } from "../../lib/cli/args";
+import { oneId, parseCount, requiredReason, storedText } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords, timeCell } from "../../lib/cli/records";
 import { userNamed } from "../../lib/cli/user-argument";
@@ -39,6 +39,9 @@ function printLots(ctx: CliContext, lots: Lot[], json: boolean, empty?: string) 
   });
 }
 
+/** The most packages one grant gives. */
+const MAX_GRANT_COUNT = 100;
+
 export const packagesGrantCommand: CliCommand = {
   name: "packages grant",
   summary: "give a user lots of a tool's package, free (each usable for the package's days from now)",
@@ -48,11 +51,10 @@ export const packagesGrantCommand: CliCommand = {
   async run(ctx, { positionals, options }) {
     const key = typeof options["idempotency-key"] === "string" ? storedText(options["idempotency-key"], "idempotency-key") : randomUUID();
     const terms = namedPackage(ctx, options.package);
-    const countText = options.count === undefined ? "1" : String(options.count);
-    if (!/^\d{1,3}$/.test(countText) || Number(countText) < 1 || Number(countText) > 100) throw new UsageError(`--count must be a whole number from 1 to 100, not "${countText}"`);
+    const count = options.count === undefined ? 1 : parseCount(options.count, "--count", 1, MAX_GRANT_COUNT);
     const user = await userNamed(ctx, positionals);
     if (!user) return 1;
-    const granted = await grantPackage(ctx.db, { userId: user.id, terms, count: Number(countText), at: ctx.clock.now(), idempotencyKey: key });
+    const granted = await grantPackage(ctx.db, { userId: user.id, terms, count, at: ctx.clock.now(), idempotencyKey: key });
     if (granted.conflict) {
       const earlier = granted.lots[0]!;
       ctx.err(
