@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, users } from "../../db/schema/index";
+import { apiKeys, usageRecords, users } from "../../db/schema/index";
 import { adminCli } from "../../testing/admin-cli";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { createUserWithSession } from "../../testing/users";
@@ -42,6 +42,17 @@ describe("tollgate admin calls show", () => {
     });
     expect((await cli("calls", "show", requestId)).out).toMatch(/^status +succeeded \(HTTP 200\)$/m);
     expect(await cli("calls", "show", "no-such-call")).toMatchObject({ code: 1 });
+  });
+
+  it("says a tool that answered within the millisecond took under 1 ms, not 0 ms", async () => {
+    const { requestId } = await chargedCall();
+    for (const [latencyMs, took] of [
+      [0, "under 1 ms"],
+      [3, "3 ms"],
+    ] as const) {
+      await t.database.db.update(usageRecords).set({ latencyMs }).where(eq(usageRecords.requestId, requestId));
+      expect((await cli("calls", "show", requestId)).out).toMatch(new RegExp(`^ended +.+, the tool took ${took}$`, "m"));
+    }
   });
 });
 

@@ -164,7 +164,7 @@ export const callsShowCommand: CliCommand = {
         ["amount", amount],
         ["at", beijingDateTime(at)],
         // The tool's own time, from its call to its last byte; the call log's "took" adds the gateway's part.
-        ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, the tool took ${call.latencyMs} ms`}` : "-"],
+        ["ended", call?.completedAt ? `${beijingDateTime(call.completedAt)}${call.latencyMs === null ? "" : `, the tool took ${call.latencyMs === 0 ? "under 1" : call.latencyMs} ms`}` : "-"],
         // An operator may refund a call long after it ended: the refund has its own time.
         ...(call?.refundedAt
           ? ([["refunded", `${beijingDateTime(call.refundedAt)}${operatorRefund ? `, ${formatMoney(operatorRefund.amount)} back to the balance by an operator` : ""}`]] as [string, string][])
