@@ -149,6 +149,8 @@ test.describe("with the page's CSP bypassed for axe", () => {
     await expect(code.getByTestId("try-snippet-curl")).toContainText(`${PUBLIC_URL}/v1/tools/echo`);
     for (const tab of ["Python (requests)", "JavaScript (fetch)", "Go", "Java", "PHP"]) await expect(code.getByRole("tab", { name: tab, exact: true })).toBeVisible();
     await expect(page.getByTestId("try-history-item")).toHaveCount(1);
+    // The call as the gateway was asked it, not a bare "POST /".
+    await expect(page.getByTestId("try-history-call")).toHaveText("POST /v1/tools/echo");
 
     await page.waitForLoadState("networkidle");
     // The panel: the page under the drawer is accessibility.spec.ts's.

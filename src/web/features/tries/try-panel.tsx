@@ -375,8 +375,9 @@ export default function TryPanel() {
                 <span>{beijingDateTime(new Date(kept.time))}</span>
                 <Tag>{kept.status}</Tag>
                 <span>{tools.find((candidate) => candidate.id === kept.toolId) ? toolText(tools.find((candidate) => candidate.id === kept.toolId)!, language).name : kept.toolId}</span>
-                <span className="try-mono">
-                  {kept.method} {kept.path || "/"}
+                <span className="try-mono" data-testid="try-history-call">
+                  {kept.method} /v1/tools/{kept.toolId}
+                  {kept.path}
                 </span>
                 <span>{withCurrency(kept.amount)}</span>
               </Space>
