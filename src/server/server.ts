@@ -6,7 +6,7 @@ import { SHUTDOWN_MESSAGE, runPrimary } from "./cluster";
 import { loadConfigOrExit, type AppConfig } from "./config";
 import { endOtherLeases } from "./lib/instance-lease";
 import { DatabaseOpeningError } from "./lib/database-url";
-import { DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
+import { DataDirInUseError, DataDirNotPrivateError, securePrivateDataDir } from "./lib/private-data-dir";
 import { CatalogError } from "./modules/catalog/catalog-file";
 
 const REQUIRED_NODE_MAJOR = 24;
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 }
 
 /** The operator's mistakes (and a database out of reach), each said in full by its message: a stack trace would only hide it. */
-const CONFIGURATION_ERRORS = [DataDirNotPrivateError, CatalogError, DatabaseOpeningError];
+const CONFIGURATION_ERRORS = [DataDirNotPrivateError, DataDirInUseError, CatalogError, DatabaseOpeningError];
 
 main().catch((error: unknown) => {
   console.error(CONFIGURATION_ERRORS.some((type) => error instanceof type) ? (error as Error).message : error);

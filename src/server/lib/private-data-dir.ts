@@ -24,15 +24,14 @@ export class DataDirNotPrivateError extends Error {
  * DATA_DIR holds the embedded database of a server that is running (its admin socket answers).
  * PGlite belongs to one process: a second one on the same folder would write the same files, and on
  * stopping would remove the first one's admin socket, after which `tollgate admin` opens the database
- * beside the running server. It is a DataDirNotPrivateError in the wider sense (the folder is not
- * this process's alone), which the entry points print as its message alone, with exit 1.
+ * beside the running server.
  */
-export class DataDirInUseError extends DataDirNotPrivateError {
+export class DataDirInUseError extends Error {
   constructor(dataDir: string) {
-    super(dataDir, []);
-    this.message =
+    super(
       `DATA_DIR ${dataDir} is in use: a Tollgate server is running on its embedded database (its admin socket answers), ` +
-      `and PGlite belongs to one process. Stop that server first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`;
+        `and PGlite belongs to one process. Stop that server first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`,
+    );
     this.name = "DataDirInUseError";
   }
 }

@@ -1,4 +1,4 @@
-import { isMoney, parseMoney } from "#shared/money";
+import { formatMoney, isMoney, parseMoney } from "#shared/money";
 import { userText } from "#shared/text";
 import { UsageError } from "./command";
 
@@ -49,8 +49,24 @@ export function requiredReason(option: string | boolean | undefined, why: string
  * micro-unit), or null when it is one: a number with more places is named as such, not called "not
  * a positive amount" as if its sign were the trouble.
  */
-export function amountProblem(text: string): string | null {
+function amountProblem(text: string): string | null {
   if (isMoney(text) && parseMoney(text) > 0n) return null;
   if (/^\d+\.\d{7,}$/.test(text)) return "has more than 6 decimal places: amounts are kept to the micro-unit (0.000001)";
   return "is not a positive amount such as 50 or 9.90";
+}
+
+/**
+ * An amount an operator gives (`option`, when it is one), in micro-units. One that puts money in a
+ * user's hands (`cap`: a credit, a redemption code) is held to OPERATOR_CREDIT_MAX unless `force`,
+ * since a slip of the keyboard (50000 for 50) is money the moment it is given; `most` says what the
+ * cap is the most of.
+ */
+export function operatorAmount(text: string, words: { option?: string; most: string }, cap: bigint | null, force: boolean): bigint {
+  const problem = amountProblem(text);
+  if (problem) throw new UsageError(`${words.option ? `${words.option}: ` : ""}"${text}" ${problem}`);
+  const amount = parseMoney(text);
+  if (cap !== null && amount > cap && !force) {
+    throw new UsageError(`${words.option ? `${words.option} ` : ""}${text} is more than ${words.most} (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
+  }
+  return amount;
 }

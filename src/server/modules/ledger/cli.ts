@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { formatMoney, parseMoney } from "#shared/money";
+import { formatMoney } from "#shared/money";
 import { maskPhone } from "#shared/user";
-import { amountProblem, requiredReason, storedText } from "../../lib/cli/args";
+import { operatorAmount, requiredReason, storedText } from "../../lib/cli/args";
 import { userNamed } from "../../lib/cli/user-argument";
 import { counted } from "../../lib/cli/counted";
 import { UsageError, type CliCommand } from "../../lib/cli/command";
@@ -41,12 +41,7 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
     async run(ctx, { positionals, options }) {
       const [who, amountText, ...extra] = positionals;
       if (!who || !amountText || extra.length > 0) throw new UsageError("give one user (phone or id) and one amount");
-      const problem = amountProblem(amountText);
-      if (problem) throw new UsageError(`"${amountText}" ${problem}`);
-      const cap = ctx.config.money.operatorCreditMaxMicros;
-      if (credits && parseMoney(amountText) > cap && options.force !== true) {
-        throw new UsageError(`${amountText} is more than one credit may add (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
-      }
+      const amount = operatorAmount(amountText, { most: "one credit may add" }, credits ? ctx.config.money.operatorCreditMaxMicros : null, options.force === true);
       const reason = requiredReason(options.reason, "it is what the user sees as the reference");
       const idempotencyKey = options["idempotency-key"];
       if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || !idempotencyKey.trim() || idempotencyKey.length > 200)) {
@@ -57,7 +52,7 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
       if (!user) return 1;
       const move = {
         userId: user.id,
-        amount: parseMoney(amountText),
+        amount,
         kind: "adjustment" as const,
         method: "operator",
         reference: reason,

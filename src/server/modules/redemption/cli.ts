@@ -1,6 +1,6 @@
 import { beijingDateTime, beijingIso } from "#shared/beijing-time";
-import { formatMoney, parseMoney } from "#shared/money";
-import { amountProblem, parseCount } from "../../lib/cli/args";
+import { formatMoney } from "#shared/money";
+import { operatorAmount, parseCount } from "../../lib/cli/args";
 import { UsageError, type CliCommand, type CliContext } from "../../lib/cli/command";
 import { printRecords } from "../../lib/cli/records";
 import { csvRecords } from "../../lib/csv";
@@ -37,18 +37,11 @@ export const codesCreateCommand: CliCommand = {
   async run(ctx, { options }) {
     const amountText = options.amount;
     if (typeof amountText !== "string") throw new UsageError("--amount: a positive amount such as 50 or 9.90 is required");
-    const problem = amountProblem(amountText);
-    if (problem) throw new UsageError(`--amount: "${amountText}" ${problem}`);
-    // A code is money as soon as it is printed, as a credit is: a slip of the keyboard (50000 for 50)
-    // is held to the same OPERATOR_CREDIT_MAX, per code, before any code exists.
-    const cap = ctx.config.money.operatorCreditMaxMicros;
-    if (parseMoney(amountText) > cap && options.force !== true) {
-      throw new UsageError(`--amount ${amountText} is more than one code may be worth (${formatMoney(cap)}, OPERATOR_CREDIT_MAX): check the amount, or add --force`);
-    }
+    // A code is money as soon as it is printed, as a credit is: held to the same cap, per code, before any code exists.
+    const amount = operatorAmount(amountText, { option: "--amount", most: "one code may be worth" }, ctx.config.money.operatorCreditMaxMicros, options.force === true);
     const count = parseCount(options.count, "--count", 1, MAX_CODES_PER_BATCH);
     const now = ctx.clock.now();
     const expiresAt = typeof options.expires === "string" ? parseExpiry(options.expires, now) : null;
-    const amount = parseMoney(amountText);
     const { batch, codes } = await createCodes(ctx.db, { amount, count, expiresAt, now });
     for (const code of codes) ctx.out(code);
     ctx.err(
@@ -101,8 +94,9 @@ export const codesListCommand: CliCommand = {
     const now = ctx.clock.now();
     const limit = options.limit === undefined ? 100 : parseCount(options.limit, "--limit", 1, MAX_CODES_PER_BATCH);
     const state = stateOption(options.state);
-    if (await unknownBatch(ctx, batchOption(options.batch))) return 1;
-    const codes = await listCodes(ctx.db, { batch: batchOption(options.batch), state, now, limit });
+    const batch = batchOption(options.batch);
+    if (await unknownBatch(ctx, batch)) return 1;
+    const codes = await listCodes(ctx.db, { batch, state, now, limit });
     printRecords(ctx, codes, {
       json: options.json === true,
       toJson: (code) => codeJson(code, now),
