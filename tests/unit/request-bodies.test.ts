@@ -112,7 +112,19 @@ describe("bodies held open", () => {
     const KB = 1024;
     const gateway = { authorization: `Bearer ${apiKey}` };
     const held = [openRequest("/v1/tools/echo", 500 * KB, 499 * KB, gateway), openRequest("/v1/tools/echo", 500 * KB, 499 * KB, gateway)];
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the server has read what the held bodies sent, a whole 60 KB body still fits and is echoed;
+    // once it has, one is refused. A fixed wait was too short on a loaded machine (the small body was
+    // admitted, then cut off at the request timeout).
+    await expect
+      .poll(
+        async () => {
+          const probe = await fetch(`http://127.0.0.1:${port}/v1/tools/echo`, { method: "POST", headers: { ...gateway, "content-type": "application/json" }, body: JSON.stringify({ text: "x".repeat(60 * KB - 20) }) });
+          await probe.arrayBuffer();
+          return probe.status;
+        },
+        { timeout: 10_000, interval: 50 },
+      )
+      .toBe(503);
     const small = openRequest("/v1/tools/echo", 60 * KB, 0, gateway);
     const answer = await new Promise<string>((resolve) => small.socket.once("data", (chunk: string) => resolve(chunk)));
     expect(answer).toMatch(/^HTTP\/1\.1 503 /);
