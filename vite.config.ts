@@ -31,7 +31,7 @@ function envDirNotEnvFile(): Plugin {
 const FIRST_LOAD_CHUNK = "framework";
 const FIRST_LOAD_MODULES = [
   /node_modules[\\/](react|react-dom|react-router|scheduler|zustand)[\\/]/,
-  /src[\\/]web[\\/](root\.tsx|layouts[\\/]home\.tsx|components[\\/]site-chrome\.tsx|i18n[\\/](index|en-site)\.ts|lib[\\/](site-config|session-store|chunk-reload|token-storage|build-updates|zod-jitless)\.ts)$/,
+  /src[\\/]web[\\/](root\.tsx|layouts[\\/]home\.tsx|components[\\/]site-chrome\.tsx|i18n[\\/](index|en-site)\.ts|lib[\\/](site-config|session-store|chunk-reload|token-storage|zod-jitless)\.ts)$/,
   /src[\\/]shared[\\/](site-config|tool-text)\.ts$/,
 ];
 

@@ -3,7 +3,6 @@ import { useEffect, lazy, Suspense } from "react";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLocation } from "react-router";
 import type { Route } from "./+types/root";
 import { applyLanguage, preferredLanguage } from "./i18n";
-import { newerBuildAvailable, watchForNewBuilds } from "./lib/build-updates";
 import { installChunkReloadGuard, loadChunk } from "./lib/chunk-reload";
 import { replayEarlyInput } from "./lib/early-input";
 import { useSession } from "./lib/session-store";
@@ -15,6 +14,8 @@ if (typeof window !== "undefined") installChunkReloadGuard();
 const LoginModal = lazy(() => loadChunk(() => import("./features/auth/login-modal")));
 // What the first paint does not show loads after it, keeping the landing page's first load small.
 const RouteErrorPage = lazy(() => loadChunk(() => import("./components/error-pages")));
+/** The poller for newer builds, once loaded after the first paint: until then no newer build can have been seen. */
+let buildUpdates: typeof import("./lib/build-updates") | undefined;
 
 /** The title in the HTML of the SPA fallback (the console's pages, a 404); prerendered pages' routes name themselves. */
 export function meta() {
@@ -63,7 +64,18 @@ function SessionBootstrap() {
       .catch((error: unknown) => console.error("the referral code in the address could not be kept", error));
     restore();
     void applyLanguage(preferredLanguage());
-    return watchForNewBuilds();
+    let unmounted = false;
+    let stopWatching: (() => void) | undefined;
+    loadChunk(() => import("./lib/build-updates"))
+      .then((module) => {
+        buildUpdates = module;
+        if (!unmounted) stopWatching = module.watchForNewBuilds();
+      })
+      .catch((error: unknown) => console.error("the check for newer builds could not be loaded", error));
+    return () => {
+      unmounted = true;
+      stopWatching?.();
+    };
   }, [restore]);
   useEffect(() => {
     // The HTTP client loads on demand, keeping it out of the landing page's first load.
@@ -81,7 +93,7 @@ function SessionBootstrap() {
 function ReloadOnNavigationWhenStale() {
   const location = useLocation();
   useEffect(() => {
-    if (newerBuildAvailable()) window.location.reload();
+    if (buildUpdates?.newerBuildAvailable()) window.location.reload();
   }, [location.pathname]);
   return null;
 }
