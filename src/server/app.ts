@@ -121,6 +121,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps = {}): Promise<F
 
   // One budget for the memory of all request bodies; each route family refuses past it in its own shape.
   const bodies = createBodyBudget(config.bodyMemoryBytes);
+  app.metrics.watchBodiesHeld(() => bodies.held);
   const retryShortly = { "retry-after": "1" };
   const consoleBusy = () => new AppError(503, ERROR_CODES.unavailable, "the server is receiving too many request bodies at once: retry shortly", retryShortly);
 

@@ -43,6 +43,8 @@ export interface MetricsSink extends Counting {
   packageSold(tool: string, micros: bigint): void;
   /** Reads, at each scrape, how many calls hold a charge not yet settled (the gateway's). */
   watchHoldsInFlight(read: () => number): void;
+  /** Reads, at each scrape, the bytes of request bodies held in memory (the body budget's). */
+  watchBodiesHeld(read: () => number): void;
   /** A completed pass of the ledger reconciler. */
   observeMoneyHealth(health: MoneyHealth): void;
   /** Times one charge batch, for the gateway's group committer. */
@@ -54,7 +56,7 @@ export interface MetricsSink extends Counting {
 }
 
 /** With no METRICS_TOKEN nothing can read metrics, so none are kept, and prom-client is not loaded. */
-const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, packageSold: () => {}, watchHoldsInFlight: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
+const NOT_KEPT: MetricsSink = { kept: false, count: () => {}, observeCall: () => {}, packageSold: () => {}, watchHoldsInFlight: () => {}, watchBodiesHeld: () => {}, observeMoneyHealth: () => {}, observeChargeBatch: () => {}, redisError: () => {}, callLogRowsDropped: () => {} };
 
 declare module "fastify" {
   interface FastifyInstance {

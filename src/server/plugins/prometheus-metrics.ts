@@ -268,9 +268,18 @@ export class PrometheusMetrics implements MetricsSink {
   }
 
   watchHoldsInFlight(read: () => number): void {
+    this.gaugeReadAtScrape("tollgate_gateway_holds_in_flight", "Gateway calls holding a charge that is not settled yet (the upstream is answering)", read);
+  }
+
+  watchBodiesHeld(read: () => number): void {
+    this.gaugeReadAtScrape("tollgate_request_body_bytes_held", "Bytes of request bodies held in memory (arriving, or until their answer is sent); past BODY_MEMORY_MB a body is refused with 503", read);
+  }
+
+  /** A gauge a cluster's scrape sums over its workers, each reading `read` when scraped. */
+  private gaugeReadAtScrape(name: string, help: string, read: () => number): void {
     new Gauge({
-      name: "tollgate_gateway_holds_in_flight",
-      help: "Gateway calls holding a charge that is not settled yet (the upstream is answering)",
+      name,
+      help,
       aggregator: "sum",
       registers: [this.registry],
       collect() {
