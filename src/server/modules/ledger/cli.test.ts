@@ -49,10 +49,14 @@ describe("tollgate admin credit", () => {
     // The same key for another adjustment (the other direction, or another amount) moves nothing and says so.
     const otherWay = await cli("debit", String(user.userId), "10", "--reason", "ticket 7", "--idempotency-key", "ticket-7");
     expect(otherWay.code).toBe(1);
-    expect(otherWay.err).toMatch(/^--idempotency-key "ticket-7" was used for a credit of 10\.00 to user \d+ \(entry \d+\): nothing changed; a different adjustment needs a key of its own/);
+    expect(otherWay.err).toMatch(/^--idempotency-key "ticket-7" was used for a credit of 10\.00 to user \d+ with --reason "ticket 7" \(entry \d+\): nothing changed; a different adjustment needs a key of its own/);
     const otherAmount = await cli("credit", String(user.userId), "5", "--reason", "ticket 7", "--idempotency-key", "ticket-7");
     expect(otherAmount.code).toBe(1);
     expect((await cli("credit", String(user.userId), "4", "--reason", "x", "--idempotency-key", "ticket-7-fix")).err).toMatch(/was used for a debit of 4\.00/);
+    // Another reason is another adjustment too: the user would read a reference that was never posted.
+    const otherReason = await cli("credit", String(user.userId), "10", "--reason", "ticket 8", "--idempotency-key", "ticket-7");
+    expect(otherReason.code).toBe(1);
+    expect(otherReason.err).toMatch(/was used for a credit of 10\.00 to user \d+ with --reason "ticket 7" \(entry \d+\): nothing changed/);
     expect(await balanceOf(user.userId)).toBe(6_000_000n);
     const blank = await cli("credit", String(user.userId), "1", "--reason", "x", "--idempotency-key", " ");
     expect(blank.code).toBe(64);

@@ -66,9 +66,11 @@ function adjustmentCommand(direction: "credit" | "debit"): CliCommand {
         return 1;
       }
       const meant = credits ? move.amount : -move.amount;
-      if (posted.replayed && posted.amount !== meant) {
+      if (posted.replayed && (posted.amount !== meant || posted.reference !== reason)) {
         const earlier = posted.amount > 0n ? `a credit of ${formatMoney(posted.amount)}` : `a debit of ${formatMoney(-posted.amount)}`;
-        ctx.err(`--idempotency-key "${idempotencyKey}" was used for ${earlier} to user ${user.id} (entry ${posted.entryId}): nothing changed; a different adjustment needs a key of its own`);
+        ctx.err(
+          `--idempotency-key "${idempotencyKey}" was used for ${earlier} to user ${user.id} with --reason "${posted.reference}" (entry ${posted.entryId}): nothing changed; a different adjustment needs a key of its own`,
+        );
         return 1;
       }
       const done = credits ? `credited ${formatMoney(posted.amount)} to` : `took ${formatMoney(-posted.amount)} from`;

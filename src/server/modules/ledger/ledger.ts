@@ -26,6 +26,8 @@ export interface LedgerPosted {
   /** The balance right after this entry. */
   balance: bigint;
   createdAt: Date;
+  /** The entry's reference (a replayed entry's may differ from the one asked for). */
+  reference: string;
   /** True when the idempotency key had already been used and nothing moved now. */
   replayed: boolean;
 }
@@ -50,6 +52,7 @@ interface MoveRow {
   amount: string | null;
   balance: string;
   created_at: Date | string | null;
+  reference: string | null;
 }
 
 function assertPositive(move: LedgerMove): void {
@@ -69,7 +72,7 @@ async function move(db: DbOrTx, input: LedgerMove, direction: 1n | -1n): Promise
     db,
     sql`
       with prior as (
-        select id, amount, balance_after, created_at from ledger_entries
+        select id, amount, balance_after, created_at, reference from ledger_entries
         where user_id = ${input.userId} and idempotency_key = ${input.idempotencyKey}
       ), moved as (
         update users set balance = balance + ${delta}::bigint
@@ -80,13 +83,13 @@ async function move(db: DbOrTx, input: LedgerMove, direction: 1n | -1n): Promise
         select ${input.userId}, ${delta}::bigint, balance, ${input.kind}::ledger_kind, ${input.method}, ${input.reference},
                ${input.idempotencyKey}, ${input.at.toISOString()}::timestamptz
         from moved
-        returning id, amount, balance_after, created_at
+        returning id, amount, balance_after, created_at, reference
       )
-      select 'posted' as outcome, id, amount::text as amount, balance_after::text as balance, created_at from posted
+      select 'posted' as outcome, id, amount::text as amount, balance_after::text as balance, created_at, reference from posted
       union all
-      select 'replayed', id, amount::text, balance_after::text, created_at from prior
+      select 'replayed', id, amount::text, balance_after::text, created_at, reference from prior
       union all
-      select 'refused', null, null, balance::text, null from users
+      select 'refused', null, null, balance::text, null, null from users
       where id = ${input.userId} and not exists (select 1 from posted) and not exists (select 1 from prior)`,
   );
   const row = rows[0];
@@ -98,6 +101,7 @@ async function move(db: DbOrTx, input: LedgerMove, direction: 1n | -1n): Promise
     amount: BigInt(row.amount!),
     balance: BigInt(row.balance),
     createdAt: new Date(row.created_at!),
+    reference: row.reference!,
     replayed: row.outcome === "replayed",
   };
 }
