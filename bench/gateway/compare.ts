@@ -97,7 +97,7 @@ async function chargeBatches(base: string): Promise<{ batches: number; calls: nu
 /** One build's server, signed up, topped up and holding its keys. */
 async function prepared(label: string, dist: string, database: string, env: Record<string, string>, grant?: string) {
   const bench = await benchServer({ db, logLevel: "warn", dist, database, env: args["batch-sizes"] ? { ...env, METRICS_TOKEN } : env });
-  const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1");
+  const codes = bench.cli("codes", "create", "--amount", "100000", "--count", "1", "--force");
   if (codes.code !== 0) throw new Error(`${label}: could not create a redemption code: ${codes.err}`);
   const server = await bench.start();
   const client = new BenchClient(bench.base, bench.dataDir);

@@ -51,7 +51,7 @@ const dataDir = bench.dataDir;
 const cli = bench.cli;
 const startServer = () => bench.start(args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : []);
 
-const codes = cli("codes", "create", "--amount", "100000", "--count", "1");
+const codes = cli("codes", "create", "--amount", "100000", "--count", "1", "--force");
 if (codes.code !== 0) throw new Error(`could not create a redemption code: ${codes.err}`);
 const redemptionCode = codes.out.trim().split("\n")[0]!;
 
