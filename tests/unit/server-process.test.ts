@@ -136,6 +136,24 @@ describe("one process on PGlite", () => {
     expect(await first.exited).toEqual({ code: 0, signal: null });
   }, SLOW);
 
+  it("lets one of two servers started at once on a new DATA_DIR open its embedded database; the other exits 1 naming it, before it has an admin socket", async () => {
+    const dataDir = tempDir();
+    const both = [start({ DATA_DIR: dataDir, DATABASE_URL: "" }), start({ DATA_DIR: dataDir, DATABASE_URL: "" })];
+    const outcomes = await Promise.all(both.map((server) => Promise.race([server.exited.then(({ code }) => `exited ${code}`), readyUrl(server).then(() => "serves")])));
+    expect([...outcomes].sort()).toEqual(["exited 1", "serves"]);
+    const serving = both[outcomes.indexOf("serves")]!;
+    const refused = both[outcomes.indexOf("exited 1")]!;
+    expect(refused.stderr().trim()).toMatch(new RegExp(`^DATA_DIR ${dataDir} is in use: (process ${serving.child.pid} has its embedded database open|a Tollgate server is running)`));
+    expect((await get(`${await readyUrl(serving)}/api/v1/health`)).status).toBe(200);
+    // Killed, it leaves its lock file; the next start takes the folder at once.
+    serving.child.kill("SIGKILL");
+    await serving.exited;
+    const next = start({ DATA_DIR: dataDir, DATABASE_URL: "" });
+    expect((await get(`${await readyUrl(next)}/api/v1/tools`)).status).toBe(200);
+    next.child.kill("SIGTERM");
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+  }, SLOW);
+
   it("stops with exit 1 on a mistake in the tool catalog, saying what it is, with no stack trace", async () => {
     const catalog = path.join(tempDir(), "tools.json");
     fs.writeFileSync(catalog, JSON.stringify({ tools: [{ id: "echo", name: "Echo", description: "d", category: "c", price: "x", handler: { type: "builtin", name: "echo" } }] }));

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { databaseLocation, loadConfigOrExit } from "../config";
 import { hasPgliteDatabase, openDatabase, type Database } from "../db/client";
 import { hasBeenMigrated } from "../db/migrations";
-import { DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
+import { DataDirInUseError, DataDirNotPrivateError, securePrivateDataDir } from "../lib/private-data-dir";
 import { controlSocketPath, runViaControlSocket } from "./control-socket";
 import { openingFailure, withoutPassword } from "../lib/database-url";
 import { helpAnswer, runCli } from "./run";
@@ -112,6 +112,6 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main().then(exitAfterOutput, (error: unknown) => {
-  console.error(error instanceof DataDirNotPrivateError ? error.message : error);
+  console.error(error instanceof DataDirNotPrivateError || error instanceof DataDirInUseError ? error.message : error);
   return exitAfterOutput(1);
 });

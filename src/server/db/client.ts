@@ -7,6 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { lockEmbeddedDatabase } from "./embedded-lock";
 import { applyMigrations } from "./migrations";
 import { PgliteOnThread } from "./pglite-on-thread";
 import * as schema from "./schema/index";
@@ -249,9 +250,16 @@ export function hasPgliteDatabase(dataDir: string): boolean {
 
 export function openDatabase(config: { databaseUrl?: string; dataDir: string }, log?: DatabaseLog): Database {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, undefined, log);
-  const dataDir = pgliteDataDir(config.dataDir);
-  startFromBuiltTemplate(dataDir);
-  return openPglite({ dataDir, onThread: true });
+  const release = lockEmbeddedDatabase(config.dataDir);
+  try {
+    const dataDir = pgliteDataDir(config.dataDir);
+    startFromBuiltTemplate(dataDir);
+    const database = openPglite({ dataDir, onThread: true });
+    return { ...database, close: () => database.close().finally(release) };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 /** Whether the database answers; `onError` hears why not. */

@@ -21,17 +21,18 @@ export class DataDirNotPrivateError extends Error {
 }
 
 /**
- * DATA_DIR holds the embedded database of a server that is running (its admin socket answers).
- * PGlite belongs to one process: a second one on the same folder would write the same files, and on
- * stopping would remove the first one's admin socket, after which `tollgate admin` opens the database
- * beside the running server.
+ * DATA_DIR holds the embedded database of a server that is running (its admin socket answers), or
+ * another process has that database open (`holderPid`: db/embedded-lock.ts). PGlite belongs to one
+ * process: a second one on the same folder would write the same files, and on stopping would remove
+ * the first one's admin socket, after which `tollgate admin` opens the database beside the running server.
  */
 export class DataDirInUseError extends Error {
-  constructor(dataDir: string) {
-    super(
-      `DATA_DIR ${dataDir} is in use: a Tollgate server is running on its embedded database (its admin socket answers), ` +
-        `and PGlite belongs to one process. Stop that server first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`,
-    );
+  constructor(dataDir: string, holderPid?: number) {
+    const holder =
+      holderPid === undefined
+        ? "a Tollgate server is running on its embedded database (its admin socket answers)"
+        : `process ${holderPid} has its embedded database open (a Tollgate server, starting or running, or an admin command)`;
+    super(`DATA_DIR ${dataDir} is in use: ${holder}, and PGlite belongs to one process. Stop that ${holderPid === undefined ? "server" : "process"} first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`);
     this.name = "DataDirInUseError";
   }
 }
