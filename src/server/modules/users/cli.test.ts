@@ -82,12 +82,19 @@ describe("tollgate admin users show", () => {
   it("shows the phone in full, the balance, keys masked with their spend, tool approvals, open holds and last calls", async () => {
     const user = await userWithKey("2");
     expect((await echo(user.secret)).statusCode).toBe(200);
+    // A refused call is no charged call, but the operator sees it among the failures (from the call log).
+    const refused = await t.app.inject({ method: "POST", url: "/v1/tools/no-such-tool", payload: {}, headers: { authorization: `Bearer ${user.secret}` } });
+    expect(refused.statusCode).toBe(404);
+    await t.app.callLog.drain();
     const shown = await cli("users", "show", String(user.userId), "--json");
     expect(shown.code).toBe(0);
     const document = JSON.parse(shown.out);
     expect(document).toMatchObject({ id: user.userId, phone: user.phone, balance: "1.9999", disabledAt: null, toolApprovals: [], openHolds: [] });
     expect(document.keys).toEqual([expect.objectContaining({ id: user.keyId, key: `tg_…${user.secret.slice(-4)}`, status: "active", spent: "0.0001" })]);
     expect(document.lastCalls).toEqual([expect.objectContaining({ tool: "echo", status: "succeeded", amount: "0.0001" })]);
+    expect(document.lastFailures).toEqual([
+      { requestId: refused.headers["x-request-id"], tool: "no-such-tool", httpStatus: 404, code: "unknown_tool", message: expect.any(String), at: expect.any(String) },
+    ]);
     expect(shown.out).not.toContain(user.secret);
 
     const text = await cli("users", "show", user.phone);
@@ -97,6 +104,7 @@ describe("tollgate admin users show", () => {
     expect(text.out).toMatch(/^prepaid units +none$/m);
     // One unit reads as one, as every other count the CLI prints.
     expect(text.out).toMatch(/^last calls +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00 echo succeeded 1 unit 0\.0001 \S+$/m);
+    expect(text.out).toMatch(/^last failures +\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+08:00 no-such-tool 404 unknown_tool \S+$/m);
   });
 
   it("lists the prepaid units a user has left", async () => {

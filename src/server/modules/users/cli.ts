@@ -62,7 +62,7 @@ export const usersFindCommand: CliCommand = {
 
 export const usersShowCommand: CliCommand = {
   name: "users show",
-  summary: "one user: phone, sign-up, balance, keys with their spend, tool approvals (access applications approved), open holds, last calls, prepaid units left (packages, grants, free quotas)",
+  summary: "one user: phone, sign-up, balance, keys with their spend, tool approvals (access applications approved), open holds, last calls, last failures (refused or failed calls), prepaid units left (packages, grants, free quotas)",
   usage: "users show <phone|user-id> [--json]",
   examples: ["users show 42", "users show 13800138000 --json"],
   options: { json: false },
@@ -92,6 +92,7 @@ export const usersShowCommand: CliCommand = {
       toolApprovals: details.grants.map((g) => ({ tool: g.toolId, approvedAt: g.grantedAt.toISOString() })),
       openHolds: calls(details.openHolds),
       lastCalls: calls(details.lastCalls),
+      lastFailures: details.lastFailures.map((f) => ({ requestId: f.requestId, tool: f.toolId, httpStatus: f.httpStatus, code: f.code, message: f.message, at: f.receivedAt.toISOString() })),
       lots: lots.map((l) => ({ id: l.id, tool: l.toolId, source: l.source, name: l.label, unitsLeft: l.unitsLeft, unitsGranted: l.unitsGranted, expiresAt: l.expiresAt.toISOString() })),
     };
     printRecord(
@@ -106,6 +107,7 @@ export const usersShowCommand: CliCommand = {
         ["tool approvals", details.grants.map((g) => `${g.toolId} approved ${timeCell(g.grantedAt)}`)],
         ["open holds", details.openHolds.map((h) => `${h.requestId} ${h.toolId} ${formatMoney(h.amount)} since ${timeCell(h.createdAt)}`)],
         ["last calls", details.lastCalls.map((c) => `${timeCell(c.createdAt)} ${c.toolId} ${c.status} ${counted(c.units, "unit")} ${formatMoney(c.amount)} ${c.requestId}`)],
+        ["last failures", details.lastFailures.map((f) => `${timeCell(f.receivedAt)} ${f.toolId} ${f.httpStatus} ${f.code} ${f.requestId}`)],
         ["prepaid units", lots.map((l) => `lot #${l.id} ${l.toolId} ${l.source} "${l.label}" ${l.unitsLeft}/${l.unitsGranted} until ${timeCell(l.expiresAt)}`)],
       ],
       { json: options.json === true, document },

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
 import { API_KEY_PATTERN } from "#shared/api-keys";
 import { normalizePhone } from "#shared/phone";
 import type { Db, Tx } from "../../db/client";
-import { apiKeys, llmUsage, toolGrants, usageRecords, users } from "../../db/schema/index";
+import { apiKeys, callLog, llmUsage, toolGrants, usageRecords, users } from "../../db/schema/index";
 import { sha256Hex } from "../../lib/crypto";
 import { revokeAllSessions } from "../auth/index";
 import { announceApiKeyChange, apiKeyStatus, currentPeriodSpend, type ApiKeyRow } from "../keys/index";
@@ -62,6 +62,11 @@ async function keyOwnersNamed(db: Db, readings: ReturnType<typeof userSearchRead
 }
 
 type CallSummary = { requestId: string; toolId: string; status: string; units: number; amount: bigint; createdAt: Date };
+/** A call answered with an error (refused before the tool, or failed at it), as the call log keeps it. */
+type FailureSummary = { requestId: string; toolId: string; httpStatus: number; code: string; message: string | null; receivedAt: Date };
+
+/** How many of a user's last failed calls `users show` lists. */
+export const LAST_FAILURES = 5;
 
 export interface UserDetails {
   user: UserRow;
@@ -69,6 +74,8 @@ export interface UserDetails {
   grants: { toolId: string; grantedAt: Date }[];
   openHolds: CallSummary[];
   lastCalls: CallSummary[];
+  /** From the call log, so refusals too (lastCalls are the charged calls); a call's row arrives there just after it ends. */
+  lastFailures: FailureSummary[];
 }
 
 /** Everything an operator looks at for one user: keys (never their secrets), grants, holds still open, the last calls. */
@@ -97,12 +104,26 @@ export async function userDetails(db: Db, userId: number, now: Date): Promise<Us
     .where(eq(usageRecords.userId, userId))
     .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
     .limit(10);
+  const lastFailures = await db
+    .select({
+      requestId: callLog.requestId,
+      toolId: callLog.toolId,
+      httpStatus: callLog.httpStatus,
+      code: sql<string>`coalesce(${callLog.errorCode}, ${callLog.outcome})`,
+      message: callLog.errorMessage,
+      receivedAt: callLog.receivedAt,
+    })
+    .from(callLog)
+    .where(and(eq(callLog.userId, userId), sql`${callLog.httpStatus} >= 400`))
+    .orderBy(desc(callLog.receivedAt), desc(callLog.id))
+    .limit(LAST_FAILURES);
   return {
     user,
     keys: keys.map((key) => ({ ...key, status: apiKeyStatus(key, now), periodSpend: currentPeriodSpend(key, now) })),
     grants,
     openHolds,
     lastCalls,
+    lastFailures,
   };
 }
 
