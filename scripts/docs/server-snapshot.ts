@@ -7,7 +7,7 @@ import { loadConfig, type AppConfig } from "../../src/server/config";
 import { openPglite } from "../../src/server/db/client";
 import type { PublicTool } from "../../src/shared/catalog";
 import type { OpenApiDocument } from "./openapi-types";
-import type { DocsTool } from "../../src/server/modules/site-pages/docs";
+import { docsTool, type DocsTool } from "../../src/server/modules/site-pages/docs";
 
 export interface ServerSnapshot {
   config: AppConfig;
@@ -40,10 +40,7 @@ export async function snapshotServer(env: Record<string, string | undefined> = p
       await app.ready();
       const catalog = await app.inject({ method: "GET", url: "/api/v1/tools" });
       if (catalog.statusCode !== 200) throw new Error(`GET /api/v1/tools answered ${catalog.statusCode}: ${catalog.body}`);
-      const tools = (catalog.json() as { tools: PublicTool[] }).tools.map((tool) => {
-        const handler = app.catalog.get(tool.id)?.handler;
-        return { ...tool, builtin: handler?.type === "builtin" ? handler.name : null };
-      });
+      const tools = (catalog.json() as { tools: PublicTool[] }).tools.map((tool) => docsTool(tool, app.catalog.get(tool.id)?.handler));
       return { config, openapi: app.swagger() as OpenApiDocument, tools };
     } finally {
       await app.close();

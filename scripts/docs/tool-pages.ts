@@ -12,7 +12,7 @@ const s = slot;
 function modelsSection(currency: string, words: DocsStrings): string {
   return [
     `## ${words.tool.models.title} {#models}`,
-    words.tool.models.intro,
+    words.tool.models.intro(s("defaultOutputCap")),
     [words.tool.models.header, "|---|---:|---:|---:|", `| \`${s("modelId")}\` | ${currency}${s("modelInput")} | ${currency}${s("modelCached")} | ${currency}${s("modelOutput")} |`].join("\n"),
     `## ${words.tool.example} {#example}`,
     words.tool.models.exampleIntro,

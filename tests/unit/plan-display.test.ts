@@ -43,7 +43,7 @@ const LLM = {
   name: "LLM",
   description: "An OpenAI-compatible LLM, priced per model.",
   category: "AI",
-  handler: { type: "http", url: "http://127.0.0.1:9/v1", protocol: "openai", models: { "gpt-4o-mini": { input: "0.15", output: "0.60" } } },
+  handler: { type: "http", url: "http://127.0.0.1:9/v1", protocol: "openai", models: { "gpt-4o-mini": { input: "0.15", output: "0.60" } }, defaultMaxOutputTokens: 16384 },
 };
 
 beforeAll(async () => {
@@ -104,6 +104,13 @@ it.each([
   expect(text(page.body)).not.toMatch(/POST http:\/\/\S+\/v1\/tools\/llm/);
   // A tool of its own paths keeps its method and address.
   expect(text((await t.app.inject({ method: "GET", url: url.replace("llm", "stamp") })).body)).toMatch(/POST http:\/\/\S+\/v1\/tools\/stamp/);
+});
+
+it.each([
+  ["/docs/tools/llm.html", "as output tokens, or 16,384 output tokens when the request sets none; set max_tokens to hold less."],
+  ["/docs/zh-CN/tools/llm.html", "按输出 tokens 计，请求未设置时按 16,384 个输出 tokens 计；设置 max_tokens 可以减少预扣。"],
+])("says on %s how many output tokens a call that sets no max_tokens holds, as billing.md promises", async (url, sentence) => {
+  expect(text((await t.app.inject({ method: "GET", url })).body)).toContain(sentence);
 });
 
 it("bills a month of the example's calls what the example says, after the free quota", async () => {

@@ -25,6 +25,8 @@ const modelPrices = z
   .strict();
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/** The output tokens an OpenAI-compatible tool holds for a request that sets no cap. */
+export const defaultOutputCap = (config: Pick<HttpHandlerConfig, "defaultMaxOutputTokens">): number => config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
 
 const httpHandler = z.strictObject({

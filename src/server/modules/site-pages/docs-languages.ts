@@ -41,7 +41,8 @@ export interface DocsStrings {
     perMillion: (price: string, direction: "input" | "cachedInput" | "output") => string;
     /** Between a model's input and output prices, and between models: the language's own comma and semicolon. */
     priceSeparators: { directions: string; models: string };
-    models: { title: string; header: string; intro: string; exampleIntro: string };
+    /** `intro` is given the output tokens held for a request that sets no cap (the tool's `defaultMaxOutputTokens`). */
+    models: { title: string; header: string; intro: (defaultOutputCap: string) => string; exampleIntro: string };
     needsApproval: string;
     open: string;
     facts: { id: string; call: string; baseUrl: string; price: string; chargedNote: string; rateLimit: string; perMinute: (n: string) => string; access: string; provider: string; builtIn: string; upstream: string; category: string };
@@ -85,11 +86,11 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       models: {
         title: "Models and prices",
         header: "| Model | Input | Cached input | Output |",
-        intro:
+        intro: (defaultOutputCap) =>
           "This tool speaks the OpenAI API: point an OpenAI SDK's base URL at `{{gatewayBase}}/{{toolId}}` and use your API key as its key. " +
           "`POST /chat/completions`, `POST /responses` and `POST /embeddings` are charged the input and output tokens of the model the request names, at the prices below (per 1M tokens); `GET /models` is free. " +
           "The tokens come from the provider's usage report, or, when it sends none, are counted by {{siteName}} with the model's tokenizer, as billing details show. " +
-          "Before the call, its most possible cost is held: the request's size as input tokens plus `max_tokens` (or `max_completion_tokens`, `max_output_tokens`) as output tokens; set `max_tokens` to hold less.",
+          `Before the call, its most possible cost is held: the request's size as input tokens plus \`max_tokens\` (or \`max_completion_tokens\`, \`max_output_tokens\`) as output tokens, or ${defaultOutputCap} output tokens when the request sets none; set \`max_tokens\` to hold less.`,
         exampleIntro: "With the official `openai` package for Node.js, at its defaults, streamed and not:",
       },
       needsApproval: "Needs approval: [apply in the console](/console/apply), then call it with any of your keys.",
@@ -148,11 +149,11 @@ export const DOCS_STRINGS: Record<DocsLanguage, DocsStrings> = {
       models: {
         title: "模型与价格",
         header: "| 模型 | 输入 | 缓存输入 | 输出 |",
-        intro:
+        intro: (defaultOutputCap) =>
           "本工具使用 OpenAI API 协议：把 OpenAI SDK 的 base URL 设为 `{{gatewayBase}}/{{toolId}}`，并以您的 API 密钥作为其密钥。" +
           "`POST /chat/completions`、`POST /responses` 和 `POST /embeddings` 按请求所指定模型的输入和输出 token 数，以下表价格（每百万 tokens）扣费；`GET /models` 免费。" +
           "token 数来自服务商报告的用量；服务商未报告时，由 {{siteName}} 用该模型的分词器计数，消费明细中会注明。" +
-          "调用前会预扣其可能的最高费用：请求的大小按输入 tokens 计，加上 `max_tokens`（或 `max_completion_tokens`、`max_output_tokens`）按输出 tokens 计；设置 `max_tokens` 可以减少预扣。",
+          `调用前会预扣其可能的最高费用：请求的大小按输入 tokens 计，加上 \`max_tokens\`（或 \`max_completion_tokens\`、\`max_output_tokens\`）按输出 tokens 计，请求未设置时按 ${defaultOutputCap} 个输出 tokens 计；设置 \`max_tokens\` 可以减少预扣。`,
         exampleIntro: "使用 Node.js 官方 `openai` 包，保持其默认设置，流式与非流式：",
       },
       needsApproval: "需要审批：请先[在控制台申请](/console/apply)，获批后可用您的任意 API 密钥调用。",

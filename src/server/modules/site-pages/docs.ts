@@ -5,6 +5,7 @@
  * address follow the catalog and the settings the server started with (decision 056).
  */
 import type { PublicTool } from "#shared/catalog";
+import { defaultOutputCap, type Tool } from "../catalog";
 import { CURRENCY_SYMBOL } from "#shared/site-config";
 import { fillSlots, repeatElement } from "#shared/page-slots";
 import { escapeHtml } from "#shared/template";
@@ -54,6 +55,17 @@ export interface DocsTemplates {
 export interface DocsTool extends PublicTool {
   /** The built-in handler's name, or null for a tool served by an upstream provider. */
   builtin: string | null;
+  /** An OpenAI-compatible tool's output tokens held for a request that sets no cap; null for any other tool. */
+  defaultOutputCap: number | null;
+}
+
+/** A tool as its docs page shows it: what the public catalog says, and what its handler adds. */
+export function docsTool(tool: PublicTool, handler: Tool["handler"] | undefined): DocsTool {
+  return {
+    ...tool,
+    builtin: handler?.type === "builtin" ? handler.name : null,
+    defaultOutputCap: handler?.type === "http" && handler.protocol === "openai" ? defaultOutputCap(handler) : null,
+  };
 }
 
 export function toolSlug(tool: Pick<PublicTool, "id">): string {
@@ -95,6 +107,7 @@ function toolPage(tool: DocsTool, templates: LanguageTemplates, language: DocsLa
     access: tool.requiresApproval ? templates.cells.needsApproval : templates.cells.open,
     provider: tool.builtin ? templates.cells.builtIn : templates.cells.upstream,
     model: escapeHtml(models[0]?.id ?? ""),
+    defaultOutputCap: (tool.defaultOutputCap ?? 0).toLocaleString("en-US"),
   };
   return { slug: toolSlug(tool), title: text.name, html: fillSlots(html, values), headings: body.headings };
 }

@@ -8,14 +8,14 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { publicTool } from "../catalog";
-import { DOCS_TEMPLATES_FILE, renderDocs, type DocsTemplates, type DocsTool } from "./docs";
+import { DOCS_TEMPLATES_FILE, docsTool, renderDocs, type DocsTemplates, type DocsTool } from "./docs";
 import { withCatalog } from "./landing";
 
 export const LANDING_PAGE = "/index.html";
 
 /** The site's tools as the pages show them, in the catalog's order. */
 function docsTools(app: FastifyInstance): DocsTool[] {
-  return [...app.catalog.values()].map((tool) => ({ ...publicTool(tool), builtin: tool.handler.type === "builtin" ? tool.handler.name : null }));
+  return [...app.catalog.values()].map((tool) => docsTool(publicTool(tool), tool.handler));
 }
 
 /**

@@ -2,7 +2,7 @@ import { pipeline } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { amountsTotal, apportion, tokenAmounts, type TokenCounts } from "#shared/llm-prices";
 import { parseMoney } from "#shared/money";
-import { DEFAULT_MAX_OUTPUT_TOKENS, type HttpHandlerConfig } from "../../catalog/catalog-file";
+import { defaultOutputCap, type HttpHandlerConfig } from "../../catalog/catalog-file";
 import { GatewayError } from "../gateway-error";
 import { answerText, OpenAiEventStream, reportedTokens } from "./openai-answer";
 import { llmHold, llmRoute, promptText, readLlmRequest, type LlmModel, type LlmRequest } from "./openai-request";
@@ -81,7 +81,7 @@ export function openAiMeter(toolId: string, config: HttpHandlerConfig, upstream:
     }
     const perCall = pricedPaths.get(request.subpath);
     if (perCall !== undefined) return pricedPathCall(request.body, perCall, upstream);
-    const llm = readLlmRequest(llmRoute(request.method, request.subpath, [...pricedPaths.keys()]), request.body, models, config.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+    const llm = readLlmRequest(llmRoute(request.method, request.subpath, [...pricedPaths.keys()]), request.body, models, defaultOutputCap(config));
     const hold = llmHold(llm, request.body.length);
     if (hold > BigInt(Number.MAX_SAFE_INTEGER)) throw new GatewayError("bad_request", "the output cap asks for more tokens than any balance could hold");
     let counted: Counted | undefined;
