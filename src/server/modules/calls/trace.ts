@@ -5,6 +5,7 @@ import type { FoundApiKey } from "../keys/index";
 import type { PrepaidDraw } from "../ledger/index";
 import type { UpstreamFault } from "../../lib/counters";
 import { storable } from "../../db/storable-text";
+import { upstreamFailed } from "../../lib/upstream-failure";
 
 /** The most of a failed upstream's answer kept for operators. */
 export const UPSTREAM_EXCERPT_BYTES = 2048;
@@ -90,15 +91,15 @@ export class CallTrace {
   }
 
   /**
-   * The tool answered: its status, and for a failure (5xx) the start of its body for operators.
+   * The tool answered: its status, and for a failure (lib/upstream-failure.ts) the start of its body for operators.
    * A streamed answer's bytes are counted as they pass.
    */
   upstreamAnswered(answer: ToolAnswer): void {
     this.upstreamStatus = answer.status;
     this.firstByteUs = sinceUs(this.startedAt);
     this.upstreamUs = Math.round((performance.now() - this.upstreamStartedAt) * 1000);
-    if (answer.status >= 500) this.upstreamFault = "status";
-    if (answer.status >= 500 && (typeof answer.body === "string" || Buffer.isBuffer(answer.body))) {
+    if (upstreamFailed(answer.status)) this.upstreamFault = "status";
+    if (upstreamFailed(answer.status) && (typeof answer.body === "string" || Buffer.isBuffer(answer.body))) {
       const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
       this.upstreamErrorExcerpt = storable(body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8"));
     }

@@ -33,6 +33,7 @@ import { chargeBatch, completeBatch, type ChargeItem, type ChargeOutcome, type C
 import { relay, type StreamEnd } from "./relay";
 import { SeenBalances } from "./seen-balances";
 import { BUILTIN_MAX_REQUEST_BYTES, checkDeclaredLength, limitedBody, readWhole } from "./request-body";
+import { upstreamFailed } from "../../lib/upstream-failure";
 
 const REFUSALS: Record<ApiKeyRefusal, GatewayError["code"]> = {
   unknown: "invalid_key",
@@ -289,7 +290,7 @@ export class Gateway {
     const response = await this.invoke(call, () => tool.run(request));
     if (call.callerGone()) throw new GatewayError("upstream_failed", ABORTED);
     if (!succeeded(response)) {
-      if (response.status >= 500) throw new GatewayError("upstream_failed");
+      if (upstreamFailed(response.status)) throw new GatewayError("upstream_failed");
       return { response, cost: 0n };
     }
     const usedUnits = this.usedUnits(call, response.units, units);
@@ -425,7 +426,7 @@ export class Gateway {
     }
     if (!succeeded(response)) {
       await settle("refunded", amount, units, response.status);
-      if (response.status >= 500) throw new GatewayError("upstream_failed");
+      if (upstreamFailed(response.status)) throw new GatewayError("upstream_failed");
       return { response: response as ToolResponse, cost: 0n, ...(quota && { quotaRemaining: quota.quotaRemaining + drawn }) };
     }
     if (!isStreamed(response)) {

@@ -130,6 +130,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   if (url === "/v1/chat/completions") return chatCompletion(body, res, true);
   if (url === "/no-usage/v1/chat/completions") return chatCompletion(body, res, false);
   if (url === "/cut/v1/chat/completions") return cutStream(body, res);
+  if (url === "/bad-key/v1/chat/completions") {
+    // What OpenAI answers a request made with a key it does not know: here, the operator's.
+    const error = { message: "Incorrect API key provided: sk-op***789. You can find your API key at https://platform.openai.com/account/api-keys.", type: "invalid_request_error", param: null, code: "invalid_api_key" };
+    return res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error }));
+  }
   if (url === "/v1/responses") return responses(body, res);
   if (url === "/v1/embeddings") return embeddings(body, res);
   if (url === "/v1/audio/speech") return res.writeHead(200, { "content-type": "audio/mpeg" }).end(Buffer.from("ID3 fake mp3"));
@@ -146,7 +151,7 @@ function writeCatalog(base: string): string {
     handler: { type: "http", url: `${base}${url}`, protocol: "openai", models, pricedPaths },
   });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openai-")), "tools.json");
-  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI, "tg-embed": EMBED }, { "/audio/speech": "0.01" }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE }), tool("cut", "/cut/v1", { "tg-large": LARGE })] }));
+  fs.writeFileSync(file, JSON.stringify({ tools: [tool("llm", "/v1", { "tg-large": LARGE, "tg-mini": MINI, "tg-embed": EMBED }, { "/audio/speech": "0.01" }), tool("no-usage", "/no-usage/v1", { "tg-large": LARGE }), tool("cut", "/cut/v1", { "tg-large": LARGE }), tool("bad-key", "/bad-key/v1", { "tg-large": LARGE })] }));
   return file;
 }
 
@@ -263,6 +268,27 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     expect([shown.units, shown.amount]).toEqual([1801, formatMoney(LARGE_COST)]);
     const user = JSON.parse((await adminCli(t)("users", "show", String(userId), "--json")).out);
     expect(user.lastCalls.map((c: { requestId: string; units: number }) => [c.requestId, c.units])).toEqual([[requestId, 1801]]);
+  });
+
+  it("answers 502 upstream_failed, charging nothing, when the upstream refuses the operator's key: not a 401 the SDK would take for the caller's key", async () => {
+    const { userId, secret } = await funded("5");
+    const error = await client(secret, "bad-key")
+      .chat.completions.create({ model: "tg-large", messages: MESSAGES })
+      .then(() => null, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).not.toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(error).toMatchObject({ status: 502, code: "upstream_failed" });
+    // Nothing of the upstream's words about the operator's key reaches the caller.
+    expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).not.toContain("sk-op");
+    const requestId = (error as InstanceType<typeof OpenAI.APIError>).requestID ?? (error as InstanceType<typeof OpenAI.APIError>).headers?.get("x-request-id");
+    expect((await chargeOf(requestId!)).usage.status).toBe("refunded");
+    expect(await balanceOf(userId)).toBe(parseMoney("5"));
+    // The operator sees the upstream's status and its answer.
+    await t.app.callLog.drain();
+    const shown = JSON.parse((await adminCli(t)("calls", "show", requestId!, "--json")).out);
+    expect(shown).toMatchObject({ status: "refunded", amount: "0.00", log: { outcome: "upstream_failed", httpStatus: 502, upstreamStatus: 401, error: { code: "upstream_failed" } } });
+    expect(shown.log.upstreamErrorExcerpt).toContain("invalid_api_key");
+    await expectLedgerConsistent();
   });
 
   it("refuses a model the tool does not list with 400, naming the models it serves, before any hold or upstream call", async () => {
