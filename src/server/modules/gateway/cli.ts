@@ -119,8 +119,9 @@ export const callsShowCommand: CliCommand = {
       outputAmount: formatMoney(tokens.outputAmount),
       origin: tokens.origin,
     };
-    // An LLM call's usage row counts the micro-units it was held and charged (decision 051); what it used is its tokens, as billing details say.
-    const units = tokens ? tokens.inputTokens + tokens.outputTokens : who.units;
+    // An LLM call's usage row counts the micro-units it was held and charged (decision 051); what it used is its tokens, as billing
+    // details say, and a call that failed used none, as its call log row says (the usage row keeps what it held).
+    const units = tokens ? tokens.inputTokens + tokens.outputTokens : (log?.units ?? who.units);
     // An operator's refund leaves the usage row net of it; the call still cost what it was charged, as billing details show it.
     const operatorRefund = entries.find((e) => e.idempotencyKey === `${OPERATOR_REFUND_KEY_PREFIX}${requestId}`);
     const amount = formatMoney(call ? call.amount + (operatorRefund?.amount ?? 0n) : log!.amount);

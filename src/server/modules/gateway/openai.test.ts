@@ -288,6 +288,12 @@ describe("an OpenAI-compatible tool, called with the official openai SDK", () =>
     const shown = JSON.parse((await adminCli(t)("calls", "show", requestId!, "--json")).out);
     expect(shown).toMatchObject({ status: "refunded", amount: "0.00", log: { outcome: "upstream_failed", httpStatus: 502, upstreamStatus: 401, error: { code: "upstream_failed" } } });
     expect(shown.log.upstreamErrorExcerpt).toContain("invalid_api_key");
+    // It used no tokens: its usage row keeps the micro-units it held, which are no count of anything.
+    expect(shown.units).toBe(0);
+    const user = JSON.parse((await adminCli(t)("users", "show", String(userId), "--json")).out);
+    // The SDK retried the 502 twice, as it retries any 5xx: three calls, each refunded whole.
+    expect(user.lastCalls.map((c: { status: string; units: number }) => [c.status, c.units])).toEqual([["refunded", 0], ["refunded", 0], ["refunded", 0]]);
+    expect(user.lastCalls[0].requestId).toBe(requestId);
     await expectLedgerConsistent();
   });
 

@@ -88,19 +88,22 @@ export async function userDetails(db: Db, userId: number, now: Date): Promise<Us
     .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.deletedAt)))
     .orderBy(apiKeys.id);
   const grants = await db.select({ toolId: toolGrants.toolId, grantedAt: toolGrants.grantedAt }).from(toolGrants).where(eq(toolGrants.userId, userId)).orderBy(toolGrants.toolId);
-  // An LLM call's units are its tokens, as billing details say; its usage row counts the micro-units it was held and charged (decision 051).
-  const units = sql<number>`coalesce(${llmUsage.inputTokens} + ${llmUsage.outputTokens}, ${usageRecords.units})`.mapWith(Number);
+  // An LLM call's units are its tokens, as billing details say; its usage row counts the micro-units it was held and charged (decision 051),
+  // and a call that failed used none, as its call log row says.
+  const units = sql<number>`coalesce(${llmUsage.inputTokens} + ${llmUsage.outputTokens}, ${callLog.units}, ${usageRecords.units})`.mapWith(Number);
   const call = { requestId: usageRecords.requestId, toolId: usageRecords.toolId, status: usageRecords.status, units, amount: usageRecords.amount, createdAt: usageRecords.createdAt };
   const openHolds = await db
     .select(call)
     .from(usageRecords)
     .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
+    .leftJoin(callLog, eq(callLog.requestId, usageRecords.requestId))
     .where(and(eq(usageRecords.userId, userId), eq(usageRecords.status, "pending")))
     .orderBy(usageRecords.createdAt);
   const lastCalls = await db
     .select(call)
     .from(usageRecords)
     .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
+    .leftJoin(callLog, eq(callLog.requestId, usageRecords.requestId))
     .where(eq(usageRecords.userId, userId))
     .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
     .limit(10);
