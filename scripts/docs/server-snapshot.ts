@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { buildApp } from "../../src/server/app";
 import { loadConfig, type AppConfig } from "../../src/server/config";
-import { openPglite } from "../../src/server/db/client";
+import { openPglite, type Database } from "../../src/server/db/client";
 import type { PublicTool } from "../../src/shared/catalog";
 import type { OpenApiDocument } from "./openapi-types";
 import { docsTool, type DocsTool } from "../../src/server/modules/site-pages/docs";
@@ -19,9 +19,11 @@ export interface ServerSnapshot {
 
 /**
  * Starts the real app (in memory, not listening) with the build's environment and reads what
- * the docs are generated from, so they cannot drift from the server.
+ * the docs are generated from, so they cannot drift from the server. It reads no rows: a test
+ * passes the database it has open (`database`, left open), where a new one migrated from nothing
+ * took PGlite most of a minute on a loaded machine.
  */
-export async function snapshotServer(env: Record<string, string | undefined> = process.env): Promise<ServerSnapshot> {
+export async function snapshotServer(env: Record<string, string | undefined> = process.env, options: { database?: Database } = {}): Promise<ServerSnapshot> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-docs-"));
   const config = loadConfig({
     ...env,
@@ -32,9 +34,9 @@ export async function snapshotServer(env: Record<string, string | undefined> = p
     SESSION_SECRET: randomBytes(32).toString("hex"),
     LOG_LEVEL: "silent",
   });
-  const database = openPglite({});
+  const database = options.database ?? openPglite({});
   try {
-    await database.migrate();
+    if (!options.database) await database.migrate();
     const app = await buildApp(config, { database, describeApi: true });
     try {
       await app.ready();
@@ -46,7 +48,7 @@ export async function snapshotServer(env: Record<string, string | undefined> = p
       await app.close();
     }
   } finally {
-    await database.close();
+    if (!options.database) await database.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

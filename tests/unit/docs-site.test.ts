@@ -30,7 +30,7 @@ beforeAll(async () => {
     throw new Error(`no docs in ${clientDir}: run \`npm run build\` (with the same BUILD_DIR) before this test`);
   }
   t = await createTestApp({ WEB_ROOT: clientDir });
-  snapshot = await snapshotServer();
+  snapshot = await snapshotServer(process.env, { database: t.database });
   const slugs = [...GUIDE_SECTIONS.flatMap((s) => s.slugs), "tools", ...snapshot.tools.map(toolSlug), "api"];
   expectedPages = DOCS_LANGUAGES.flatMap((language) => slugs.map((slug) => docsHref(slug, language)));
 });
