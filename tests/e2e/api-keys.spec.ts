@@ -216,3 +216,42 @@ test.describe("in Chinese", () => {
     await expect(dialog.getByText(/小数/)).toHaveCount(0);
   });
 });
+
+for (const locale of ["en-US", "zh-CN"] as const) {
+  test.describe(`on a 1280 px screen, ${locale}`, () => {
+    test.use({ viewport: { width: 1280, height: 800 }, locale });
+
+    test("a used key's columns, its spending among them, are beside the fixed actions, not under them", async ({ page, request }) => {
+      const { token, phone } = await loginViaApi(request);
+      expect((await runAdminCli("credit", phone, "1", "--reason", "wide table e2e")).code).toBe(0);
+      const created = await request.post("/api/v1/console/keys", {
+        data: { name: "used key", spendLimit: "5", spendLimitPeriod: "month" },
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(created.status(), await created.text()).toBe(201);
+      const { secret } = (await created.json()) as { secret: string };
+      expect((await request.post("/v1/tools/echo", { data: { hello: "wide" }, headers: { authorization: `Bearer ${secret}` } })).status()).toBe(200);
+      await signInPage(page, token);
+      await page.goto("/console/api-keys");
+      const row = rowNamed(page, "used key");
+      await expect(row.getByTestId("key-spend")).toHaveText(/^¥0\.0001 \/ ¥5\.00$/);
+      await expect(row.getByTestId("key-spend-period")).toBeVisible();
+
+      const under = await row.evaluate((tr) => {
+        const cells = [...tr.querySelectorAll<HTMLElement>(":scope > td")];
+        const actions = cells.at(-1)!.getBoundingClientRect();
+        return cells
+          .slice(0, -1)
+          .filter((cell) => cell.getBoundingClientRect().right > actions.left + 0.5)
+          .map((cell) => cell.innerText.trim().slice(0, 30));
+      });
+      expect(under, "cells running under the actions column").toEqual([]);
+      // Whatever the browser shows at the start, middle and end of the spending is the spending itself.
+      const shown = await row.getByTestId("key-spend").evaluate((el) => {
+        const { left, right, top, height } = el.getBoundingClientRect();
+        return [left + 2, (left + right) / 2, right - 2].map((x) => el.contains(document.elementFromPoint(x, top + height / 2)));
+      });
+      expect(shown).toEqual([true, true, true]);
+    });
+  });
+}

@@ -6,6 +6,7 @@ import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useT, type MessageKey } from "../../i18n";
 import { beijingDateTime } from "#shared/beijing-time";
 import { parseMoney } from "#shared/money";
+import { TableTime } from "../../components/table-time";
 import { siteConfig } from "../../lib/site-config";
 import { keysQueryKey } from "../../lib/api/list-keys";
 import { toast } from "../../lib/toast";
@@ -84,7 +85,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
       dataIndex: "maskedKey",
       key: "key",
       render: (masked: string) => (
-        <Typography.Text code data-testid="key-masked">
+        <Typography.Text code className="nowrap" data-testid="key-masked">
           {masked}
         </Typography.Text>
       ),
@@ -107,12 +108,12 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
         </>
       ),
     },
-    { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => beijingDateTime(at) },
+    { title: t("apiKeys.colCreated"), dataIndex: "createdAt", key: "created", render: (at: string) => <TableTime at={at} /> },
     {
       title: t("apiKeys.colLastUsed"),
       dataIndex: "lastUsedAt",
       key: "lastUsed",
-      render: (at: string | null) => (at ? beijingDateTime(at) : t("apiKeys.never")),
+      render: (at: string | null) => (at ? <TableTime at={at} /> : t("apiKeys.never")),
     },
     {
       title: t("apiKeys.colSpend"),
@@ -157,7 +158,7 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
       title: t("apiKeys.colExpires"),
       dataIndex: "expiresAt",
       key: "expires",
-      render: (at: string | null) => (at ? beijingDateTime(at) : t("apiKeys.never")),
+      render: (at: string | null) => (at ? <TableTime at={at} /> : t("apiKeys.never")),
     },
     {
       title: t("apiKeys.colActions"),
@@ -175,7 +176,12 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
         dataSource={keys}
         loading={loading}
         pagination={false}
-        scroll={{ x: "max-content" }}
+        // On a wider screen its cells wrap to fit, so the fixed actions stand over nothing until the table cannot fit
+        // even wrapped; on a phone each row stays one line and the table scrolls.
+        scroll={{ x: phone ? "max-content" : true }}
+        tableLayout="auto"
+        size="middle"
+        className="keys-table"
         locale={{ emptyText: t("apiKeys.empty") }}
         onRow={(key) => ({ "data-testid": "key-row", "data-key-id": key.id }) as React.HTMLAttributes<HTMLElement>}
       />
