@@ -128,6 +128,25 @@ export function createMarkdownRenderer(options: MarkdownOptions = {}) {
     }
   });
 
+  // A code in a table cell may break after an underscore or a slash within it (`idempotency_<wbr>in_progress`,
+  // `application/<wbr>json`): whole, the longest codes pushed the columns after them off a phone's screen.
+  md.core.ruler.push("tollgate_cell_codes", (state) => {
+    let inCell = false;
+    for (const token of state.tokens) {
+      if (token.type === "td_open" || token.type === "th_open") inCell = true;
+      else if (token.type === "td_close" || token.type === "th_close") inCell = false;
+      else if (inCell && token.type === "inline") {
+        for (const child of token.children ?? []) if (child.type === "code_inline") child.meta = { inTableCell: true };
+      }
+    }
+  });
+  md.renderer.rules.code_inline = (tokens, idx, _opts, _env, self) => {
+    const token = tokens[idx]!;
+    const text = md.utils.escapeHtml(token.content);
+    const inCell = (token.meta as { inTableCell?: boolean } | null)?.inTableCell;
+    return `<code${self.renderAttrs(token)}>${inCell ? text.replace(/_|(?<=\w)\//g, "$&<wbr>") : text}</code>`;
+  };
+
   md.renderer.rules.heading_close = (tokens, idx) => {
     const token = tokens[idx]!;
     const id = (token.meta as { id?: string } | null)?.id;

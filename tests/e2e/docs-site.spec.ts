@@ -116,6 +116,32 @@ test.describe("on a phone", () => {
   });
 });
 
+for (const [path, meaning] of [["/docs/zh-CN/errors.html", "含义"], ["/docs/errors.html", "Meaning"]] as const) {
+  test.describe(`${path} on a 390 px phone`, () => {
+    test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+    test("each table's meaning column is on the screen before the table is scrolled", async ({ page }) => {
+      await page.goto(path);
+      const screen = await page.evaluate(() => document.documentElement.clientWidth);
+      const tables = page.locator(".docs-content table").filter({ has: page.getByRole("columnheader", { name: meaning, exact: true }) });
+      await expect(tables).toHaveCount(3);
+      for (const table of await tables.all()) {
+        const column = (await table.getByRole("columnheader").allInnerTexts()).indexOf(meaning);
+        // Every row's meaning, whole within the screen: at least its left edge and a readable width of it.
+        const cells = await table.locator("tr").evaluateAll(
+          (rows, at) => rows.map((row) => row.children[at]!.getBoundingClientRect()).map(({ left, right }) => ({ left, right })),
+          column,
+        );
+        for (const { left, right } of cells) {
+          expect(left).toBeGreaterThanOrEqual(0);
+          expect(right, `the ${meaning} column's right edge on the ${screen} px screen`).toBeLessThanOrEqual(screen);
+          expect(right - left, "the meaning column's width").toBeGreaterThanOrEqual(120);
+        }
+      }
+    });
+  });
+}
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
