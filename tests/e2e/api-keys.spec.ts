@@ -2,6 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import { loginViaApi, signInPage } from "./support/auth";
 import { runAdminCli } from "./support/admin-cli";
 import { opened } from "./support/dialogs";
+import { cellsUnderFixedColumns } from "./support/fixed-columns";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -237,15 +238,7 @@ for (const locale of ["en-US", "zh-CN"] as const) {
       await expect(row.getByTestId("key-spend")).toHaveText(/^¥0\.0001 \/ ¥5\.00$/);
       await expect(row.getByTestId("key-spend-period")).toBeVisible();
 
-      const under = await row.evaluate((tr) => {
-        const cells = [...tr.querySelectorAll<HTMLElement>(":scope > td")];
-        const actions = cells.at(-1)!.getBoundingClientRect();
-        return cells
-          .slice(0, -1)
-          .filter((cell) => cell.getBoundingClientRect().right > actions.left + 0.5)
-          .map((cell) => cell.innerText.trim().slice(0, 30));
-      });
-      expect(under, "cells running under the actions column").toEqual([]);
+      expect(await cellsUnderFixedColumns(page.locator(".ant-table")), "cells under the actions column").toEqual([]);
       // Whatever the browser shows at the start, middle and end of the spending is the spending itself.
       const shown = await row.getByTestId("key-spend").evaluate((el) => {
         const { left, right, top, height } = el.getBoundingClientRect();

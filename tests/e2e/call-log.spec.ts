@@ -1,6 +1,7 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { loginViaApi, signInPage } from "./support/auth";
 import { SEED_CODES_FOR, readSeedCodes } from "./support/seed-codes";
+import { cellsUnderFixedColumns } from "./support/fixed-columns";
 import { chooseOption } from "./support/selects";
 
 /** A key of a fresh user (balance 0), and a call with it that fails; returns the call's request id. */
@@ -89,6 +90,28 @@ test("at a laptop's width each call's request id, the way to its detail, is in v
     expect(box.x + box.width, "the request id's right edge").toBeLessThanOrEqual(shown.x + shown.width);
   }
 });
+
+for (const locale of ["en-US", "zh-CN"] as const) {
+  test.describe(`at a laptop's width, ${locale}`, () => {
+    test.use({ viewport: { width: 1280, height: 800 }, locale });
+
+    test("a refused call's amount, why it was not charged, and how long it took are beside the fixed request id, not under it", async ({ page, request }) => {
+      const { token } = await loginViaApi(request);
+      const auth = { authorization: `Bearer ${token}` };
+      const key = await request.post("/api/v1/console/keys", { data: { name: "checkout service, Shanghai production" }, headers: auth });
+      expect(key.status(), await key.text()).toBe(201);
+      const { secret } = (await key.json()) as { secret: string };
+      const refused = await request.post("/v1/tools/qrcode", { data: { text: "hi", format: "svg" }, headers: { authorization: `Bearer ${secret}` } });
+      expect(refused.status()).toBe(402);
+      await expect.poll(async () => (await request.get(`/api/v1/console/calls/${refused.headers()["x-request-id"]}`, { headers: auth })).status()).toBe(200);
+      await signInPage(page, token);
+      await page.goto("/console/billing-details?tab=calls");
+      const table = page.getByTestId("calls-table");
+      await expect(table.getByTestId("call-outcome")).toHaveCount(1);
+      expect(await cellsUnderFixedColumns(table), "cells under the time or request id columns").toEqual([]);
+    });
+  });
+}
 
 test.describe("in Chinese", () => {
   test.use({ locale: "zh-CN" });

@@ -6,6 +6,7 @@ import type { ApiKey, ApiKeyStatus } from "#shared/api-keys";
 import { useT, type MessageKey } from "../../i18n";
 import { beijingDateTime } from "#shared/beijing-time";
 import { parseMoney } from "#shared/money";
+import { fitBesideFixedColumns } from "../../components/fit-beside-fixed-columns";
 import { TableTime } from "../../components/table-time";
 import { siteConfig } from "../../lib/site-config";
 import { keysQueryKey } from "../../lib/api/list-keys";
@@ -176,12 +177,9 @@ export function KeysTable({ keys, loading }: { keys: ApiKey[]; loading: boolean 
         dataSource={keys}
         loading={loading}
         pagination={false}
-        // On a wider screen its cells wrap to fit, so the fixed actions stand over nothing until the table cannot fit
-        // even wrapped; on a phone each row stays one line and the table scrolls.
-        scroll={{ x: phone ? "max-content" : true }}
-        tableLayout="auto"
+        {...fitBesideFixedColumns(phone)}
+        // Ten columns beside the actions: antd's denser padding leaves them room to fit a laptop's screen.
         size="middle"
-        className="keys-table"
         locale={{ emptyText: t("apiKeys.empty") }}
         onRow={(key) => ({ "data-testid": "key-row", "data-key-id": key.id }) as React.HTMLAttributes<HTMLElement>}
       />

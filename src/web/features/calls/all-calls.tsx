@@ -21,6 +21,7 @@ import { notChargedText } from "./not-charged";
 import { OutcomeTag } from "./outcome-tag";
 import { paramsWithView, viewFromParams, type CallsView } from "./view-params";
 import { useAmountBesideTime } from "../../components/amount-beside-time";
+import { fitBesideFixedColumns } from "../../components/fit-beside-fixed-columns";
 import { TableTime } from "../../components/table-time";
 
 /** The filter the API is asked for: the view's, less the open call; null when the dates are the wrong way round. */
@@ -79,7 +80,7 @@ export function AllCalls() {
       dataIndex: "amount",
       render: (_: unknown, row: CallRow) => <span className="call-charge">{notChargedText(t, row) ?? withCurrency(row.amount)}</span>,
     },
-    { title: t("calls.columns.took"), dataIndex: "totalMs", align: "right", render: (ms: number) => `${ms} ms` },
+    { title: t("calls.columns.took"), dataIndex: "totalMs", align: "right", render: (ms: number) => <span className="nowrap">{ms} ms</span> },
     {
       title: t("calls.columns.requestId"),
       dataIndex: "requestId",
@@ -202,7 +203,7 @@ export function AllCalls() {
         dataSource={rows}
         loading={query.isLoading}
         pagination={false}
-        scroll={{ x: "max-content" }}
+        {...fitBesideFixedColumns(phone)}
         locale={{ emptyText: t("calls.empty") }}
         data-testid="calls-table"
         columns={columns}
