@@ -220,6 +220,18 @@ test.describe("login modal", () => {
     await expect(page.getByRole("checkbox")).not.toBeChecked();
   });
 
+  test("on a wide screen opens with the cursor in the phone field", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const dialog = await openModal(page);
+    // Typing at once goes into the phone number, where the focus was on the close button (Enter closed the dialog).
+    await expect(phoneField(page)).toBeFocused();
+    await page.keyboard.type("13800000000");
+    await expect(phoneField(page)).toHaveValue("13800000000");
+    await page.keyboard.press("Tab");
+    await expect(codeField(page)).toBeFocused();
+    await expect(dialog).toBeVisible();
+  });
+
   test("is 640×412 with artwork on wide screens", async ({ page }) => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await openModal(page);

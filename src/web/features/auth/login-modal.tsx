@@ -142,6 +142,8 @@ export default function LoginModal() {
                   size="large"
                   inputMode="numeric"
                   autoComplete="tel-national"
+                  // Where a visitor starts; not on a phone, where it would open the keyboard over the dialog at once.
+                  autoFocus={wide}
                   aria-label={t("login.phone")}
                   placeholder={t("login.phonePlaceholder")}
                   value={phone}
