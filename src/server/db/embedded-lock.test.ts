@@ -31,11 +31,14 @@ lockEmbeddedDatabase(${JSON.stringify(dataDir)}); console.log("held"); setInterv
 it("refuses a folder another process has open, naming it, and takes it at once when that process was killed", async () => {
   const dataDir = tempDir();
   const holder = await holderProcess(dataDir);
-  expect(() => lockEmbeddedDatabase(dataDir)).toThrow(
-    `DATA_DIR ${dataDir} is in use: process ${holder.pid} has its embedded database open (a Tollgate server, starting or running, or an admin command), and PGlite belongs to one process. Stop that process first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`,
-  );
-  // A kill -9 leaves its file behind; the next process does not wait for it to go stale.
-  await holder.kill();
+  try {
+    expect(() => lockEmbeddedDatabase(dataDir)).toThrow(
+      `DATA_DIR ${dataDir} is in use: process ${holder.pid} has its embedded database open (a Tollgate server, starting or running, or an admin command), and PGlite belongs to one process. Stop that process first, or give this one a DATA_DIR of its own (or a DATABASE_URL).`,
+    );
+  } finally {
+    // A kill -9 leaves its file behind; the next process does not wait for it to go stale.
+    await holder.kill();
+  }
   expect(fs.readFileSync(path.join(dataDir, EMBEDDED_LOCK_FILE), "utf8").trim()).toBe(String(holder.pid));
   const release = lockEmbeddedDatabase(dataDir);
   expect(fs.readFileSync(path.join(dataDir, EMBEDDED_LOCK_FILE), "utf8").trim()).toBe(String(process.pid));
