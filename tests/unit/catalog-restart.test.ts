@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CATALOG_CARDS_ID, type CatalogCards } from "../../src/shared/catalog-card";
 import { DOCS_TEMPLATES_FILE } from "../../src/server/modules/site-pages/docs";
+import { withoutBreakHints } from "../../src/server/testing/break-hints";
 import { buildServerForTest, emptyPostgresDatabase, readyUrl, startServerProcess, type ServerProcess } from "../../src/server/testing/server-process";
 
 const SLOW = 600_000;
@@ -52,7 +53,7 @@ async function restart(env: Record<string, string>): Promise<void> {
 
 async function page(url: string): Promise<{ status: number; body: string; csp: string }> {
   const res = await fetch(base + url);
-  return { status: res.status, body: await res.text(), csp: res.headers.get("content-security-policy") ?? "" };
+  return { status: res.status, body: withoutBreakHints(await res.text()), csp: res.headers.get("content-security-policy") ?? "" };
 }
 
 beforeAll(async () => {

@@ -13,6 +13,7 @@ import { apiOperations, missingTranslations } from "../../scripts/docs/api-refer
 import { checkLinks, idsOf } from "../../scripts/docs/link-check";
 import { snapshotServer, type ServerSnapshot } from "../../scripts/docs/server-snapshot";
 import { DOCS_TEMPLATES_FILE, toolSlug } from "../../src/server/modules/site-pages/docs";
+import { withoutBreakHints } from "../../src/server/testing/break-hints";
 import { createTestApp, type TestApp } from "../../src/server/testing/test-app";
 import { API_ERRORS } from "../../src/shared/errors";
 import { toolText } from "../../src/shared/tool-text";
@@ -37,8 +38,6 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const get = (url: string) => t.app.inject({ method: "GET", url });
-/** A page's HTML as its text reads, without the line-break hints a code in a table cell carries (`insufficient_<wbr>balance`). */
-const withoutBreakHints = (html: string) => html.replaceAll("<wbr>", "");
 
 describe("the docs build", () => {
   it("serves every page in English and Chinese: the guides, one page per catalog tool, and the API reference", async () => {
