@@ -98,10 +98,12 @@ export class CallTrace {
     this.upstreamStatus = answer.status;
     this.firstByteUs = sinceUs(this.startedAt);
     this.upstreamUs = Math.round((performance.now() - this.upstreamStartedAt) * 1000);
-    if (upstreamFailed(answer.status)) this.upstreamFault = "status";
-    if (upstreamFailed(answer.status) && (typeof answer.body === "string" || Buffer.isBuffer(answer.body))) {
-      const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
-      this.upstreamErrorExcerpt = storable(body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8"));
+    if (upstreamFailed(answer.status)) {
+      this.upstreamFault = "status";
+      if (typeof answer.body === "string" || Buffer.isBuffer(answer.body)) {
+        const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
+        this.upstreamErrorExcerpt = storable(body.subarray(0, UPSTREAM_EXCERPT_BYTES).toString("utf8"));
+      }
     }
     if (answer.observe) {
       this.streamed = true;

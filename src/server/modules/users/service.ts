@@ -92,21 +92,16 @@ export async function userDetails(db: Db, userId: number, now: Date): Promise<Us
   // and a call that failed used none, as its call log row says.
   const units = sql<number>`coalesce(${llmUsage.inputTokens} + ${llmUsage.outputTokens}, ${callLog.units}, ${usageRecords.units})`.mapWith(Number);
   const call = { requestId: usageRecords.requestId, toolId: usageRecords.toolId, status: usageRecords.status, units, amount: usageRecords.amount, createdAt: usageRecords.createdAt };
-  const openHolds = await db
-    .select(call)
-    .from(usageRecords)
-    .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
-    .leftJoin(callLog, eq(callLog.requestId, usageRecords.requestId))
+  const calls = () =>
+    db
+      .select(call)
+      .from(usageRecords)
+      .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
+      .leftJoin(callLog, eq(callLog.requestId, usageRecords.requestId));
+  const openHolds = await calls()
     .where(and(eq(usageRecords.userId, userId), eq(usageRecords.status, "pending")))
     .orderBy(usageRecords.createdAt);
-  const lastCalls = await db
-    .select(call)
-    .from(usageRecords)
-    .leftJoin(llmUsage, eq(llmUsage.usageId, usageRecords.id))
-    .leftJoin(callLog, eq(callLog.requestId, usageRecords.requestId))
-    .where(eq(usageRecords.userId, userId))
-    .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
-    .limit(10);
+  const lastCalls = await calls().where(eq(usageRecords.userId, userId)).orderBy(desc(usageRecords.createdAt), desc(usageRecords.id)).limit(10);
   const lastFailures = await db
     .select({
       requestId: callLog.requestId,
